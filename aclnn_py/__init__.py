@@ -1,0 +1,41 @@
+"""aclnn-py: call CANN aclnn operators from Python, on an Ascend host or on the bundled CPU stub.
+
+Layers:
+- ``aclnn_py.acl`` / ``aclnn_py.aclnn``: the C API mirrored name for name (two phases, status codes
+  become exceptions, out-parameters become return values);
+- ``aclnn_py.Device``, ``Stream``, ``DeviceBuffer``, ``Tensor``: resources as Python objects;
+- ``aclnn_py.moe_token_permute_grad(...)`` and the other operators: numpy in, numpy out;
+- ``aclnn_py.reference``: numpy references of every operator.
+"""
+
+from . import loader
+from ._native import INCLUDE_DIR as _INCLUDE_DIR, STUB_LIB_DIR as _STUB_LIB_DIR
+from .errors import AclBaseError, AclError, AclnnError, SymbolNotFoundError
+from .loader import Backend, BackendNotFoundError
+from .ops import *  # noqa: F401,F403  (one function per operator)
+from .ops import __all__ as _op_names
+from .runtime import Device, DeviceBuffer, Stream, Tensor, default_device
+
+__version__ = "0.1.0"
+
+
+def get_include() -> str:
+    """Directory of the C headers (``acl/acl.h``, ``aclnn/acl_meta.h``, ``aclnnop/...``)."""
+    return str(_INCLUDE_DIR)
+
+
+def get_lib_dir() -> str:
+    """Directory of the bundled stub libraries (``libascendcl.so``, ``libopapi_transformer.so``, ...)."""
+    return str(_STUB_LIB_DIR)
+
+
+def backend() -> Backend:
+    """Load the libraries (if not yet done) and describe what was loaded."""
+    return loader.load()
+
+
+__all__ = [
+    "AclBaseError", "AclError", "AclnnError", "SymbolNotFoundError", "Backend", "BackendNotFoundError",
+    "Device", "DeviceBuffer", "Stream", "Tensor", "default_device", "get_include", "get_lib_dir", "backend",
+    *_op_names,
+]

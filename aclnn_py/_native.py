@@ -1,0 +1,22 @@
+"""Access to the compiled half (package ``_aclnn_py_native``): the cffi ``ffi``/``lib`` pair, the
+signature table generated from the headers, and the installed headers and stub libraries."""
+
+from __future__ import annotations
+
+try:
+    import _aclnn_py_native as _pkg
+    from _aclnn_py_native import _cffi
+    from _aclnn_py_native.signatures import SIGNATURES
+except ImportError as exc:  # pragma: no cover - only without a build
+    raise ImportError(
+        "aclnn_py's compiled part (_aclnn_py_native) is not installed; build it with `pip install .` "
+        f"from the repository root ({exc})"
+    ) from exc
+
+ffi = _cffi.ffi
+lib = _cffi.lib
+INCLUDE_DIR = _pkg.INCLUDE_DIR
+STUB_LIB_DIR = _pkg.STUB_LIB_DIR
+NULL = ffi.NULL
+
+__all__ = ["ffi", "lib", "SIGNATURES", "INCLUDE_DIR", "STUB_LIB_DIR", "NULL"]

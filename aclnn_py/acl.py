@@ -1,0 +1,22 @@
+"""Mirror of the AscendCL runtime and the tensor meta API, named as in C so a C++ sample ports line by line.
+
+    from aclnn_py import acl
+    acl.aclInit(None)
+    acl.aclrtSetDevice(0)
+    stream = acl.aclrtCreateStream()            # out-parameters are returned
+    dev = acl.aclrtMalloc(nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.aclrtMemcpy(dev, nbytes, host_ptr, nbytes, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+    t = acl.aclCreateTensor(shape, len(shape), acl.ACL_BF16, strides, 0, acl.ACL_FORMAT_ND,
+                            shape, len(shape), dev)
+
+A non-zero status raises ``aclnn_py.AclError`` (runtime) or ``aclnn_py.AclnnError`` (tensor meta).
+Enum values and status codes keep their C names (``ACL_BF16``, ``ACL_FORMAT_ND``, ``ACL_SUCCESS``...).
+Functions with the ``aclStub`` prefix exist only in the stub (introspection).
+"""
+
+from ._mirror import MirrorModule, constants
+
+globals().update(constants(("ACL_", "OK")))
+_mirror = MirrorModule(globals(), lambda n: n.startswith("acl") and not n.startswith(("aclnn", "aclnnpy")))
+__getattr__ = _mirror.getattr
+__dir__ = _mirror.dir

@@ -1,0 +1,141 @@
+"""Choose and load the library set behind the bindings: a real CANN toolkit or the bundled CPU stub.
+
+Order (first match wins):
+1. ``ACLNN_PY_LIB_DIR``: a directory holding the libraries;
+2. ``ACLNN_PY_BACKEND=stub``: the bundled stub;
+3. a CANN toolkit under ``ASCEND_HOME_PATH``, ``ASCEND_TOOLKIT_HOME`` or
+   ``/usr/local/Ascend/ascend-toolkit/latest`` (libraries in its ``lib64`` and ``opp/lib64``);
+4. the bundled stub (``ACLNN_PY_BACKEND=cann`` turns this fallback into an error).
+Loading happens once per process, on the first call that needs the libraries.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import _native
+from .errors import AclBaseError
+
+# Loaded in this order, globally, so each resolves its dependencies on the previous ones.
+LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so")
+DEFAULT_TOOLKIT = "/usr/local/Ascend/ascend-toolkit/latest"
+TOOLKIT_VARIABLES = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")
+
+
+class BackendNotFoundError(AclBaseError):
+    """No library set could be found or loaded for the requested backend."""
+
+    def __init__(self, message: str):
+        Exception.__init__(self, message)
+        self.status, self.name, self.function, self.message = -1, "BACKEND_NOT_FOUND", "", message
+
+
+@dataclass(frozen=True)
+class Backend:
+    """What was loaded: ``kind`` is ``"stub"`` or ``"cann"``; ``reason`` says which rule chose it."""
+
+    kind: str
+    reason: str
+    libraries: tuple[Path, ...]
+    root: Path | None = None
+    missing_symbols: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def is_stub(self) -> bool:
+        """True when the libraries are the aclnn-py stub (also when found through a toolkit path)."""
+        return "aclStubVersion" not in self.missing_symbols
+
+
+def _find(name: str, dirs) -> Path | None:
+    for d in dirs:
+        p = Path(d) / name
+        if p.exists():
+            return p
+    return None
+
+
+def _toolkit_candidates() -> list[tuple[str, Path]]:
+    found = [(var, Path(os.environ[var])) for var in TOOLKIT_VARIABLES if os.environ.get(var)]
+    found.append(("default location", Path(DEFAULT_TOOLKIT)))
+    return found
+
+
+def _toolkit_dirs(root: Path) -> list[Path]:
+    dirs = [root / "lib64", root / "opp" / "lib64"]
+    if os.environ.get("ASCEND_OPP_PATH"):
+        dirs.append(Path(os.environ["ASCEND_OPP_PATH"]) / "lib64")
+    return dirs
+
+
+def _resolve(dirs, what: str) -> tuple[Path, ...]:
+    paths, missing = [], []
+    for name in LIBRARIES:
+        p = _find(name, dirs)
+        (paths if p else missing).append(p or name)
+    if missing:
+        raise BackendNotFoundError(
+            f"{what}: {', '.join(map(str, missing))} not found in {', '.join(str(d) for d in dirs)}"
+        )
+    return tuple(paths)
+
+
+def choose() -> tuple[str, str, tuple[Path, ...], Path | None]:
+    """(kind, reason, library paths, toolkit root) per the rules above, without loading anything."""
+    lib_dir = os.environ.get("ACLNN_PY_LIB_DIR")
+    backend = os.environ.get("ACLNN_PY_BACKEND", "").strip().lower()
+    if backend not in ("", "auto", "stub", "cann"):
+        raise BackendNotFoundError(f"ACLNN_PY_BACKEND={backend!r}: expected 'stub', 'cann' or 'auto'")
+    if lib_dir:
+        return "custom", "ACLNN_PY_LIB_DIR", _resolve([Path(lib_dir)], f"ACLNN_PY_LIB_DIR={lib_dir}"), Path(lib_dir)
+    stub = _resolve([_native.STUB_LIB_DIR], "bundled stub")
+    if backend == "stub":
+        return "stub", "ACLNN_PY_BACKEND=stub", stub, None
+    looked = []
+    for source, root in _toolkit_candidates():
+        dirs = _toolkit_dirs(root)
+        looked.extend(f"{d} ({source})" for d in dirs)
+        if all(_find(name, dirs) for name in LIBRARIES):
+            return "cann", f"toolkit from {source}", _resolve(dirs, source), root
+    if backend == "cann":
+        raise BackendNotFoundError(
+            "ACLNN_PY_BACKEND=cann but no CANN toolkit with " + ", ".join(LIBRARIES) + " was found; looked in: "
+            + "; ".join(looked)
+        )
+    return "stub", "no CANN toolkit found", stub, None
+
+
+_lock = threading.Lock()
+_backend: Backend | None = None
+
+
+def load() -> Backend:
+    """Load the chosen libraries and bind every symbol; idempotent and thread-safe."""
+    global _backend
+    if _backend is not None:
+        return _backend
+    with _lock:
+        if _backend is None:
+            kind, reason, paths, root = choose()
+            lib, ffi = _native.lib, _native.ffi
+            for p in paths:
+                err = lib.aclnnpy_open(str(p).encode())
+                if err != ffi.NULL:
+                    raise BackendNotFoundError(f"cannot load {p}: {ffi.string(err).decode(errors='replace')}")
+            lib.aclnnpy_bind()
+            missing = frozenset(
+                ffi.string(lib.aclnnpy_symbol_name(i)).decode()
+                for i in range(lib.aclnnpy_symbol_count())
+                if lib.aclnnpy_symbol_library(i) == ffi.NULL
+            )
+            if kind == "custom":
+                kind = "stub" if "aclStubVersion" not in missing else "cann"
+            _backend = Backend(kind, reason, paths, root, missing)
+    return _backend
+
+
+def loaded() -> Backend | None:
+    """The backend if the libraries are already loaded, else None (never loads)."""
+    return _backend

@@ -1,0 +1,32 @@
+"""Rounding helpers of the numpy references: the device's float32 -> fp16/bf16 narrowing (abi.md 7.2)."""
+
+import ml_dtypes
+import numpy as np
+
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def narrow(acc: np.ndarray, dtype) -> np.ndarray:
+    """Cast a float32 array to float32, float16 or bfloat16 with round-to-nearest-even.
+
+    bfloat16 uses the device's bit formula (a NaN keeps its sign and becomes quiet), which is not
+    guaranteed by a plain ``astype``.
+    """
+    dtype = np.dtype(dtype)
+    acc = np.ascontiguousarray(acc, dtype=np.float32)
+    if dtype == np.float32:
+        return acc
+    if dtype == np.float16:
+        return acc.astype(np.float16)
+    if dtype == bfloat16:
+        u = acc.view(np.uint32).astype(np.uint64)
+        out = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+        nan = np.isnan(acc)
+        out[nan] = ((u[nan] >> 16) | 0x40).astype(np.uint16)
+        return out.view(bfloat16)
+    raise TypeError(f"narrow: unsupported dtype {dtype}")
+
+
+def widen(a: np.ndarray) -> np.ndarray:
+    """float16/bfloat16/float32 -> float32, exactly."""
+    return np.asarray(a).astype(np.float32)

@@ -1,0 +1,245 @@
+"""The Pythonic layer: devices, streams, device buffers and tensors as objects.
+
+Every object owns one native resource, releases it in ``close()`` (also as a context manager), and
+has a finalizer so a forgotten object is released when collected or at interpreter exit, children
+before parents. Errors are the same ``AclError``/``AclnnError`` as in the mirror layer.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from . import dtypes, loader
+from ._mirror import _raise_acl, _raise_aclnn
+from ._native import ffi, lib
+
+_state_lock = threading.Lock()
+_runtime_users = 0
+_runtime_owned = False  # True when aclInit was called by us (so aclFinalize is ours too)
+_device_users: dict[int, int] = {}
+
+
+def _check_acl(status, function):
+    if status:
+        _raise_acl(status, function)
+
+
+def _acquire(device_id: int) -> None:
+    global _runtime_users, _runtime_owned
+    loader.load()
+    with _state_lock:
+        if _runtime_users == 0:
+            status = lib.aclInit(ffi.NULL)
+            if status not in (0, lib.ACL_ERROR_REPEAT_INITIALIZE):
+                _raise_acl(status, "aclInit")
+            _runtime_owned = status == 0  # REPEAT_INITIALIZE: someone else initialised and will finalise
+        if _device_users.get(device_id, 0) == 0:
+            status = lib.aclrtSetDevice(device_id)
+            if status:
+                if _runtime_users == 0 and _runtime_owned:
+                    lib.aclFinalize()
+                _raise_acl(status, "aclrtSetDevice")
+        _device_users[device_id] = _device_users.get(device_id, 0) + 1
+        _runtime_users += 1
+
+
+def _release(device_id: int) -> None:
+    global _runtime_users
+    with _state_lock:
+        _device_users[device_id] -= 1
+        if _device_users[device_id] == 0:
+            lib.aclrtResetDevice(device_id)
+        _runtime_users -= 1
+        if _runtime_users == 0 and _runtime_owned:
+            lib.aclFinalize()
+
+
+class _Resource:
+    """Base of the resource objects: close() once, context manager, finalizer."""
+
+    _finalizer: weakref.finalize | None = None
+
+    def close(self) -> None:
+        """Release the native resource now (idempotent)."""
+        if self._finalizer is not None:
+            self._finalizer()
+
+    @property
+    def closed(self) -> bool:
+        return self._finalizer is None or not self._finalizer.alive
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Device(_Resource):
+    """An initialised device: ``aclInit`` (once per process) and ``aclrtSetDevice``."""
+
+    def __init__(self, device_id: int = 0):
+        _acquire(device_id)
+        self.device_id = device_id
+        self._finalizer = weakref.finalize(self, _release, device_id)
+
+    def stream(self) -> "Stream":
+        return Stream(self)
+
+    def __repr__(self):
+        return f"<Device {self.device_id}{' closed' if self.closed else ''}>"
+
+
+_default_device: Device | None = None
+
+
+def default_device() -> Device:
+    """Device 0, initialised on first use and released at interpreter exit."""
+    global _default_device
+    if _default_device is None or _default_device.closed:
+        _default_device = Device(0)
+    return _default_device
+
+
+def _destroy_stream(handle):
+    lib.aclrtSynchronizeStream(handle)
+    lib.aclrtDestroyStream(handle)
+
+
+class Stream(_Resource):
+    """A stream (``aclrtCreateStream``). ``Stream.default()`` is the NULL default stream."""
+
+    def __init__(self, device: Device | None = None, *, _handle=None):
+        self.device = device or default_device()
+        if _handle is not None:
+            self.handle = _handle
+            return
+        out = ffi.new("aclrtStream *")
+        _check_acl(lib.aclrtCreateStream(out), "aclrtCreateStream")
+        self.handle = out[0]
+        self._finalizer = weakref.finalize(self, _destroy_stream, self.handle)
+
+    @classmethod
+    def default(cls, device: Device | None = None) -> "Stream":
+        return cls(device, _handle=ffi.NULL)
+
+    def synchronize(self) -> None:
+        _check_acl(lib.aclrtSynchronizeStream(self.handle), "aclrtSynchronizeStream")
+
+
+def _handle_of(stream) -> object:
+    return ffi.NULL if stream is None else stream.handle
+
+
+class DeviceBuffer(_Resource):
+    """``nbytes`` of device memory (``aclrtMalloc``), zero-filled. A zero-byte buffer has a NULL pointer."""
+
+    def __init__(self, nbytes: int, device: Device | None = None):
+        self.device = device or default_device()
+        self.nbytes = int(nbytes)
+        if self.nbytes < 0:
+            raise ValueError(f"DeviceBuffer: nbytes must be >= 0, got {nbytes}")
+        if self.nbytes == 0:
+            self.ptr = ffi.NULL
+            return
+        out = ffi.new("void **")
+        _check_acl(lib.aclrtMalloc(out, self.nbytes, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
+        self.ptr = out[0]
+        self._finalizer = weakref.finalize(self, lib.aclrtFree, self.ptr)
+        # The stub zero-fills; a device does not, and outputs the operator leaves untouched must read as 0.
+        if not loader.load().is_stub:
+            _check_acl(lib.aclrtMemset(self.ptr, self.nbytes, 0, self.nbytes), "aclrtMemset")
+
+    def upload(self, host, nbytes: int | None = None, offset: int = 0) -> None:
+        """Copy ``nbytes`` from a host pointer or contiguous buffer into this buffer at ``offset``."""
+        src = host if isinstance(host, ffi.CData) else ffi.from_buffer(host)
+        n = len(src) if nbytes is None else nbytes
+        _check_acl(lib.aclrtMemcpy(ffi.cast("char *", self.ptr) + offset, self.nbytes - offset, src, n,
+                                   lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
+
+    def download(self, host, nbytes: int | None = None, offset: int = 0) -> None:
+        """Copy ``nbytes`` from this buffer at ``offset`` into a writable host buffer."""
+        dst = ffi.from_buffer(host, require_writable=True)
+        n = len(dst) if nbytes is None else nbytes
+        _check_acl(lib.aclrtMemcpy(dst, len(dst), ffi.cast("char *", self.ptr) + offset, n,
+                                   lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
+
+
+def _contiguous_strides(shape) -> tuple[int, ...]:
+    strides, s = [], 1
+    for d in reversed(shape):
+        strides.append(s)
+        s *= d
+    return tuple(reversed(strides))
+
+
+class Tensor(_Resource):
+    """An ``aclTensor`` over a device buffer: view shape, element strides and offset, dtype, ND format.
+
+    ``Tensor.from_numpy(a)`` uploads an array (keeping its strides, so a sliced or transposed array stays
+    a strided view without a host copy); ``t.numpy()`` downloads it.
+    """
+
+    def __init__(self, shape, dtype, *, strides=None, offset: int = 0, buffer: DeviceBuffer | None = None,
+                 device: Device | None = None, format: int | None = None):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtypes.as_numpy_dtype(dtype)
+        self.acl_dtype = dtypes.to_acl(self.dtype)
+        self.strides = tuple(int(s) for s in strides) if strides is not None else _contiguous_strides(self.shape)
+        self.offset = int(offset)
+        if buffer is None:
+            numel = int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+            buffer = DeviceBuffer(numel * self.dtype.itemsize if min(self.shape, default=1) > 0 else 0, device)
+        self.buffer = buffer
+        shape_arr = ffi.new("int64_t[]", self.shape or [0])
+        stride_arr = ffi.new("int64_t[]", self.strides or [0])
+        fmt = lib.ACL_FORMAT_ND if format is None else format
+        handle = lib.aclCreateTensor(shape_arr, len(self.shape), self.acl_dtype, stride_arr, self.offset, fmt,
+                                     shape_arr, len(self.shape), buffer.ptr)
+        if handle == ffi.NULL:
+            _raise_aclnn(lib.ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor")
+        self.handle = handle
+        self._finalizer = weakref.finalize(self, lib.aclDestroyTensor, handle)
+
+    @classmethod
+    def from_numpy(cls, array, device: Device | None = None) -> "Tensor":
+        a = np.asarray(array)
+        item = a.itemsize
+        if a.size == 0:
+            return cls(a.shape, a.dtype, device=device)
+        if a.flags.c_contiguous:
+            t = cls(a.shape, a.dtype, device=device)
+            t.buffer.upload(a)
+            return t
+        if any(s % item for s in a.strides):
+            a = np.ascontiguousarray(a)
+            return cls.from_numpy(a, device)
+        # Copy only the bytes the view spans and describe the view with element strides and offset.
+        lo = sum((d - 1) * s for d, s in zip(a.shape, a.strides) if s < 0)
+        hi = sum((d - 1) * s for d, s in zip(a.shape, a.strides) if s > 0) + item
+        buf = DeviceBuffer(hi - lo, device)
+        buf.upload(ffi.cast("char *", a.ctypes.data + lo), hi - lo)
+        return cls(a.shape, a.dtype, strides=[s // item for s in a.strides], offset=-lo // item, buffer=buf,
+                   device=device)
+
+    def numpy(self) -> np.ndarray:
+        """A host copy of the tensor's view."""
+        out = np.empty(self.shape, self.dtype)
+        if out.size == 0:
+            return out
+        item = self.dtype.itemsize
+        if self.strides == _contiguous_strides(self.shape):
+            self.buffer.download(out.reshape(-1).view(np.uint8), out.nbytes, self.offset * item)
+            return out
+        raw = np.empty(self.buffer.nbytes, np.uint8)
+        self.buffer.download(raw)
+        view = np.lib.stride_tricks.as_strided(
+            raw[self.offset * item:].view(self.dtype), self.shape, [s * item for s in self.strides])
+        out[...] = view
+        return out
+
+    def __repr__(self):
+        return f"<Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} offset={self.offset}>"

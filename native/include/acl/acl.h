@@ -1,0 +1,7 @@
+/* Umbrella header of the AscendCL runtime subset spoken by aclnn-py. */
+#ifndef ACL_ACL_H_
+#define ACL_ACL_H_
+
+#include "acl_rt.h"
+
+#endif /* ACL_ACL_H_ */

@@ -1,0 +1,37 @@
+/*
+ * Introspection of the aclnn-py CPU stub. Not part of the CANN ABI: real toolkits do not export these
+ * symbols, so clients look them up at run time (the Python loader does) instead of linking them.
+ */
+#ifndef ACLSTUB_ACLSTUB_H_
+#define ACLSTUB_ACLSTUB_H_
+
+#include <stdint.h>
+
+#include "acl/acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* libascendcl.so */
+ACL_FUNC_VISIBILITY const char *aclStubVersion(void);
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveAllocations(void);     /* aclrtMalloc blocks not yet freed */
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveAllocationBytes(void); /* their requested sizes, summed */
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveHostAllocations(void); /* aclrtMallocHost blocks not yet freed */
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveStreams(void);
+
+/* libnnopbase.so */
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveTensors(void);
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveScalars(void);
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveIntArrays(void);
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveExecutors(void);
+
+/* libopapi_transformer.so: kernel threads; n <= 0 restores the default
+ * (ACLNN_STUB_NUM_THREADS, else the number of cores). Returns the count now in force. */
+ACL_FUNC_VISIBILITY int32_t aclStubSetNumThreads(int32_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLSTUB_ACLSTUB_H_ */

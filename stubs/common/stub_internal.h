@@ -1,0 +1,98 @@
+/*
+ * What the stub libraries share with each other and nothing else: internal entry points exported by
+ * libascendcl.so and libnnopbase.so for the operator library, and the layout of a tensor.
+ * Every symbol here has the aclStub prefix so it can never collide with a CANN symbol.
+ */
+#ifndef ACLNN_STUB_INTERNAL_H_
+#define ACLNN_STUB_INTERNAL_H_
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+#include "aclnn/aclnn_base.h"
+#include "aclnn/opdev/op_errno.h"
+#include "aclstub/aclstub.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STUB_API __attribute__((visibility("default")))
+#define STUB_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+
+/* ---- libascendcl.so ---------------------------------------------------------------------------- */
+
+/* Record the calling thread's error text, returned (once) by aclGetRecentErrMsg. */
+STUB_API void aclStubSetErrMsg(const char *fmt, ...) STUB_PRINTF(1, 2);
+STUB_API void aclStubSetErrMsgV(const char *fmt, va_list ap);
+
+/* true for NULL (the default stream) and for a stream created and not yet destroyed. */
+STUB_API bool aclStubStreamIsLive(aclrtStream stream);
+
+/* true when [ptr, ptr + size) lies inside one live aclrtMalloc block (size 0: ptr inside or at its end). */
+STUB_API bool aclStubIsDeviceSpan(const void *ptr, size_t size);
+
+/* ---- libnnopbase.so ---------------------------------------------------------------------------- */
+
+#define STUB_MAX_INLINE_DIMS 8
+
+struct aclTensor {
+    uint32_t magic;
+    aclDataType dtype;
+    aclFormat format;
+    uint64_t ndim;
+    int64_t *dims;     /* view shape, ndim entries */
+    int64_t *strides;  /* in elements, ndim entries */
+    int64_t offset;    /* in elements */
+    uint64_t storage_ndim;
+    int64_t *storage_dims;
+    void *data;
+    int64_t inline_dims[3 * STUB_MAX_INLINE_DIMS]; /* dims, strides, storage dims when they fit */
+};
+
+struct aclIntArray {
+    uint32_t magic;
+    uint64_t size;
+    int64_t *values;
+};
+
+struct aclScalar {
+    uint32_t magic;
+    aclDataType dtype;
+    unsigned char value[16];
+};
+
+/* Liveness: created by this library and not yet destroyed (never dereferences an unknown pointer). */
+STUB_API bool aclStubTensorIsLive(const aclTensor *tensor);
+STUB_API bool aclStubIntArrayIsLive(const aclIntArray *array);
+
+/*
+ * Executors. Phase 1 of an operator validates its arguments, then creates an executor holding a state
+ * block (attributes and borrowed tensor pointers) and the tensors it will touch. Phase 2 hands the
+ * executor to aclStubExecutorRun, which applies the generic checks of the two-phase contract, re-checks
+ * every recorded tensor (still live, data set, inside device memory) and calls run(state).
+ */
+typedef aclnnStatus (*aclStubRunFn)(void *state);
+
+typedef struct {
+    const char *name;         /* parameter name, for messages */
+    const aclTensor *tensor;  /* may be NULL (absent optional) */
+} aclStubTensorRef;
+
+STUB_API aclOpExecutor *aclStubExecutorCreate(const char *op, aclStubRunFn run, void *state, size_t stateSize,
+                                              const aclStubTensorRef *tensors, size_t numTensors);
+
+/* A no-op executor, for calls whose outputs are all empty. */
+STUB_API aclOpExecutor *aclStubExecutorCreateEmpty(const char *op);
+
+STUB_API aclnnStatus aclStubExecutorRun(const char *op, void *workspace, uint64_t workspaceSize,
+                                        aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNN_STUB_INTERNAL_H_ */

@@ -1,0 +1,279 @@
+/* aclnnMoeTokenPermuteWithRoutingMapGrad (spec: ops/moe_token_permute_with_routing_map_grad.md). */
+#include <stdlib.h>
+
+#include "routing_map_common.h"
+#include "aclnnop/aclnn_moe_token_permute_with_routing_map_grad.h"
+
+static const char OP[] = "aclnnMoeTokenPermuteWithRoutingMapGrad";
+
+typedef struct {
+    const aclTensor *grad, *pg, *idx, *map; /* pg, map: NULL unless the probs gradient is computed */
+    aclTensor *out, *probs_out;             /* probs_out: NULL unless the probs gradient is computed */
+    int64_t t_n, e_n;
+    bool pad;
+} State;
+
+/* ---- pad mode tokens: out[idx[i]] += grad[i], float32 sums in ascending i, one rounding ---- */
+
+typedef struct {
+    const State *s;
+    const int64_t *start; /* rows of token t: rows[start[t] .. start[t + 1]), ascending */
+    const int64_t *rows;
+    int64_t h, hb; /* hb: columns per work item */
+    size_t esize;
+} IndexAddCtx;
+
+/*
+ * Items are (column block, token) pairs, block-major, so the threads split the columns rather than the
+ * tokens: a token that receives most rows does not load one thread. Every output element is still the sum
+ * of its rows in ascending i, whatever the split.
+ */
+static void index_add_range(void *arg, int64_t begin, int64_t end) {
+    const IndexAddCtx *c = arg;
+    const State *s = c->s;
+    const aclTensor *g = s->grad;
+    aclDataType dt = g->dtype;
+    bool direct = dt == ACL_FLOAT; /* fp32 sums straight into the output */
+    int64_t es = (int64_t)c->esize, inner = g->strides[1];
+    float *acc = direct ? NULL : malloc((size_t)c->hb * sizeof(float));
+    char *scratch = inner != 1 ? malloc((size_t)c->hb * c->esize) : NULL;
+    if ((!direct && !acc) || (inner != 1 && !scratch)) {
+        /* Out of memory inside a kernel cannot be reported per item; fall back to zero outputs. */
+        for (int64_t it = begin; it < end; it++) {
+            int64_t t = it % s->t_n, c0 = it / s->t_n * c->hb, n = c->h - c0 < c->hb ? c->h - c0 : c->hb;
+            memset(op_elem2(s->out, t, c0), 0, (size_t)n * c->esize);
+        }
+        free(acc);
+        free(scratch);
+        return;
+    }
+    for (int64_t it = begin; it < end; it++) {
+        int64_t t = it % s->t_n, c0 = it / s->t_n * c->hb, n = c->h - c0 < c->hb ? c->h - c0 : c->hb;
+        float *a = direct ? (float *)op_elem2(s->out, t, c0) : acc;
+        memset(a, 0, (size_t)n * sizeof(float));
+        for (int64_t r = c->start[t]; r < c->start[t + 1]; r++) {
+            const char *p = (const char *)g->data + (g->offset + c->rows[r] * g->strides[0] + c0 * inner) * es;
+            if (inner != 1) {
+                for (int64_t j = 0; j < n; j++) memcpy(scratch + j * es, p + j * inner * es, c->esize);
+                p = scratch;
+            }
+            row_add_f32(a, p, dt, n);
+        }
+        if (!direct) row_store_f32(op_elem2(s->out, t, c0), acc, dt, n);
+    }
+    free(acc);
+    free(scratch);
+}
+
+static aclnnStatus pad_tokens(const State *s) {
+    int64_t p = s->grad->dims[0], t_n = s->t_n, h = s->grad->dims[1];
+    int64_t *start = calloc((size_t)t_n + 2, sizeof *start);
+    int64_t *rows = malloc((size_t)p * sizeof *rows);
+    if (!start || !rows) {
+        free(start);
+        free(rows);
+        aclStubSetErrMsg("%s: out of host memory for the index buffers", OP);
+        return ACLNN_ERR_INNER;
+    }
+    /* Stable counting sort of the rows by target token; targets outside [0, T) are dropped. */
+    for (int64_t i = 0; i < p; i++) {
+        int64_t t = op_index1(s->idx, i);
+        if (t >= 0 && t < t_n) start[t + 2]++;
+    }
+    for (int64_t t = 0; t < t_n; t++) start[t + 2] += start[t + 1];
+    for (int64_t i = 0; i < p; i++) {
+        int64_t t = op_index1(s->idx, i);
+        if (t >= 0 && t < t_n) rows[start[t + 1]++] = i;
+    }
+    /* start[t + 1] now ends token t's rows, start[t] begins them. */
+    int threads = op_num_threads();
+    int64_t hb = (h + threads - 1) / threads;
+    if (hb < 512) hb = 512;
+    hb = (hb + 15) / 16 * 16;
+    if (hb > h) hb = h;
+    IndexAddCtx c = {s, start, rows, h, hb, aclDataTypeSize(s->grad->dtype)};
+    int64_t items = (h + hb - 1) / hb * t_n;
+    op_parallel_for(items, 1 + 65536 / (hb + 1), index_add_range, &c);
+    free(start);
+    free(rows);
+    return OK;
+}
+
+/* ---- probs ---- */
+
+typedef struct {
+    const State *s;
+    const int64_t *offsets; /* non-pad: rm_expert_offsets of the map */
+    int64_t *cursor;        /* non-pad: per-expert next rank, E entries */
+    int64_t limit;          /* non-pad: set entries of rank >= limit receive 0 */
+    int64_t cap;            /* pad: grad rows per expert */
+    size_t esize;
+} ProbsCtx;
+
+/*
+ * Non-pad: masked_scatter of pg into the zero (E, T) transposed output, i.e. the j-th set entry in
+ * expert-major order receives pg[j]. Each thread owns a range of experts (output columns) and walks the
+ * rows, writing every element of its columns once.
+ */
+static void scatter_range(void *arg, int64_t e0, int64_t e1) {
+    const ProbsCtx *c = arg;
+    const State *s = c->s;
+    int64_t s1 = s->map->strides[1];
+    size_t es = c->esize;
+    for (int64_t e = e0; e < e1; e++) c->cursor[e] = c->offsets[e];
+    for (int64_t t = 0; t < s->t_n; t++) {
+        const uint8_t *row = rm_row(s->map, t);
+        char *dst = op_elem2(s->probs_out, t, 0);
+        for (int64_t e = e0; e < e1; e++) {
+            if (row[e * s1] != 0 && c->cursor[e] < c->limit)
+                memcpy(dst + e * es, op_elem1(s->pg, c->cursor[e]), es);
+            else
+                memset(dst + e * es, 0, es);
+            c->cursor[e] += row[e * s1] != 0;
+        }
+    }
+}
+
+static void zero_rows(void *arg, int64_t begin, int64_t end) {
+    const ProbsCtx *c = arg;
+    int64_t e_n = c->s->e_n;
+    for (int64_t t = begin; t < end; t++) memset(op_elem2(c->s->probs_out, t, 0), 0, (size_t)e_n * c->esize);
+}
+
+/* Pad: out[idx[i], i / cap] = pg[i]; expert e owns column e and rows [e * cap, (e + 1) * cap), so the last i wins. */
+static void place_range(void *arg, int64_t e0, int64_t e1) {
+    const ProbsCtx *c = arg;
+    const State *s = c->s;
+    for (int64_t e = e0; e < e1; e++) {
+        for (int64_t i = e * c->cap; i < (e + 1) * c->cap; i++) {
+            int64_t t = op_index1(s->idx, i);
+            if (t >= 0 && t < s->t_n) memcpy(op_elem2(s->probs_out, t, e), op_elem1(s->pg, i), c->esize);
+        }
+    }
+}
+
+static aclnnStatus probs(const State *s) {
+    ProbsCtx c = {s, NULL, NULL, 0, 0, aclDataTypeSize(s->pg->dtype)};
+    if (s->pad) {
+        c.cap = s->grad->dims[0] / s->e_n;
+        op_parallel_for(s->t_n, 1 + 65536 / (s->e_n * (int64_t)c.esize + 1), zero_rows, &c);
+        op_parallel_for(s->e_n, 1 + 65536 / (c.cap + 1), place_range, &c);
+        return OK;
+    }
+    int64_t *buf = malloc(((size_t)s->e_n * 2 + 1) * sizeof *buf);
+    if (!buf) {
+        aclStubSetErrMsg("%s: out of host memory for the routing-map offsets", OP);
+        return ACLNN_ERR_INNER;
+    }
+    rm_expert_offsets(s->map, buf);
+    c.offsets = buf;
+    c.cursor = buf + s->e_n + 1;
+    c.limit = s->pg->dims[0]; /* stub rule: set entries beyond the length of pg stay 0 */
+    op_parallel_for(s->e_n, 1 + 65536 / (s->t_n + 1), scatter_range, &c);
+    free(buf);
+    return OK;
+}
+
+static aclnnStatus run(void *arg) {
+    const State *s = arg;
+    if (s->pad) {
+        OP_TRY(pad_tokens(s));
+    } else {
+        /* Indices outside [0, P) are skipped; the sum starts from +0 like the kernel's zeroed accumulator. */
+        int64_t p = s->grad->dims[0];
+        GatherSum g = {s->grad, s->idx, s->out, p / s->t_n, 0, p, GATHER_ZERO_INIT};
+        op_gather_sum(&g);
+    }
+    if (s->probs_out) OP_TRY(probs(s));
+    return OK;
+}
+
+aclnnStatus aclnnMoeTokenPermuteWithRoutingMapGradGetWorkspaceSize(
+    const aclTensor *permutedTokenOutputGrad, const aclTensor *permutedProbsOutputGradOptional,
+    const aclTensor *sortedIndices, const aclTensor *routingMapOptional, int64_t numExperts, int64_t tokensNum,
+    bool dropAndPad, aclTensor *tokensGradOut, aclTensor *probsGradOutOptional, uint64_t *workspaceSize,
+    aclOpExecutor **executor) {
+    const aclTensor *grad = permutedTokenOutputGrad, *pg = permutedProbsOutputGradOptional, *idx = sortedIndices;
+    const aclTensor *map = routingMapOptional;
+    aclTensor *out = tokensGradOut, *probs_out = probsGradOutOptional;
+    const aclnnStatus INVALID = ACLNN_ERR_PARAM_INVALID;
+
+    /* op_api checks the attributes before any tensor. */
+    if (numExperts <= 0)
+        return op_fail(OP, INVALID, "numExperts = %lld must be positive", (long long)numExperts);
+    if (tokensNum <= 0) return op_fail(OP, INVALID, "tokensNum = %lld must be positive", (long long)tokensNum);
+    OP_TRY(op_check_not_null(OP, "permutedTokenOutputGrad", grad));
+    OP_TRY(op_check_not_null(OP, "sortedIndices", idx));
+    OP_TRY(op_check_not_null(OP, "tokensGradOut", out));
+    OP_TRY(op_check_not_null(OP, "workspaceSize", workspaceSize));
+    OP_TRY(op_check_not_null(OP, "executor", executor));
+    if (pg && !map)
+        return op_fail(OP, ACLNN_ERR_PARAM_NULLPTR, "argument 'routingMapOptional' is NULL but "
+                       "'permutedProbsOutputGradOptional' is given");
+    OP_TRY(op_check_live(OP, "permutedTokenOutputGrad", grad));
+    OP_TRY(op_check_live(OP, "permutedProbsOutputGradOptional", pg));
+    OP_TRY(op_check_live(OP, "sortedIndices", idx));
+    OP_TRY(op_check_live(OP, "routingMapOptional", map));
+    OP_TRY(op_check_live(OP, "tokensGradOut", out));
+    OP_TRY(op_check_live(OP, "probsGradOutOptional", probs_out));
+
+    OP_TRY(op_check_dtype(OP, "permutedTokenOutputGrad", grad, DT_FLOATS));
+    OP_TRY(op_check_dtype(OP, "permutedProbsOutputGradOptional", pg, DT_FLOATS));
+    OP_TRY(op_check_same_dtype(OP, "permutedProbsOutputGradOptional", pg, "permutedTokenOutputGrad", grad));
+    OP_TRY(op_check_dtype(OP, "routingMapOptional", map, DT(ACL_INT8) | DT(ACL_BOOL)));
+    OP_TRY(op_check_dtype(OP, "sortedIndices", idx, DT(ACL_INT32)));
+
+    if (grad->ndim != 2)
+        return op_fail(OP, INVALID, "permutedTokenOutputGrad must be 2-D (P, H), got %llu-D",
+                       (unsigned long long)grad->ndim);
+    if (map && map->ndim != 2)
+        return op_fail(OP, INVALID, "routingMapOptional must be 2-D (T, E), got %llu-D", (unsigned long long)map->ndim);
+    if (pg && pg->ndim != 1)
+        return op_fail(OP, INVALID, "permutedProbsOutputGradOptional must be 1-D (P,), got %llu-D",
+                       (unsigned long long)pg->ndim);
+
+    if (stub_numel(grad) == 0 || stub_numel(out) == 0)
+        return op_finish(OP, NULL, NULL, 0, NULL, 0, workspaceSize, executor);
+
+    int64_t p = grad->dims[0], h = grad->dims[1], t_n = tokensNum, e_n = numExperts;
+    if (!dropAndPad && p / t_n > 512)
+        return op_fail(OP, ACLNN_ERR_INNER_NULLPTR, "topK = P / tokensNum = %lld / %lld exceeds 512", (long long)p,
+                       (long long)t_n);
+
+    /* Not checked by the real op_api, where a mismatch makes the device read or write out of bounds. */
+    OP_TRY(op_check_same_dtype(OP, "tokensGradOut", out, "permutedTokenOutputGrad", grad));
+    OP_TRY(op_check_contiguous_out(OP, "tokensGradOut", out));
+    if (out->ndim != 2 || out->dims[0] != t_n || out->dims[1] != h)
+        return op_fail(OP, INVALID, "tokensGradOut must have shape (tokensNum, H) = (%lld, %lld)", (long long)t_n,
+                       (long long)h);
+    if (idx->ndim != 1 || idx->dims[0] != p)
+        return op_fail(OP, INVALID, "sortedIndices must have shape (P,) = (%lld,)", (long long)p);
+    if (!dropAndPad && (p < t_n || p % t_n != 0))
+        return op_fail(OP, INVALID, "P = %lld must be a positive multiple of tokensNum = %lld (P = tokensNum * topK)",
+                       (long long)p, (long long)t_n);
+    if (pg && pg->dims[0] != p)
+        return op_fail(OP, INVALID, "permutedProbsOutputGradOptional must have shape (P,) = (%lld,)", (long long)p);
+    bool with_probs = pg && probs_out; /* a probs output without a probs gradient is left untouched */
+    if (with_probs) {
+        OP_TRY(op_check_same_dtype(OP, "probsGradOutOptional", probs_out, "permutedProbsOutputGradOptional", pg));
+        OP_TRY(op_check_contiguous_out(OP, "probsGradOutOptional", probs_out));
+        if (probs_out->ndim != 2 || probs_out->dims[0] != t_n || probs_out->dims[1] != e_n)
+            return op_fail(OP, INVALID, "probsGradOutOptional must have shape (tokensNum, numExperts) = (%lld, %lld)",
+                           (long long)t_n, (long long)e_n);
+        if (!dropAndPad && (map->dims[0] != t_n || map->dims[1] != e_n))
+            return op_fail(OP, INVALID, "routingMapOptional must have shape (tokensNum, numExperts) = (%lld, %lld)",
+                           (long long)t_n, (long long)e_n);
+    }
+
+    State s = {grad, with_probs ? pg : NULL, idx, with_probs && !dropAndPad ? map : NULL, out,
+               with_probs ? probs_out : NULL, t_n, e_n, dropAndPad};
+    aclStubTensorRef refs[] = {{"permutedTokenOutputGrad", grad}, {"permutedProbsOutputGradOptional", s.pg},
+                               {"sortedIndices", idx}, {"routingMapOptional", s.map}, {"tokensGradOut", out},
+                               {"probsGradOutOptional", s.probs_out}};
+    return op_finish(OP, run, &s, sizeof s, refs, sizeof refs / sizeof refs[0], workspaceSize, executor);
+}
+
+aclnnStatus aclnnMoeTokenPermuteWithRoutingMapGrad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                   const aclrtStream stream) {
+    return aclStubExecutorRun(OP, workspace, workspaceSize, executor, stream);
+}

@@ -1,0 +1,343 @@
+/* "Device" memory (host memory registered as aclrtMalloc blocks), pinned host memory, copies and memset.
+ *
+ * Device blocks live in an array sorted by start address, so "which block contains this address" is a
+ * binary search. A read-write lock lets copies run concurrently while keeping a block from being freed
+ * underneath a copy that has already validated it. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ptr_set.h"
+#include "rt_internal.h"
+
+#define DEVICE_ALIGN 64   /* start address alignment of aclrtMalloc (CANN) */
+#define DEVICE_GRANULE 32 /* sizes are rounded up to this and one more granule is added (CANN, A2/A3) */
+
+typedef struct {
+    uintptr_t start; /* address handed out, DEVICE_ALIGN aligned */
+    size_t size;     /* requested size: the span callers may touch */
+    void *raw;       /* what calloc returned, for free */
+} DeviceBlock;
+
+static pthread_rwlock_t blocks_lock = PTHREAD_RWLOCK_INITIALIZER;
+static DeviceBlock *blocks; /* sorted by start, no overlaps */
+static size_t block_count, block_capacity;
+static uint64_t block_bytes;
+
+static PtrSet host_blocks = PTR_SET_INIT;
+
+/* ---- size limit ---------------------------------------------------------------------------------- */
+
+static size_t max_request;
+static pthread_once_t max_request_once = PTHREAD_ONCE_INIT;
+
+/* A device cannot hand out more than it has; the stub's "device" is host RAM, so requests beyond physical
+ * memory fail with 207001 up front instead of reaching the allocator (which, under AddressSanitizer,
+ * aborts on absurd sizes instead of returning NULL). The cap also keeps the size arithmetic from
+ * overflowing. */
+static void compute_max_request(void) {
+    size_t limit = SIZE_MAX / 2;
+    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page_size > 0 && (unsigned long)pages <= limit / (unsigned long)page_size)
+        limit = (size_t)pages * (size_t)page_size;
+#if defined(__SANITIZE_ADDRESS__)
+    if (limit > ((size_t)1 << 40) - ((size_t)1 << 20)) limit = ((size_t)1 << 40) - ((size_t)1 << 20);
+#endif
+    max_request = limit;
+}
+
+static bool request_too_large(size_t size) {
+    pthread_once(&max_request_once, compute_max_request);
+    return size > max_request;
+}
+
+/* ---- registry (callers hold blocks_lock) ----------------------------------------------------------- */
+
+/* Index of the first block whose start is >= addr (> addr when strict). */
+static size_t lower_bound(uintptr_t addr, bool strict) {
+    size_t lo = 0, hi = block_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (blocks[mid].start < addr || (strict && blocks[mid].start == addr))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* [ptr, ptr + size) inside one block; size 0: ptr inside the block or at its end. */
+static bool span_in_device(const void *ptr, size_t size) {
+    uintptr_t p = (uintptr_t)ptr;
+    if (ptr == NULL || size > UINTPTR_MAX - p) return false;
+    size_t i = lower_bound(p, true); /* first block starting after p */
+    if (i == 0) return false;
+    const DeviceBlock *b = &blocks[i - 1];
+    return p + size <= b->start + b->size;
+}
+
+/* Any byte of [ptr, ptr + size) (size > 0) inside a block. */
+static bool span_touches_device(const void *ptr, size_t size) {
+    uintptr_t p = (uintptr_t)ptr;
+    uintptr_t end = size > UINTPTR_MAX - p ? UINTPTR_MAX : p + size;
+    size_t i = lower_bound(end, false); /* blocks from i on start at or after end */
+    if (i == 0) return false;
+    const DeviceBlock *b = &blocks[i - 1];
+    return b->start + b->size > p;
+}
+
+static bool registry_reserve(void) {
+    if (block_count < block_capacity) return true;
+    size_t cap = block_capacity ? block_capacity * 2 : 64;
+    if (cap > SIZE_MAX / sizeof *blocks) return false;
+    DeviceBlock *grown = realloc(blocks, cap * sizeof *blocks);
+    if (grown == NULL) return false;
+    blocks = grown;
+    block_capacity = cap;
+    return true;
+}
+
+/* ---- aclrtMalloc / aclrtFree ---------------------------------------------------------------------- */
+
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
+    (void)policy; /* only selects the page type on a device; any value is accepted */
+    if (devPtr == NULL) {
+        aclStubSetErrMsg("aclrtMalloc: argument 'devPtr' is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (size == 0) {
+        aclStubSetErrMsg("aclrtMalloc: argument 'size' is 0 (size must be positive)");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (!rt_device_is_set()) {
+        aclStubSetErrMsg("aclrtMalloc: no current device (call aclrtSetDevice first)");
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    }
+    if (request_too_large(size)) {
+        aclStubSetErrMsg("aclrtMalloc: argument 'size' (%zu) exceeds the memory of the device (%zu bytes)", size,
+                         max_request);
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    /* calloc rather than aligned_alloc + memset: large blocks come zeroed from the kernel without being
+     * touched, so an allocation the caller only partly uses does not commit all its pages. */
+    size_t padded = (size + DEVICE_GRANULE - 1) / DEVICE_GRANULE * DEVICE_GRANULE + DEVICE_GRANULE;
+    size_t slack = DEVICE_ALIGN - _Alignof(max_align_t);
+    void *raw = calloc(1, padded + slack);
+    if (raw == NULL) {
+        aclStubSetErrMsg("aclrtMalloc: out of memory allocating %zu bytes", size);
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    uintptr_t start = ((uintptr_t)raw + DEVICE_ALIGN - 1) & ~(uintptr_t)(DEVICE_ALIGN - 1);
+
+    pthread_rwlock_wrlock(&blocks_lock);
+    bool ok = registry_reserve();
+    if (ok) {
+        size_t i = lower_bound(start, false);
+        memmove(&blocks[i + 1], &blocks[i], (block_count - i) * sizeof *blocks);
+        blocks[i] = (DeviceBlock){start, size, raw};
+        block_count++;
+        block_bytes += size;
+    }
+    pthread_rwlock_unlock(&blocks_lock);
+    if (!ok) {
+        free(raw);
+        aclStubSetErrMsg("aclrtMalloc: out of host memory for the allocation registry");
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    *devPtr = (void *)start;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtFree(void *devPtr) {
+    if (devPtr == NULL) {
+        aclStubSetErrMsg("aclrtFree: argument 'devPtr' is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    void *raw = NULL;
+    pthread_rwlock_wrlock(&blocks_lock);
+    size_t i = lower_bound((uintptr_t)devPtr, false);
+    if (i < block_count && blocks[i].start == (uintptr_t)devPtr) {
+        raw = blocks[i].raw;
+        block_bytes -= blocks[i].size;
+        memmove(&blocks[i], &blocks[i + 1], (block_count - i - 1) * sizeof *blocks);
+        block_count--;
+    }
+    pthread_rwlock_unlock(&blocks_lock);
+    if (raw == NULL) {
+        aclStubSetErrMsg("aclrtFree: argument 'devPtr' (%p) is not the start of a live aclrtMalloc block "
+                         "(never allocated or already freed)", devPtr);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    free(raw);
+    return ACL_SUCCESS;
+}
+
+/* ---- host memory ---------------------------------------------------------------------------------- */
+
+aclError aclrtMallocHost(void **hostPtr, size_t size) {
+    if (hostPtr == NULL) {
+        aclStubSetErrMsg("aclrtMallocHost: argument 'hostPtr' is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (size == 0) {
+        aclStubSetErrMsg("aclrtMallocHost: argument 'size' is 0 (size must be positive)");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (request_too_large(size)) {
+        aclStubSetErrMsg("aclrtMallocHost: argument 'size' (%zu) exceeds the host memory (%zu bytes)", size,
+                         max_request);
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    void *p = NULL;
+    if (posix_memalign(&p, DEVICE_ALIGN, size) != 0) p = NULL;
+    if (p == NULL || !ptr_set_insert(&host_blocks, p)) {
+        free(p);
+        aclStubSetErrMsg("aclrtMallocHost: out of memory allocating %zu bytes", size);
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    *hostPtr = p;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtFreeHost(void *hostPtr) {
+    if (hostPtr == NULL) {
+        aclStubSetErrMsg("aclrtFreeHost: argument 'hostPtr' is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (!ptr_set_remove(&host_blocks, hostPtr)) {
+        aclStubSetErrMsg("aclrtFreeHost: argument 'hostPtr' (%p) is not a live aclrtMallocHost block "
+                         "(never allocated or already freed)", hostPtr);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    free(hostPtr);
+    return ACL_SUCCESS;
+}
+
+/* ---- copies --------------------------------------------------------------------------------------- */
+
+static const char *const kind_names[] = {
+    "ACL_MEMCPY_HOST_TO_HOST", "ACL_MEMCPY_HOST_TO_DEVICE", "ACL_MEMCPY_DEVICE_TO_HOST",
+    "ACL_MEMCPY_DEVICE_TO_DEVICE", "ACL_MEMCPY_DEFAULT", "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE",
+};
+
+enum { SIDE_ANY, SIDE_HOST, SIDE_DEVICE };
+
+/* Where each kind requires dst and src to live. */
+static const struct {
+    unsigned char dst, src;
+} kind_sides[] = {
+    {SIDE_HOST, SIDE_HOST}, {SIDE_DEVICE, SIDE_HOST}, {SIDE_HOST, SIDE_DEVICE},
+    {SIDE_DEVICE, SIDE_DEVICE}, {SIDE_ANY, SIDE_ANY}, {SIDE_DEVICE, SIDE_HOST},
+};
+
+/* Checks one side against the registry (lock held); records the error and returns false on mismatch. */
+static bool side_ok(const char *func, int kind, const char *name, const void *ptr, size_t count, int side) {
+    if (side == SIDE_DEVICE && !span_in_device(ptr, count)) {
+        aclStubSetErrMsg("%s: kind %s needs '%s' in device memory, but [%p, +%zu) is not inside any "
+                         "aclrtMalloc block", func, kind_names[kind], name, ptr, count);
+        return false;
+    }
+    if (side == SIDE_HOST && span_touches_device(ptr, count)) {
+        aclStubSetErrMsg("%s: kind %s needs '%s' in host memory, but [%p, +%zu) overlaps an aclrtMalloc block",
+                         func, kind_names[kind], name, ptr, count);
+        return false;
+    }
+    return true;
+}
+
+static aclError copy(const char *func, void *dst, size_t destMax, const void *src, size_t count,
+                     aclrtMemcpyKind kind, bool check_stream, aclrtStream stream) {
+    if (count == 0) return ACL_SUCCESS; /* before the NULL checks, as in CANN */
+    if (dst == NULL || src == NULL) {
+        aclStubSetErrMsg("%s: argument '%s' is NULL", func, dst == NULL ? "dst" : "src");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    int k = (int)kind;
+    if (k < 0 || k > (int)ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE) {
+        aclStubSetErrMsg("%s: argument 'kind' (%d) is not a supported aclrtMemcpyKind (0..5)", func, k);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (count > destMax) {
+        aclStubSetErrMsg("%s: argument 'count' (%zu) exceeds 'destMax' (%zu)", func, count, destMax);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    if (!rt_device_is_set()) {
+        aclStubSetErrMsg("%s: no current device (call aclrtSetDevice first)", func);
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    }
+    if (check_stream && !aclStubStreamIsLive(stream)) {
+        aclStubSetErrMsg("%s: argument 'stream' (%p) is not a live stream (never created or already destroyed)",
+                         func, stream);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    pthread_rwlock_rdlock(&blocks_lock);
+    bool ok = side_ok(func, k, "dst", dst, count, kind_sides[k].dst) &&
+              side_ok(func, k, "src", src, count, kind_sides[k].src);
+    if (ok) memmove(dst, src, count); /* under the lock: the blocks cannot be freed mid-copy */
+    pthread_rwlock_unlock(&blocks_lock);
+    return ok ? ACL_SUCCESS : ACL_ERROR_RT_PARAM_INVALID;
+}
+
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
+    return copy("aclrtMemcpy", dst, destMax, src, count, kind, false, NULL);
+}
+
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream) {
+    /* Executed at once: the stub's streams are synchronous. */
+    return copy("aclrtMemcpyAsync", dst, destMax, src, count, kind, true, stream);
+}
+
+aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
+    if (count == 0) return ACL_SUCCESS;
+    if (devPtr == NULL) {
+        aclStubSetErrMsg("aclrtMemset: argument 'devPtr' is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (count > maxCount) {
+        aclStubSetErrMsg("aclrtMemset: argument 'count' (%zu) exceeds 'maxCount' (%zu)", count, maxCount);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    if (!rt_device_is_set()) {
+        aclStubSetErrMsg("aclrtMemset: no current device (call aclrtSetDevice first)");
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    }
+    pthread_rwlock_rdlock(&blocks_lock);
+    bool ok = span_in_device(devPtr, count);
+    if (ok) memset(devPtr, (uint8_t)value, count);
+    pthread_rwlock_unlock(&blocks_lock);
+    if (!ok) {
+        aclStubSetErrMsg("aclrtMemset: argument 'devPtr' needs device memory, but [%p, +%zu) is not inside any "
+                         "aclrtMalloc block", devPtr, count);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    return ACL_SUCCESS;
+}
+
+/* ---- shared with the other stub libraries --------------------------------------------------------- */
+
+bool aclStubIsDeviceSpan(const void *ptr, size_t size) {
+    pthread_rwlock_rdlock(&blocks_lock);
+    bool ok = span_in_device(ptr, size);
+    pthread_rwlock_unlock(&blocks_lock);
+    return ok;
+}
+
+uint64_t aclStubLiveAllocations(void) {
+    pthread_rwlock_rdlock(&blocks_lock);
+    uint64_t n = block_count;
+    pthread_rwlock_unlock(&blocks_lock);
+    return n;
+}
+
+uint64_t aclStubLiveAllocationBytes(void) {
+    pthread_rwlock_rdlock(&blocks_lock);
+    uint64_t n = block_bytes;
+    pthread_rwlock_unlock(&blocks_lock);
+    return n;
+}
+
+uint64_t aclStubLiveHostAllocations(void) {
+    return ptr_set_count(&host_blocks);
+}
