@@ -21,6 +21,7 @@ _SCALARS = {
     "int", "float", "double", "bool", "aclDataType", "aclFormat", "aclError", "aclnnStatus", "aclFloat16",
     "aclrtStream", "aclrtContext", "aclrtEvent",
 }
+_POINTER_TYPEDEFS = {"aclrtStream", "aclrtContext", "aclrtEvent", "const aclrtStream"}
 _OUT_POINTER = re.compile(r"^(?P<base>[A-Za-z_]\w*)\s*(?P<stars>\*+)$")
 
 
@@ -96,6 +97,8 @@ def make_wrapper(name: str):
             inputs.append(py)
             if ctype in ("const char *", "char *"):
                 prologue.append(f"    {py} = _cstr({py})")
+            elif ctype.endswith("*") or ctype in _POINTER_TYPEDEFS:  # None stands for NULL, as in C
+                prologue.append(f"    if {py} is None:\n        {py} = _NULL")
             call_args.append(py)
         i += 1
 

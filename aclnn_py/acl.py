@@ -20,3 +20,12 @@ globals().update(constants(("ACL_", "OK")))
 _mirror = MirrorModule(globals(), lambda n: n.startswith("acl") and not n.startswith(("aclnn", "aclnnpy")))
 __getattr__ = _mirror.getattr
 __dir__ = _mirror.dir
+
+
+def host_ptr(obj):
+    """A ``void *`` to a host buffer (numpy array, bytes, bytearray, memoryview), like ``hostData.data()``
+    in C, for the pointer parameters of ``aclrtMemcpy`` and friends. The buffer is not copied; keep the
+    object alive while the pointer is in use."""
+    from ._native import ffi
+
+    return ffi.from_buffer(obj)

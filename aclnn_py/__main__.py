@@ -1,0 +1,116 @@
+"""Command line: ``python -m aclnn_py info | config | demo`` (also installed as ``aclnn-py``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+LINK_LIBRARIES = ("opapi", "opapi_transformer", "ascendcl", "nnopbase", "pthread", "hccl")
+
+
+def _cann_version(root: Path | None) -> str | None:
+    if root is None:
+        return None
+    for name in ("version.cfg", "ascend_toolkit_install.info", "version.info"):
+        f = root / name
+        if f.is_file():
+            for line in f.read_text(errors="replace").splitlines():
+                if "version" in line.lower() and "=" in line:
+                    return line.split("=", 1)[1].strip().strip('"')
+    return None
+
+
+def cmd_info(args) -> int:
+    import aclnn_py
+    from aclnn_py import acl
+
+    backend = aclnn_py.backend()
+    print(f"aclnn-py       {aclnn_py.__version__}")
+    print(f"backend        {backend.kind} ({backend.reason})" + (" [stub libraries]" if backend.is_stub else ""))
+    for p in backend.libraries:
+        print(f"library        {p}")
+    if backend.is_stub:
+        print(f"stub           {acl.aclStubVersion()}")
+    version = _cann_version(backend.root)
+    print(f"CANN version   {version or ('n/a (stub)' if backend.is_stub else 'unknown')}")
+    try:
+        print(f"device count   {acl.aclrtGetDeviceCount()}")
+    except aclnn_py.AclBaseError as exc:
+        print(f"device count   unavailable ({exc})")
+    print(f"include dir    {aclnn_py.get_include()}")
+    print(f"stub lib dir   {aclnn_py.get_lib_dir()}")
+    if backend.missing_symbols:
+        print(f"missing        {', '.join(sorted(backend.missing_symbols))}")
+    return 0
+
+
+def cmd_config(args) -> int:
+    import aclnn_py
+
+    lib_dir = aclnn_py.get_lib_dir()
+    parts = []
+    if args.include_dir:
+        parts.append(aclnn_py.get_include())
+    if args.lib_dir:
+        parts.append(lib_dir)
+    if args.cflags:
+        parts.append(f"-I{shlex.quote(aclnn_py.get_include())}")
+    if args.libs:
+        parts.append(f"-L{shlex.quote(lib_dir)} -Wl,-rpath,{shlex.quote(lib_dir)} "
+                     + " ".join(f"-l{name}" for name in LINK_LIBRARIES))
+    if not parts:
+        print("config: give at least one of --include-dir, --lib-dir, --cflags, --libs", file=sys.stderr)
+        return 2
+    print(" ".join(parts))
+    return 0
+
+
+def examples_dir() -> Path:
+    from _aclnn_py_native import PACKAGE_DIR
+
+    return PACKAGE_DIR / "examples"
+
+
+def cmd_demo(args) -> int:
+    """Run every ported sample on the stub, each in its own process (each initialises and finalises ACL)."""
+    from aclnn_py._optable import OPS
+
+    env = dict(os.environ)
+    env.setdefault("ACLNN_PY_BACKEND", "stub")
+    failures = 0
+    for op in OPS:
+        script = examples_dir() / f"{op.py_name}.py"
+        print(f"=== {op.c_name}  ({script.name})", flush=True)
+        if not script.exists():
+            print(f"missing example {script}")
+            failures += 1
+            continue
+        result = subprocess.run([sys.executable, str(script)], env=env)
+        if result.returncode != 0:
+            print(f"--- {script.name} failed with exit status {result.returncode}")
+            failures += 1
+    print(f"demo: {len(OPS) - failures} of {len(OPS)} samples ran")
+    return 1 if failures else 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m aclnn_py", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("info", help="backend, library paths, CANN version, device count").set_defaults(fn=cmd_info)
+    cfg = sub.add_parser("config", help="compiler and linker flags for C/C++ programs")
+    cfg.add_argument("--include-dir", action="store_true", help="print the header directory")
+    cfg.add_argument("--lib-dir", action="store_true", help="print the stub library directory")
+    cfg.add_argument("--cflags", action="store_true", help="print -I flags")
+    cfg.add_argument("--libs", action="store_true", help="print the official link line with an rpath")
+    cfg.set_defaults(fn=cmd_config)
+    sub.add_parser("demo", help="run the ported official samples on the stub").set_defaults(fn=cmd_demo)
+    args = parser.parse_args(argv)
+    return args.fn(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

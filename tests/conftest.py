@@ -1,0 +1,34 @@
+"""Shared fixtures: every test must leave the stub's live-object counts where it found them."""
+
+import gc
+
+import pytest
+
+import aclnn_py
+from aclnn_py import acl
+
+COUNTERS = ("aclStubLiveAllocations", "aclStubLiveAllocationBytes", "aclStubLiveHostAllocations",
+            "aclStubLiveStreams", "aclStubLiveTensors", "aclStubLiveScalars", "aclStubLiveIntArrays",
+            "aclStubLiveExecutors")
+
+
+def live_counts() -> dict:
+    gc.collect()  # finalizers of unreferenced resource objects run here
+    return {name: getattr(acl, name)() for name in COUNTERS}
+
+
+@pytest.fixture(autouse=True)
+def no_leaks(request):
+    """Fail a test that leaves device memory, streams, tensors, arrays, scalars or executors behind."""
+    if not aclnn_py.backend().is_stub or "leaks_ok" in request.keywords:
+        yield
+        return
+    aclnn_py.default_device()  # created once, lives for the session
+    before = live_counts()
+    yield
+    after = live_counts()
+    assert after == before, f"live objects changed: { {k: (before[k], after[k]) for k in before if before[k] != after[k]} }"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "leaks_ok: the test manages live objects itself")
