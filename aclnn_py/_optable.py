@@ -113,7 +113,7 @@ def _ep_window_rows(a) -> int:
 def _v2_rows(a) -> tuple:
     n, h = a.x.shape
     t = a.expertIdx.size
-    if a.dropPadMode == 1:
+    if a.dropPadModeOptional == 1:
         return (a.expertNumOptional, a.expertCapacityOptional, h)
     return (t if a.activeNumOptional <= 0 else min(a.activeNumOptional, t), h)
 

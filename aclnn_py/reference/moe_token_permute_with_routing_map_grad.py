@@ -14,6 +14,13 @@ def _routed(routing_map):
 
 def moe_token_permute_with_routing_map_grad(permuted_token_output_grad, permuted_probs_output_grad, sorted_indices,
                                             routing_map, num_experts, tokens_num, drop_and_pad=False):
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf and overflow are part of the semantics
+        return _grad(permuted_token_output_grad, permuted_probs_output_grad, sorted_indices, routing_map,
+                     num_experts, tokens_num, drop_and_pad)
+
+
+def _grad(permuted_token_output_grad, permuted_probs_output_grad, sorted_indices, routing_map, num_experts,
+          tokens_num, drop_and_pad):
     grad = np.asarray(permuted_token_output_grad)
     p, h = grad.shape
     idx = np.asarray(sorted_indices).astype(np.int64).reshape(-1)

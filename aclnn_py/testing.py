@@ -1,0 +1,141 @@
+"""Helpers for testing MoE code with aclnn-py: forward/backward round trips of every operator pair.
+
+Every forward operator here moves rows (and probabilities) without arithmetic, so it is a linear map
+``y = A x``; its backward operator must compute the vector-Jacobian product ``A^T g``. ``check_pair``
+runs both through the library on random inputs and verifies the adjoint identity
+``<A x, g> == <x, A^T g>`` for the token and the probability parts. With small integer-valued data
+every float32 sum is exact, so the identity holds exactly, not within a tolerance.
+
+    from aclnn_py import testing
+    testing.check_pair("moe_token_permute", np.random.default_rng(0), dtype="bfloat16")
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from . import dtypes, ops
+
+PAIRS = {
+    "moe_token_permute": "moe_token_permute_grad",
+    "moe_token_permute_with_routing_map": "moe_token_permute_with_routing_map_grad",
+    "moe_token_permute_with_ep": "moe_token_permute_with_ep_grad",
+    "moe_init_routing_v2": "moe_init_routing_v2_grad",
+}
+
+
+@dataclass
+class RoundTrip:
+    """One forward/backward evaluation: ``pairs`` lists (forward output, its cotangent, input, its
+    gradient) as float64 arrays; ``mode`` describes the configuration."""
+
+    forward: str
+    mode: str
+    pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+
+    def mismatches(self) -> list[str]:
+        bad = []
+        for i, (y, g, x, gx) in enumerate(self.pairs):
+            lhs, rhs = float(np.sum(y * g)), float(np.sum(x * gx))
+            if lhs != rhs:
+                bad.append(f"{self.forward} [{self.mode}] part {i}: <Ax, g> = {lhs!r} but <x, A^T g> = {rhs!r}")
+        return bad
+
+
+def _ints(rng, shape, dtype, lo=-8, hi=9):
+    """Small integers in a float dtype: exact in bfloat16 and float16, and so are their sums."""
+    return rng.integers(lo, hi, size=shape).astype(np.float32).astype(dtypes.as_numpy_dtype(dtype))
+
+
+def _f64(a):
+    return np.asarray(a).astype(np.float64)
+
+
+def _topk_indices(rng, n, k, e):
+    """(n, k) distinct experts per token."""
+    return np.argsort(rng.random((n, e)), axis=1)[:, :k].astype(np.int32)
+
+
+def round_trip_permute(rng, dtype="float32", n=7, k=3, h=5, e=4, num_out_tokens=0) -> RoundTrip:
+    tokens = _ints(rng, (n, h), dtype)
+    idx = _topk_indices(rng, n, k, e)
+    permuted, sorted_idx = ops.moe_token_permute(tokens, idx, num_out_tokens)
+    g = _ints(rng, permuted.shape, dtype)
+    gx = ops.moe_token_permute_grad(g, sorted_idx, k)
+    return RoundTrip("moe_token_permute", f"num_out_tokens={num_out_tokens}",
+                     [(_f64(permuted), _f64(g), _f64(tokens), _f64(gx))])
+
+
+def round_trip_routing_map(rng, dtype="float32", t=6, e=4, k=2, h=5, drop_and_pad=False, capacity=3,
+                           with_probs=True) -> RoundTrip:
+    tokens = _ints(rng, (t, h), dtype)
+    if drop_and_pad:
+        routing = rng.random((t, e)) < 0.5
+        num_out = capacity * e
+    else:
+        routing = np.zeros((t, e), bool)
+        routing[np.arange(t)[:, None], _topk_indices(rng, t, k, e)] = True
+        num_out = t * k
+    probs = _ints(rng, (t, e), dtype) if with_probs else None
+    out, pout, sorted_idx = ops.moe_token_permute_with_routing_map(tokens, routing, probs, num_out, drop_and_pad)
+    g = _ints(rng, out.shape, dtype)
+    pg = _ints(rng, (out.shape[0],), dtype) if with_probs else None
+    tg, prg = ops.moe_token_permute_with_routing_map_grad(g, pg, sorted_idx, routing, e, t, drop_and_pad)
+    pairs = [(_f64(out), _f64(g), _f64(tokens), _f64(tg))]
+    if with_probs:
+        pairs.append((_f64(pout), _f64(pg), _f64(probs), _f64(prg)))
+    return RoundTrip("moe_token_permute_with_routing_map", f"drop_and_pad={drop_and_pad}, probs={with_probs}",
+                     pairs)
+
+
+def round_trip_ep(rng, dtype="float32", n=6, k=2, h=5, e=4, window=None, with_probs=True) -> RoundTrip:
+    tokens = _ints(rng, (n, h), dtype)
+    idx = _topk_indices(rng, n, k, e)
+    total = n * k
+    if window is None:
+        start = int(rng.integers(0, total))
+        window = (start, int(rng.integers(start + 1, total + 1)))
+    probs = _ints(rng, (n, k), dtype) if with_probs else None
+    out, sorted_idx, pout = ops.moe_token_permute_with_ep(tokens, idx, probs, window, 0)
+    g = _ints(rng, out.shape, dtype)
+    pg = _ints(rng, (out.shape[0],), dtype) if with_probs else None
+    tg, prg = ops.moe_token_permute_with_ep_grad(g, sorted_idx, pg, k, window)
+    pairs = [(_f64(out), _f64(g), _f64(tokens), _f64(tg))]
+    if with_probs:
+        pairs.append((_f64(pout), _f64(pg), _f64(probs), _f64(prg)))
+    return RoundTrip("moe_token_permute_with_ep", f"range={tuple(window)}, probs={with_probs}", pairs)
+
+
+def round_trip_init_routing_v2(rng, dtype="float32", n=7, k=2, h=5, e=4, drop_pad_mode=0, active_num=0,
+                               capacity=2) -> RoundTrip:
+    x = _ints(rng, (n, h), dtype)
+    idx = _topk_indices(rng, n, k, e)
+    if drop_pad_mode == 1:
+        ex, row_idx, _, _ = ops.moe_init_routing_v2(x, idx, 0, capacity, e, 1)
+    else:
+        ex, row_idx, _, _ = ops.moe_init_routing_v2(x, idx, active_num, 0, e, 0)
+    g = _ints(rng, ex.shape, dtype)
+    gx = ops.moe_init_routing_v2_grad(g, row_idx, k, drop_pad_mode, active_num if drop_pad_mode == 0 else 0)
+    return RoundTrip("moe_init_routing_v2", f"drop_pad_mode={drop_pad_mode}, active_num={active_num}",
+                     [(_f64(ex), _f64(g), _f64(x), _f64(gx))])
+
+
+ROUND_TRIPS: dict[str, Callable[..., RoundTrip]] = {
+    "moe_token_permute": round_trip_permute,
+    "moe_token_permute_with_routing_map": round_trip_routing_map,
+    "moe_token_permute_with_ep": round_trip_ep,
+    "moe_init_routing_v2": round_trip_init_routing_v2,
+}
+
+
+def check_pair(forward: str, rng=None, **kwargs) -> RoundTrip:
+    """Run one round trip of ``forward`` and its backward; raise AssertionError on any mismatch."""
+    rng = rng if rng is not None else np.random.default_rng()
+    rt = ROUND_TRIPS[forward](rng, **kwargs)
+    bad = rt.mismatches()
+    if bad:
+        raise AssertionError("; ".join(bad))
+    return rt
