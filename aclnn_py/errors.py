@@ -44,9 +44,13 @@ class SymbolNotFoundError(AclBaseError):
     """The loaded libraries do not export a function the caller asked for."""
 
     def __init__(self, function: str, libraries=()):
-        libs = ", ".join(str(p) for p in libraries) or "no libraries"
+        self.libraries = tuple(str(p) for p in libraries)
+        libs = ", ".join(self.libraries) or "no libraries"
         Exception.__init__(self, f"{function} is not exported by the loaded libraries ({libs})")
         self.status, self.name, self.function, self.message = -1, "SYMBOL_NOT_FOUND", function, None
+
+    def __reduce__(self):
+        return (type(self), (self.function, self.libraries))
 
 
 def _collect_names(prefixes: tuple[str, ...]) -> dict[int, str]:

@@ -32,6 +32,9 @@ class BackendNotFoundError(AclBaseError):
         Exception.__init__(self, message)
         self.status, self.name, self.function, self.message = -1, "BACKEND_NOT_FOUND", "", message
 
+    def __reduce__(self):
+        return (type(self), (self.message,))
+
 
 @dataclass(frozen=True)
 class Backend:

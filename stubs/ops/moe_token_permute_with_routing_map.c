@@ -116,10 +116,18 @@ static void select_range(void *arg, int64_t e0, int64_t e1) {
         for (int64_t e = e0; e < e1; e++) open += fill[e] < cap;
         for (int64_t t = 0; t < t_n && open > 0; t++) {
             const uint8_t *row = rm_row(c->map, t);
-            for (int64_t e = e0; e < e1; e++) {
-                if ((row[e * s1] != 0) != want || fill[e] >= cap) continue;
-                c->sel[e * cap + fill[e]] = (int32_t)t;
-                if (++fill[e] == cap) open--;
+            if (want) {
+                for (int64_t e = rm_next_set(row, s1, e0, e1); e < e1; e = rm_next_set(row, s1, e + 1, e1)) {
+                    if (fill[e] >= cap) continue;
+                    c->sel[e * cap + fill[e]] = (int32_t)t;
+                    if (++fill[e] == cap) open--;
+                }
+            } else {
+                for (int64_t e = e0; e < e1; e++) {
+                    if (row[e * s1] != 0 || fill[e] >= cap) continue;
+                    c->sel[e * cap + fill[e]] = (int32_t)t;
+                    if (++fill[e] == cap) open--;
+                }
             }
         }
     }
@@ -145,8 +153,7 @@ static void list_range(void *arg, int64_t e0, int64_t e1) {
     for (int64_t e = e0; e < e1; e++) cur[e] = c->offsets[e];
     for (int64_t t = 0; t < t_n; t++) {
         const uint8_t *row = rm_row(c->map, t);
-        for (int64_t e = e0; e < e1; e++) {
-            if (row[e * s1] == 0) continue;
+        for (int64_t e = rm_next_set(row, s1, e0, e1); e < e1; e = rm_next_set(row, s1, e + 1, e1)) {
             int64_t j = cur[e]++;
             if (j < c->limit) c->tok[j] = t;
         }

@@ -124,12 +124,10 @@ static void scatter_range(void *arg, int64_t e0, int64_t e1) {
     for (int64_t t = 0; t < s->t_n; t++) {
         const uint8_t *row = rm_row(s->map, t);
         char *dst = op_elem2(s->probs_out, t, 0);
-        for (int64_t e = e0; e < e1; e++) {
-            if (row[e * s1] != 0 && c->cursor[e] < c->limit)
-                memcpy(dst + e * es, op_elem1(s->pg, c->cursor[e]), es);
-            else
-                memset(dst + e * es, 0, es);
-            c->cursor[e] += row[e * s1] != 0;
+        memset(dst + e0 * es, 0, (size_t)(e1 - e0) * es);
+        for (int64_t e = rm_next_set(row, s1, e0, e1); e < e1; e = rm_next_set(row, s1, e + 1, e1)) {
+            int64_t j = c->cursor[e]++;
+            if (j < c->limit) memcpy(dst + e * es, op_elem1(s->pg, j), es);
         }
     }
 }

@@ -14,11 +14,7 @@ static void count_range(void *arg, int64_t e0, int64_t e1) {
     for (int64_t e = e0; e < e1; e++) cnt[e] = 0;
     for (int64_t t = 0; t < t_n; t++) {
         const uint8_t *row = rm_row(c->map, t);
-        if (s1 == 1) {
-            for (int64_t e = e0; e < e1; e++) cnt[e] += row[e] != 0;
-        } else {
-            for (int64_t e = e0; e < e1; e++) cnt[e] += row[e * s1] != 0;
-        }
+        for (int64_t e = rm_next_set(row, s1, e0, e1); e < e1; e = rm_next_set(row, s1, e + 1, e1)) cnt[e]++;
     }
 }
 

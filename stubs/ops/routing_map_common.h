@@ -15,6 +15,28 @@ static inline const uint8_t *rm_row(const aclTensor *map, int64_t t) {
 }
 
 /*
+ * The first set entry of row at or after column e and below e1, or e1 if there is none. Routing maps are sparse
+ * (topK of E per row), so a contiguous row is scanned eight bytes at a time.
+ */
+static inline int64_t rm_next_set(const uint8_t *row, int64_t s1, int64_t e, int64_t e1) {
+    if (s1 == 1) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        for (; e + 8 <= e1; e += 8) {
+            uint64_t w;
+            memcpy(&w, row + e, 8);
+            if (w) return e + (__builtin_ctzll(w) >> 3); /* the lowest set byte is the first in memory */
+        }
+#endif
+        for (; e < e1; e++)
+            if (row[e]) return e;
+        return e1;
+    }
+    for (; e < e1; e++)
+        if (row[e * s1]) return e;
+    return e1;
+}
+
+/*
  * offsets[e] = number of set entries in the columns before e, offsets[E] = all set entries: the expert-major
  * rank of column e's first set entry. offsets has E + 1 entries.
  */
