@@ -6,77 +6,94 @@ Inputs and attributes in C order with snake_case names; optional tensors accept 
 allocated (zero-filled), computed on the device (or the stub), copied back and returned (a tuple when
 there are several, None for an optional output the call does not produce). Everything created for the
 call is released before it returns, also when the operator raises.
+
+Speed: each call is one crossing into C (``aclnnpy_run`` in the extension does the device buffers,
+copies, tensors, both phases, the workspace and the clean-up). What only depends on the shapes, dtypes,
+strides and attributes (output shapes, the tensor descriptions) is computed once and cached as a plan.
+Input arrays are passed without a host copy, strided views included.
 """
 
 from __future__ import annotations
 
+import threading
 from types import SimpleNamespace
 
 import numpy as np
 
-from . import dtypes
-from ._mirror import _raise_aclnn
+from . import dtypes, loader
+from ._mirror import _raise_acl, _raise_aclnn
 from ._native import ffi, lib
 from ._optable import OPS, REQUIRED, Op
-from .runtime import Tensor, _check_acl, _handle_of, default_device, DeviceBuffer
+from .runtime import default_device
+
+_FIXED_DTYPES = ("int32", "int64", "float32", "float16", "bfloat16", "bool", "int8")
+_PLAN_CACHE_LIMIT = 4096
 
 
-def _output_dtype(param, ns):
-    if param.dtype in ("int32", "int64", "float32", "float16", "bfloat16", "bool", "int8"):
+class _Plan:
+    """Everything about a call that depends only on its key: the C description of every tensor
+    (``meta``), which host pointer goes where, and the outputs to allocate."""
+
+    __slots__ = ("meta", "inputs", "outputs", "n_tensors")
+
+    def __init__(self, meta, inputs, outputs, n_tensors):
+        self.meta = meta          # cffi int64_t[] in the layout of fastpath.c
+        self.inputs = inputs      # [(tensor slot, value index, byte offset of the span or None if contiguous)]
+        self.outputs = outputs    # [(tensor slot or None if absent, shape, dtype, returned)]
+        self.n_tensors = n_tensors
+
+
+def _strides_and_span(a: np.ndarray):
+    """Element strides, element offset and byte span [lo, hi) of a view, relative to its data pointer."""
+    item = a.itemsize
+    lo = sum((d - 1) * s for d, s in zip(a.shape, a.strides) if s < 0 and d > 0)
+    hi = sum((d - 1) * s for d, s in zip(a.shape, a.strides) if s > 0 and d > 0) + item
+    return [s // item for s in a.strides], -lo // item, lo, hi
+
+
+def _output_dtype(param, ns) -> np.dtype:
+    if param.dtype in _FIXED_DTYPES:
         return dtypes.as_numpy_dtype(param.dtype)
     ref = getattr(ns, param.dtype)
-    return ref.dtype if ref is not None else getattr(ns, _first_input(ns)).dtype
+    if ref is None:  # a required output typed after an absent optional input: take the first input's
+        ref = next(v for v in vars(ns).values() if isinstance(v, np.ndarray))
+    return ref.dtype
 
 
-def _first_input(ns):
-    return next(iter(vars(ns)))
-
-
-def call(op: Op, values: tuple, stream=None):
-    """Run ``op`` on ``values`` (one per non-output parameter, in C order) and return its outputs."""
-    device = default_device()
-    params = op.params
+def _make_plan(op: Op, values) -> _Plan:
     ns = SimpleNamespace()
     it = iter(values)
-    for p in params:
+    for p in op.params:
         if p.role != "out":
-            v = next(it)
-            if p.role == "in" and v is not None:
-                v = np.asarray(v)
-            setattr(ns, p.name, v)
-    owned = []   # resources to release, in creation order
-    arrays = []  # aclIntArray handles
-    c_args = []
-    outputs = []
-    try:
-        for p in params:
-            if p.role == "in":
-                v = getattr(ns, p.name)
-                if v is None:
-                    c_args.append(ffi.NULL)
-                else:
-                    t = Tensor.from_numpy(v, device)
-                    owned.append(t)
-                    c_args.append(t.handle)
-            elif p.role == "attr":
-                c_args.append(getattr(ns, p.name))
-            elif p.role == "intarray":
-                v = getattr(ns, p.name)
-                if v is None:
-                    c_args.append(ffi.NULL)
-                else:
-                    vals = [int(x) for x in v]
-                    h = lib.aclCreateIntArray(ffi.new("int64_t[]", vals or [0]), len(vals))
-                    if h == ffi.NULL:
-                        _raise_aclnn(lib.ACLNN_ERR_INNER_NULLPTR, "aclCreateIntArray")
-                    arrays.append(h)
-                    c_args.append(h)
+            setattr(ns, p.name, next(it))
+    meta, inputs, outputs = [], [], []
+    slot = 0
+    value_index = 0
+    for p in op.params:
+        if p.role == "attr":
+            meta.append(int(getattr(ns, p.name)))
+            value_index += 1
+        elif p.role == "intarray":
+            v = getattr(ns, p.name)
+            meta += [0] if v is None else [1, len(v), *[int(x) for x in v]]
+            value_index += 1
+        elif p.role == "in":
+            a = getattr(ns, p.name)
+            if a is None:
+                meta.append(0)
             else:
-                wanted = p.returned is None or p.returned(ns)
-                if p.optional and not wanted:
-                    c_args.append(ffi.NULL)
-                    outputs.append(None)
-                    continue
+                strides, offset, lo, hi = _strides_and_span(a)
+                nbytes = (hi - lo) if a.size else 0
+                meta += [1, 0, dtypes.to_acl(a.dtype), a.ndim, offset, nbytes, *a.shape, *strides]
+                inputs.append((slot, value_index, None if a.flags.c_contiguous else lo))
+            slot += 1
+            value_index += 1
+        else:
+            wanted = p.returned is None or bool(p.returned(ns))
+            if p.optional and not wanted:
+                meta.append(0)
+                outputs.append((None, None, None, False))
+            else:
                 try:
                     shape = tuple(int(d) for d in p.shape(ns))
                 except (ZeroDivisionError, TypeError, ValueError, IndexError, AttributeError) as exc:
@@ -84,30 +101,76 @@ def call(op: Op, values: tuple, stream=None):
                                      f"arguments ({type(exc).__name__}: {exc})") from None
                 if min(shape, default=1) < 0:
                     raise ValueError(f"{op.py_name}: output {p.py_name!r} would have a negative shape {shape}")
-                t = Tensor(shape, _output_dtype(p, ns), device=device)
-                owned.append(t)
-                c_args.append(t.handle)
-                outputs.append(t if wanted else None)
-        ws_size = ffi.new("uint64_t *")
-        executor = ffi.new("aclOpExecutor **")
-        status = getattr(lib, op.c_name + "GetWorkspaceSize")(*c_args, ws_size, executor)
-        if status:
-            _raise_aclnn(status, op.c_name + "GetWorkspaceSize")
-        workspace = DeviceBuffer(ws_size[0], device) if ws_size[0] else None
-        if workspace is not None:
-            owned.append(workspace)
-        handle = _handle_of(stream)
-        status = getattr(lib, op.c_name)(workspace.ptr if workspace else ffi.NULL, ws_size[0], executor[0], handle)
-        if status:
-            _raise_aclnn(status, op.c_name)
-        _check_acl(lib.aclrtSynchronizeStream(handle), "aclrtSynchronizeStream")
-        results = tuple(t.numpy() if t is not None else None for t in outputs)
-    finally:
-        for h in arrays:
-            lib.aclDestroyIntArray(h)
-        for r in reversed(owned):
-            r.close()
-    return results[0] if len(results) == 1 else results
+                dt = _output_dtype(p, ns)
+                strides = [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
+                numel = int(np.prod(shape, dtype=np.int64))
+                meta += [1, 1, dtypes.to_acl(dt), len(shape), 0, numel * dt.itemsize, *shape, *strides]
+                outputs.append((slot, shape, dt, wanted))
+            slot += 1
+    return _Plan(ffi.new("int64_t[]", meta or [0]), inputs, outputs, slot)
+
+
+_plans: dict = {}
+_tls = threading.local()
+
+
+def _key_part(p, v):
+    if p.role == "in":
+        return None if v is None else (v.shape, v.dtype, v.strides)
+    if p.role == "intarray":
+        return None if v is None else tuple(int(x) for x in v)
+    return v
+
+
+# Position in OPS = the operator's number in the extension's generated dispatch (aclnnpy_run).
+_INDEX = {op.c_name: i for i, op in enumerate(OPS)}
+# (value index, parameter) of every non-output parameter: the values a high-level call receives.
+_ARGS = {op.c_name: list(enumerate(p for p in op.params if p.role != "out")) for op in OPS}
+
+
+def call(op: Op, values: tuple, stream=None):
+    """Run ``op`` on ``values`` (one per non-output parameter, in C order) and return its outputs."""
+    default_device()
+    inputs = _ARGS[op.c_name]
+    values = list(values)
+    for i, p in inputs:
+        v = values[i]
+        if p.role == "in" and v is not None:
+            if type(v) is not np.ndarray:
+                v = np.asarray(v)
+            if v.ndim and any(s % v.itemsize for s in v.strides):
+                v = np.ascontiguousarray(v)  # strides that are not whole elements cannot be described
+            values[i] = v
+    key = (op.c_name, *[_key_part(p, values[i]) for i, p in inputs])
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _make_plan(op, values)
+        if len(_plans) >= _PLAN_CACHE_LIMIT:
+            _plans.clear()
+        _plans[key] = plan
+
+    host = [ffi.NULL] * plan.n_tensors
+    for slot, index, lo in plan.inputs:
+        a = values[index]
+        host[slot] = ffi.from_buffer(a) if lo is None else ffi.cast("char *", a.ctypes.data + lo)
+    results = []
+    for slot, shape, dt, wanted in plan.outputs:
+        if slot is None:
+            results.append(None)
+            continue
+        out = np.empty(shape, dt)
+        host[slot] = ffi.from_buffer(out)
+        results.append(out if wanted else None)
+
+    failed = getattr(_tls, "failed", None)
+    if failed is None:
+        failed = _tls.failed = ffi.new("const char **")
+    status = lib.aclnnpy_run(_INDEX[op.c_name], host, plan.meta, ffi.NULL if stream is None else stream.handle,
+                             0 if loader.load().is_stub else 1, failed)
+    if status:
+        function = ffi.string(failed[0]).decode() if failed[0] != ffi.NULL else op.c_name
+        (_raise_acl if function.startswith(("aclrt", "aclInit")) else _raise_aclnn)(status, function)
+    return results[0] if len(results) == 1 else tuple(results)
 
 
 def _make_function(op: Op):
@@ -139,10 +202,9 @@ def _docstring(op: Op) -> str:
             lines.append(f"  {p.py_name}: attribute -> C {p.name}")
         elif p.role == "intarray":
             lines.append(f"  {p.py_name}: sequence of ints, or None -> C {p.name} (aclIntArray)")
-    outs = [p for p in op.params if p.role == "out"]
-    lines.append("")
-    lines.append("Returns: " + ", ".join(p.py_name + (" (or None)" if p.returned else "") for p in outs))
     lines.append("  stream: a Stream to run on (default: the default stream).")
+    outs = [p for p in op.params if p.role == "out"]
+    lines += ["", "Returns: " + ", ".join(p.py_name + (" (or None)" if p.returned else "") for p in outs)]
     return "\n".join(lines)
 
 

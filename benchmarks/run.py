@@ -18,8 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the checkout (and this package) importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as a script: make this package importable (aclnn_py stays the one installed)
+    sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
@@ -120,7 +120,9 @@ Columns (medians; all variants of a row are interleaved in the same run):
 def run_kernels(args, ops, dts, shape, data, repeat, slow_repeat, torch):
     print("1. Kernels")
     print(KERNEL_LEGEND)
-    print(f"samples: kernel, memcpy, high-level {repeat}; numpy, torch {slow_repeat} (each after one warm-up call)")
+    print(f"samples: kernel, memcpy, high-level {repeat}; numpy, torch {slow_repeat}; each after one warm-up call; "
+          f"a variant faster than {kernels.FAST_BUDGET * 1e3:.0f} ms / N gets more samples "
+          f"(up to {kernels.MAX_SAMPLES}) so a single scheduler hiccup cannot decide its median")
     print()
     results = []
     for op in ops:

@@ -39,8 +39,10 @@ def interleave(variants: Dict[str, Tuple[Callable[[], object], int]], warmup: in
 
     ``inner`` (optional, per name) repeats a fast call that many times inside one sample so the clock
     resolution and the loop itself do not matter; the sample is divided by it. Warm-up calls (page
-    faults, lazy symbol binding, caches) are not recorded. The garbage collector is off while timing
-    so a collection triggered by one variant is not charged to another. A ``self_timed`` variant
+    faults, lazy symbol binding, caches) are not recorded. The garbage collector is off for the whole
+    run, so a collection triggered by one variant is not charged to another (and no collection runs
+    between samples either: a long CPU burst on the main thread delays the wake-up of a kernel's
+    worker threads on a busy machine, which would be charged to the next sample). A ``self_timed`` variant
     measures itself (e.g. a C program timing its own loop) and returns seconds per call.
     """
     inner = inner or {}
@@ -78,8 +80,6 @@ def interleave(variants: Dict[str, Tuple[Callable[[], object], int]], warmup: in
                         fn()
                     t1 = now()
                 out[name].append((t1 - t0) / k)
-            if was_enabled:
-                gc.collect()  # between rounds, outside every timed region
     finally:
         if was_enabled:
             gc.enable()

@@ -19,67 +19,75 @@ sys.path.insert(0, str(HERE))
 
 import cdef as cdef_mod  # noqa: E402
 
-# Entry points of the loader, implemented in LOADER_SOURCE below.
-LOADER_CDEF = """
+# What the extension adds to the headers' functions, implemented in loader.c and fastpath.c.
+EXTRA_CDEF = """
 const char *aclnnpy_open(const char *path);
 int aclnnpy_bind(void);
 int aclnnpy_symbol_count(void);
 const char *aclnnpy_symbol_name(int index);
 const char *aclnnpy_symbol_library(int index);
 void aclnnpy_free(void *ptr);
+int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int zero_outputs,
+                const char **failed);
+int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr);
+int aclnnpy_workspace_release(aclrtStream stream);
 """
 
-LOADER_SOURCE = r"""
-#include <dlfcn.h>
-#include <stdlib.h>
-#include <string.h>
 
-static void *aclnnpy_handles[16];
-static char aclnnpy_handle_paths[16][4096];
-static int aclnnpy_num_handles;
-static void *aclnnpy_ptrs[ACLNNPY_NUM_SYMBOLS];
-static int aclnnpy_origin[ACLNNPY_NUM_SYMBOLS];
 
-/* dlopen one library of the chosen set, globally so later ones resolve against it. NULL or an error. */
-static const char *aclnnpy_open(const char *path) {
-    if (aclnnpy_num_handles == 16) return "too many libraries";
-    void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-    if (!h) return dlerror();
-    strncpy(aclnnpy_handle_paths[aclnnpy_num_handles], path, sizeof aclnnpy_handle_paths[0] - 1);
-    aclnnpy_handles[aclnnpy_num_handles++] = h;
-    return NULL;
-}
+OPTABLE = HERE.parent.parent / "aclnn_py" / "_optable.py"
 
-/* Look every symbol up in the opened libraries, first match wins. Returns how many are missing. */
-static int aclnnpy_bind(void) {
-    int missing = 0;
-    for (int i = 0; i < ACLNNPY_NUM_SYMBOLS; i++) {
-        aclnnpy_ptrs[i] = NULL;
-        aclnnpy_origin[i] = -1;
-        for (int h = 0; h < aclnnpy_num_handles && !aclnnpy_ptrs[i]; h++) {
-            aclnnpy_ptrs[i] = dlsym(aclnnpy_handles[h], aclnnpy_symbol_names[i]);
-            if (aclnnpy_ptrs[i]) aclnnpy_origin[i] = h;
-        }
-        missing += aclnnpy_ptrs[i] == NULL;
-    }
-    return missing;
-}
 
-static int aclnnpy_symbol_count(void) { return ACLNNPY_NUM_SYMBOLS; }
+def load_optable():
+    """The operator table, loaded by path: it needs only the standard library."""
+    import importlib.util
 
-static const char *aclnnpy_symbol_name(int index) {
-    return index >= 0 && index < ACLNNPY_NUM_SYMBOLS ? aclnnpy_symbol_names[index] : NULL;
-}
+    spec = importlib.util.spec_from_file_location("aclnn_py_optable", OPTABLE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
-/* Arrays that aclGetViewShape and friends hand over to the caller are released with free(). */
-static void aclnnpy_free(void *ptr) { free(ptr); }
 
-/* Path of the library a symbol was bound from, NULL when it is missing. */
-static const char *aclnnpy_symbol_library(int index) {
-    if (index < 0 || index >= ACLNNPY_NUM_SYMBOLS || aclnnpy_origin[index] < 0) return NULL;
-    return aclnnpy_handle_paths[aclnnpy_origin[index]];
-}
-"""
+def _c_strings(items) -> str:
+    return "{" + ", ".join(f'"{s}"' for s in items) + "}"
+
+
+def dispatch_source(signatures) -> str:
+    """Per-operator glue of fastpath.c: parameter kinds, and both phases called with typed arguments."""
+    ops = load_optable().OPS
+    kinds, gws_cases, exec_cases = [], [], []
+    for i, op in enumerate(ops):
+        gws = op.c_name + "GetWorkspaceSize"
+        c_params = signatures[gws][1]
+        names = [p.name for p in op.params]
+        if [n for n, _ in c_params[:-2]] != names:
+            raise SystemExit(f"{OPTABLE}: parameters of {op.c_name} do not match its header: {names}")
+        args, nt, na, nr, k = [], 0, 0, 0, ""
+        for p, (_, ctype) in zip(op.params, c_params):
+            if p.role in ("in", "out"):
+                args.append(f"t[{nt}]")
+                nt, k = nt + 1, k + "T"
+            elif p.role == "intarray":
+                args.append(f"r[{nr}]")
+                nr, k = nr + 1, k + "R"
+            else:
+                args.append(f"a[{na}] != 0" if ctype == "bool" else f"({ctype})a[{na}]")
+                na, k = na + 1, k + "A"
+        kinds.append(k)
+        gws_cases.append(f"    case {i}: return {gws}({', '.join(args)}, ws, ex);")
+        exec_cases.append(f"    case {i}: return {op.c_name}(w, n, ex, s);")
+    return (
+        f"#define ACLNNPY_NUM_OPS {len(ops)}\n"
+        f"static const char *const aclnnpy_op_kinds[] = {_c_strings(kinds)};\n"
+        f"static const char *const aclnnpy_gws_names[] = {_c_strings(op.c_name + 'GetWorkspaceSize' for op in ops)};\n"
+        f"static const char *const aclnnpy_exec_names[] = {_c_strings(op.c_name for op in ops)};\n"
+        "static aclnnStatus aclnnpy_gws(int op, aclTensor **t, const int64_t *a, aclIntArray **r, uint64_t *ws,\n"
+        "                               aclOpExecutor **ex) {\n    switch (op) {\n" + "\n".join(gws_cases)
+        + "\n    }\n    return ACLNN_ERR_PARAM_INVALID;\n}\n"
+        "static aclnnStatus aclnnpy_exec(int op, void *w, uint64_t n, aclOpExecutor *ex, aclrtStream s) {\n"
+        "    switch (op) {\n" + "\n".join(exec_cases) + "\n    }\n    return ACLNN_ERR_PARAM_INVALID;\n}\n"
+    )
 
 
 def generate(out_dir: Path, cc: str | None = None) -> None:
@@ -90,7 +98,7 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
     names = sorted(signatures)
 
     includes = "".join(f'#include "{h}"\n' for h in cdef_mod.all_headers())
-    symbol_names = ", ".join(f'"{n}"' for n in names)
+    symbol_names = _c_strings(names)
     # After this point every call to NAME goes through slot i of the table. A macro is not expanded
     # inside its own replacement, so __typeof__(&NAME) still names the declared function type.
     redirects = "".join(
@@ -99,13 +107,15 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
     source = (
         includes
         + f"#define ACLNNPY_NUM_SYMBOLS {len(names)}\n"
-        + f"static const char *const aclnnpy_symbol_names[] = {{{symbol_names}}};\n"
-        + LOADER_SOURCE
+        + f"static const char *const aclnnpy_symbol_names[] = {symbol_names};\n"
+        + (HERE / "loader.c").read_text()
         + redirects
+        + dispatch_source(signatures)
+        + (HERE / "fastpath.c").read_text()
     )
 
     ffi = cffi.FFI()
-    ffi.cdef(cdef + LOADER_CDEF)
+    ffi.cdef(cdef + EXTRA_CDEF)
     ffi.set_source("_aclnn_py_native._cffi", source)
     out_dir.mkdir(parents=True, exist_ok=True)
     ffi.emit_c_code(str(out_dir / "_cffi.c"))

@@ -1,0 +1,158 @@
+/*
+ * The high-level call in one C call: device buffers, host-to-device copies, tensors, both phases, the
+ * workspace, synchronisation, device-to-host copies and the clean-up, so a numpy-in/numpy-out call pays
+ * the Python-to-C crossing once. Included into the generated extension source after the redirect macros
+ * (every ACL call below goes through the late-bound table) and after the generated per-operator
+ * dispatch (aclnnpy_op_kinds, aclnnpy_gws, aclnnpy_exec and their names).
+ *
+ * meta, per parameter of the operator in C order (kinds: T tensor, A attribute, R aclIntArray):
+ *   T: present, then if present: is_output, dtype, ndim, offset, nbytes, dims[ndim], strides[ndim]
+ *   A: value (bools as 0/1)
+ *   R: present, then if present: n, values[n]
+ * host: one pointer per T parameter: the contiguous bytes of an input, or where an output is copied.
+ */
+#include <pthread.h>
+
+#define ACLNNPY_MAX_TENSORS 12
+#define ACLNNPY_MAX_ATTRS 12
+#define ACLNNPY_MAX_ARRAYS 4
+#define ACLNNPY_POOL_SIZE 64
+
+/* ---- workspace pool: one buffer per stream, grown on demand, freed only after a synchronisation ---- */
+
+static pthread_mutex_t aclnnpy_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    aclrtStream stream;
+    void *ptr;
+    uint64_t size;
+} aclnnpy_pool[ACLNNPY_POOL_SIZE];
+static int aclnnpy_pool_used;
+
+static void aclnnpy_pool_drop(int i) {
+    aclrtSynchronizeStream(aclnnpy_pool[i].stream); /* queued work may still use the buffer */
+    aclrtFree(aclnnpy_pool[i].ptr);
+    aclnnpy_pool[i] = aclnnpy_pool[--aclnnpy_pool_used];
+}
+
+/* A workspace of at least size bytes for work queued on stream; reused while the size fits. */
+static int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
+    int status = 0;
+    pthread_mutex_lock(&aclnnpy_pool_lock);
+    int i = 0;
+    while (i < aclnnpy_pool_used && aclnnpy_pool[i].stream != stream) i++;
+    if (i < aclnnpy_pool_used && aclnnpy_pool[i].size >= size) {
+        *ptr = aclnnpy_pool[i].ptr;
+    } else {
+        if (i < aclnnpy_pool_used) aclnnpy_pool_drop(i);
+        if (aclnnpy_pool_used == ACLNNPY_POOL_SIZE) aclnnpy_pool_drop(0);
+        status = aclrtMalloc(ptr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+        if (status == 0) {
+            aclnnpy_pool[aclnnpy_pool_used].stream = stream;
+            aclnnpy_pool[aclnnpy_pool_used].ptr = *ptr;
+            aclnnpy_pool[aclnnpy_pool_used].size = size;
+            aclnnpy_pool_used++;
+        }
+    }
+    pthread_mutex_unlock(&aclnnpy_pool_lock);
+    return status;
+}
+
+/* Free the workspace held for stream (after synchronising it). Returns how many buffers were freed. */
+static int aclnnpy_workspace_release(aclrtStream stream) {
+    int freed = 0;
+    pthread_mutex_lock(&aclnnpy_pool_lock);
+    for (int i = aclnnpy_pool_used - 1; i >= 0; i--) {
+        if (aclnnpy_pool[i].stream == stream) {
+            aclnnpy_pool_drop(i);
+            freed++;
+        }
+    }
+    pthread_mutex_unlock(&aclnnpy_pool_lock);
+    return freed;
+}
+
+/* ---- the one-call operator invocation ---------------------------------------------------------------- */
+
+#define ACLNNPY_FAIL(fn)  \
+    do {                  \
+        *failed = (fn);   \
+        goto cleanup;     \
+    } while (0)
+
+static int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int zero_outputs,
+                       const char **failed) {
+    aclTensor *t[ACLNNPY_MAX_TENSORS] = {0};
+    void *dev[ACLNNPY_MAX_TENSORS] = {0};
+    int64_t nbytes[ACLNNPY_MAX_TENSORS] = {0};
+    int is_output[ACLNNPY_MAX_TENSORS] = {0};
+    int64_t attrs[ACLNNPY_MAX_ATTRS] = {0};
+    aclIntArray *arrays[ACLNNPY_MAX_ARRAYS] = {0};
+    int nt = 0, na = 0, nr = 0, status = 0;
+    aclOpExecutor *executor = NULL;
+    uint64_t ws_size = 0;
+    void *ws = NULL;
+    *failed = NULL;
+    if (op < 0 || op >= ACLNNPY_NUM_OPS) return ACLNN_ERR_PARAM_INVALID;
+
+    for (const char *k = aclnnpy_op_kinds[op]; *k; k++) {
+        if (*k == 'A') {
+            attrs[na++] = *meta++;
+        } else if (*k == 'R') {
+            int i = nr++;
+            if (*meta++) {
+                int64_t n = *meta++;
+                arrays[i] = aclCreateIntArray(meta, (uint64_t)n);
+                meta += n;
+                if (!arrays[i]) {
+                    status = ACLNN_ERR_INNER_NULLPTR;
+                    ACLNNPY_FAIL("aclCreateIntArray");
+                }
+            }
+        } else {
+            int i = nt++;
+            if (!*meta++) continue;
+            is_output[i] = (int)meta[0];
+            aclDataType dtype = (aclDataType)meta[1];
+            uint64_t ndim = (uint64_t)meta[2];
+            int64_t offset = meta[3];
+            nbytes[i] = meta[4];
+            const int64_t *dims = meta + 5, *strides = meta + 5 + ndim;
+            meta += 5 + 2 * ndim;
+            if (nbytes[i] > 0) {
+                if ((status = aclrtMalloc(&dev[i], (size_t)nbytes[i], ACL_MEM_MALLOC_HUGE_FIRST))) ACLNNPY_FAIL("aclrtMalloc");
+                if (!is_output[i]) {
+                    status = aclrtMemcpy(dev[i], (size_t)nbytes[i], host[i], (size_t)nbytes[i], ACL_MEMCPY_HOST_TO_DEVICE);
+                    if (status) ACLNNPY_FAIL("aclrtMemcpy");
+                } else if (zero_outputs) {
+                    if ((status = aclrtMemset(dev[i], (size_t)nbytes[i], 0, (size_t)nbytes[i]))) ACLNNPY_FAIL("aclrtMemset");
+                }
+            }
+            t[i] = aclCreateTensor(dims, ndim, dtype, strides, offset, ACL_FORMAT_ND, dims, ndim, dev[i]);
+            if (!t[i]) {
+                status = ACLNN_ERR_INNER_NULLPTR;
+                ACLNNPY_FAIL("aclCreateTensor");
+            }
+        }
+    }
+    if ((status = aclnnpy_gws(op, t, attrs, arrays, &ws_size, &executor))) ACLNNPY_FAIL(aclnnpy_gws_names[op]);
+    if (ws_size && (status = aclnnpy_workspace(stream, ws_size, &ws))) {
+        aclDestroyAclOpExecutor(executor);
+        ACLNNPY_FAIL("aclrtMalloc");
+    }
+    if ((status = aclnnpy_exec(op, ws, ws_size, executor, stream))) ACLNNPY_FAIL(aclnnpy_exec_names[op]);
+    if ((status = aclrtSynchronizeStream(stream))) ACLNNPY_FAIL("aclrtSynchronizeStream");
+    for (int i = 0; i < nt; i++) {
+        if (is_output[i] && nbytes[i] > 0) {
+            status = aclrtMemcpy(host[i], (size_t)nbytes[i], dev[i], (size_t)nbytes[i], ACL_MEMCPY_DEVICE_TO_HOST);
+            if (status) ACLNNPY_FAIL("aclrtMemcpy");
+        }
+    }
+cleanup:
+    for (int i = 0; i < nt; i++) {
+        if (t[i]) aclDestroyTensor(t[i]);
+        if (dev[i]) aclrtFree(dev[i]);
+    }
+    for (int i = 0; i < nr; i++)
+        if (arrays[i]) aclDestroyIntArray(arrays[i]);
+    return status;
+}

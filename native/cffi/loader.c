@@ -1,0 +1,53 @@
+/* Late binding: dlopen the chosen library set, then fill the function-pointer table with dlsym.
+ * Included into the generated extension source after the symbol-name table. */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ACLNNPY_MAX_LIBS 16
+
+static void *aclnnpy_handles[ACLNNPY_MAX_LIBS];
+static char aclnnpy_handle_paths[ACLNNPY_MAX_LIBS][4096];
+static int aclnnpy_num_handles;
+static void *aclnnpy_ptrs[ACLNNPY_NUM_SYMBOLS];
+static int aclnnpy_origin[ACLNNPY_NUM_SYMBOLS];
+
+/* dlopen one library of the chosen set, globally so later ones resolve against it. NULL or an error. */
+static const char *aclnnpy_open(const char *path) {
+    if (aclnnpy_num_handles == ACLNNPY_MAX_LIBS) return "too many libraries";
+    void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (!h) return dlerror();
+    strncpy(aclnnpy_handle_paths[aclnnpy_num_handles], path, sizeof aclnnpy_handle_paths[0] - 1);
+    aclnnpy_handles[aclnnpy_num_handles++] = h;
+    return NULL;
+}
+
+/* Look every symbol up in the opened libraries, first match wins. Returns how many are missing. */
+static int aclnnpy_bind(void) {
+    int missing = 0;
+    for (int i = 0; i < ACLNNPY_NUM_SYMBOLS; i++) {
+        aclnnpy_ptrs[i] = NULL;
+        aclnnpy_origin[i] = -1;
+        for (int h = 0; h < aclnnpy_num_handles && !aclnnpy_ptrs[i]; h++) {
+            aclnnpy_ptrs[i] = dlsym(aclnnpy_handles[h], aclnnpy_symbol_names[i]);
+            if (aclnnpy_ptrs[i]) aclnnpy_origin[i] = h;
+        }
+        missing += aclnnpy_ptrs[i] == NULL;
+    }
+    return missing;
+}
+
+static int aclnnpy_symbol_count(void) { return ACLNNPY_NUM_SYMBOLS; }
+
+static const char *aclnnpy_symbol_name(int index) {
+    return index >= 0 && index < ACLNNPY_NUM_SYMBOLS ? aclnnpy_symbol_names[index] : NULL;
+}
+
+/* Path of the library a symbol was bound from, NULL when it is missing. */
+static const char *aclnnpy_symbol_library(int index) {
+    if (index < 0 || index >= ACLNNPY_NUM_SYMBOLS || aclnnpy_origin[index] < 0) return NULL;
+    return aclnnpy_handle_paths[aclnnpy_origin[index]];
+}
+
+/* Arrays that aclGetViewShape and friends hand over to the caller are released with free(). */
+static void aclnnpy_free(void *ptr) { free(ptr); }
