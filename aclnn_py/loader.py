@@ -21,6 +21,13 @@ from .errors import AclBaseError
 
 # Loaded in this order, globally, so each resolves its dependencies on the previous ones.
 LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so")
+# Called directly by the object layer and the one-call fast path; a library set without them is refused
+# at load time rather than failing on a NULL function pointer later.
+REQUIRED_SYMBOLS = frozenset({
+    "aclInit", "aclFinalize", "aclrtSetDevice", "aclrtResetDevice", "aclrtCreateStream", "aclrtDestroyStream",
+    "aclrtSynchronizeStream", "aclrtMalloc", "aclrtFree", "aclrtMemcpy", "aclrtMemset", "aclCreateTensor",
+    "aclDestroyTensor", "aclCreateIntArray", "aclDestroyIntArray", "aclDestroyAclOpExecutor",
+})
 DEFAULT_TOOLKIT = "/usr/local/Ascend/ascend-toolkit/latest"
 TOOLKIT_VARIABLES = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")
 
@@ -133,6 +140,11 @@ def load() -> Backend:
                 for i in range(lib.aclnnpy_symbol_count())
                 if lib.aclnnpy_symbol_library(i) == ffi.NULL
             )
+            if missing & REQUIRED_SYMBOLS:
+                raise BackendNotFoundError(
+                    f"{reason}: the libraries {', '.join(map(str, paths))} lack "
+                    + ", ".join(sorted(missing & REQUIRED_SYMBOLS))
+                )
             if kind == "custom":
                 kind = "stub" if "aclStubVersion" not in missing else "cann"
             _backend = Backend(kind, reason, paths, root, missing)

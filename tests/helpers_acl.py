@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from aclnn_py import acl, aclnn, dtypes, errors
+from aclnn_py import acl, dtypes, errors
 from aclnn_py._native import ffi, lib
 
 NULL = ffi.NULL
@@ -118,5 +118,4 @@ class Arena:
         acl.aclDestroyTensor(tensor)
 
 
-__all__ = ["NULL", "Arena", "addr", "offset_ptr", "host_ptr", "row_major", "live_counts", "discard_executor",
-           "aclnn", "ffi", "lib"]
+__all__ = ["NULL", "Arena", "addr", "offset_ptr", "host_ptr", "row_major", "live_counts", "discard_executor"]

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from aclnn_py import AclnnError, acl, aclnn, errors
+from aclnn_py._native import ffi, lib
 
-from helpers_acl import NULL, Arena, discard_executor, host_ptr, offset_ptr
+from helpers_acl import NULL, Arena, discard_executor, host_ptr
 
 reference = importlib.import_module("aclnn_py.reference.moe_token_permute_grad").moe_token_permute_grad
 
@@ -328,6 +329,14 @@ def test_phase1_null_tensors(case):
     with pytest.raises(errors.AclnnErrParamNullptr) as ei:
         phase1(case.t_grad, case.t_idx, K, False, NULL)
     assert "out" in str(ei.value)
+
+
+def test_phase1_null_out_parameters(case):
+    ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    f = lib.aclnnMoeTokenPermuteGradGetWorkspaceSize
+    assert f(case.t_grad, case.t_idx, K, False, case.t_out, NULL, ex) == 161001
+    assert f(case.t_grad, case.t_idx, K, False, case.t_out, ws, NULL) == 161001
+    acl.aclGetRecentErrMsg()
 
 
 @pytest.mark.parametrize("grad_dtype, idx_dtype, out_dtype", [

@@ -204,6 +204,19 @@ def test_set_invalid_device_keeps_current_device():
     acl.aclrtSetDevice(0)  # setting the current device again is harmless
 
 
+def test_null_out_parameters_through_the_raw_library():
+    """NULL out-parameters cannot be written through the mirror (it allocates them); call the C functions."""
+    codes = {"aclrtCreateStream": lib.aclrtCreateStream(NULL), "aclrtMalloc": lib.aclrtMalloc(NULL, 8, HUGE),
+             "aclrtMallocHost": lib.aclrtMallocHost(NULL, 8), "aclrtGetDeviceCount": lib.aclrtGetDeviceCount(NULL),
+             "aclrtGetDevice": lib.aclrtGetDevice(NULL)}
+    acl.aclGetRecentErrMsg()
+    assert codes == dict.fromkeys(codes, 100000)
+
+
+def test_malloc_host_too_large():
+    assert status_of(acl.aclrtMallocHost, 1 << 62) == 207001
+
+
 # ---- streams ----------------------------------------------------------------------------------------------
 
 def test_stream_lifecycle_and_counter():

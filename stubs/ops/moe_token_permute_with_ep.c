@@ -1,8 +1,5 @@
 /* aclnnMoeTokenPermuteWithEp (spec: ops/moe_token_permute_with_ep.md). */
 #include <stdlib.h>
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 
 #include "op_common.h"
 #include "aclnnop/aclnn_moe_token_permute_with_ep.h"
@@ -54,57 +51,6 @@ static void probs_range(void *arg, int64_t begin, int64_t end) {
     }
 }
 
-/*
- * A large window is written once and not read back by this call, so its rows go out with non-temporal
- * stores: ordinary stores would first read every destination line into the cache, a third memory
- * transfer on top of the row read and the row write. Small outputs keep the cached path (op_copy_rows).
- */
-#define STREAM_MIN_BYTES (32 << 20)
-
-#if defined(__x86_64__)
-static void stream_row(char *dst, const char *src, size_t n) {
-    size_t i = (16 - ((uintptr_t)dst & 15)) & 15; /* streaming stores need 16-byte aligned destinations */
-    if (i > n) i = n;
-    memcpy(dst, src, i);
-    for (; i + 64 <= n; i += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(src + i)), b = _mm_loadu_si128((const __m128i *)(src + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32)), d = _mm_loadu_si128((const __m128i *)(src + i + 48));
-        _mm_stream_si128((__m128i *)(dst + i), a);
-        _mm_stream_si128((__m128i *)(dst + i + 16), b);
-        _mm_stream_si128((__m128i *)(dst + i + 32), c);
-        _mm_stream_si128((__m128i *)(dst + i + 48), d);
-    }
-    for (; i + 16 <= n; i += 16) _mm_stream_si128((__m128i *)(dst + i), _mm_loadu_si128((const __m128i *)(src + i)));
-    memcpy(dst + i, src + i, n - i);
-}
-
-static void stream_range(void *arg, int64_t begin, int64_t end) {
-    const Ctx *c = arg;
-    const aclTensor *out = c->s->out, *src = c->s->tokens;
-    size_t esize = aclDataTypeSize(src->dtype), row = (size_t)src->dims[1] * esize;
-    for (int64_t j = begin; j < end; j++) {
-        int64_t r = c->rows[j];
-        if (r == OP_ROW_KEEP) continue;
-        stream_row((char *)out->data + (out->offset + j * src->dims[1]) * (int64_t)esize,
-                   (const char *)src->data + (src->offset + r * src->strides[0]) * (int64_t)esize, row);
-    }
-    _mm_sfence(); /* make the stores visible before the pool reports this chunk done */
-}
-#endif
-
-static void copy_token_rows(const Ctx *c, int64_t n) {
-    const aclTensor *src = c->s->tokens;
-    int64_t h = src->dims[1];
-#if defined(__x86_64__)
-    int64_t bytes = n * h * (int64_t)aclDataTypeSize(src->dtype);
-    if (bytes >= STREAM_MIN_BYTES && (src->strides[1] == 1 || h == 1)) {
-        op_parallel_for(n, 1 + (int64_t)(65536 / (bytes / n + 1)), stream_range, (void *)c);
-        return;
-    }
-#endif
-    op_copy_rows(c->s->out, 0, src, c->rows, n);
-}
-
 static aclnnStatus run(void *arg) {
     const State *s = arg;
     int64_t l = s->l, n = s->n;
@@ -128,7 +74,7 @@ static aclnnStatus run(void *arg) {
         slots[j] = d < l ? order[d] : OP_ROW_KEEP;
         rows[j] = slots[j] == OP_ROW_KEEP ? OP_ROW_KEEP : slots[j] / s->k;
     }
-    copy_token_rows(&c, n);
+    op_copy_rows(s->out, 0, s->tokens, rows, n);
     if (s->probs) op_parallel_for(n, 16384, probs_range, &c);
     goto done;
 oom:

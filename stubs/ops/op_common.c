@@ -84,7 +84,7 @@ aclnnStatus op_check_contiguous_out(const char *op, const char *name, const aclT
             return op_fail(op, ACLNN_ERR_PARAM_INVALID, "output '%s' is not contiguous (dimension %llu has stride "
                            "%lld, row-major needs %lld); non-contiguous outputs are not supported", name,
                            (unsigned long long)i, (long long)t->strides[i], (long long)expect);
-        expect *= t->dims[i];
+        if (__builtin_mul_overflow(expect, t->dims[i], &expect)) break; /* larger than any buffer anyway */
     }
     return OK;
 }
