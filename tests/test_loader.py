@@ -193,17 +193,24 @@ emit(r)
 
 
 def test_missing_symbol_raises_when_called(tmp_path):
-    lib_dir = build_runtime(tmp_path / "lib", ("aclrtMemset",))
-    code = MISSING.replace("NAME", "'aclrtMemset'").replace("*ARGS", "None, 8, 0, 8")
+    lib_dir = build_runtime(tmp_path / "lib", ("aclrtMemcpyAsync",))
+    code = MISSING.replace("NAME", "'aclrtMemcpyAsync'").replace("*ARGS", "None, 8, None, 8, 1, None")
     r = run_json(code, env={"ACLNN_PY_LIB_DIR": str(lib_dir)})
     assert r["loaded_at_import"] is False
-    assert r["missing"] == ["aclrtMemset"]
+    assert r["missing"] == ["aclrtMemcpyAsync"]
     assert r["kind"] == "stub" and r["is_stub"]
-    assert r["fn_name"] == "aclrtMemset"
+    assert r["fn_name"] == "aclrtMemcpyAsync"
     call = r["call"]
     assert call["type"] == "SymbolNotFoundError" and "AclBaseError" in call["mro"]
-    assert "aclrtMemset" in call["text"] and str(lib_dir / "libascendcl.so") in call["text"]
+    assert "aclrtMemcpyAsync" in call["text"] and str(lib_dir / "libascendcl.so") in call["text"]
     assert r["device_count"] == 1 and r["op"] == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_library_set_without_a_function_the_client_needs_is_refused_at_load(tmp_path):
+    lib_dir = build_runtime(tmp_path / "lib", ("aclrtMemset",))
+    r = run_json(NOT_FOUND, env={"ACLNN_PY_LIB_DIR": str(lib_dir)})
+    assert r["first"]["type"] == "BackendNotFoundError"
+    assert "aclrtMemset" in r["first"]["text"] and str(lib_dir) in r["first"]["text"]
 
 
 def test_library_without_stub_symbols_is_not_a_stub(tmp_path):
