@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import keyword
 import re
+import threading
 
 from . import errors, loader
 from ._native import SIGNATURES, ffi, lib
@@ -84,19 +85,21 @@ def make_wrapper(name: str):
         py = _pyname(pname)
         nxt = params[i + 1] if i + 1 < len(params) else None
         if ctype == "int64_t **" and nxt and nxt[1] == "uint64_t *":
-            prologue.append(f"    _o{i} = _new('int64_t **')\n    _o{i + 1} = _new('uint64_t *')")
+            prologue.append(f"    _o{i} = _cell('int64_t **')\n    _o{i + 1} = _cell('uint64_t *')")
             call_args += [f"_o{i}", f"_o{i + 1}"]
             outs.append(f"_array_out(_o{i}[0], _o{i + 1}[0])")
             i += 2
             continue
         if is_out_param(ctype):
-            prologue.append(f"    _o{i} = _new({ctype!r})")
+            prologue.append(f"    _o{i} = _cell({ctype!r})")
             call_args.append(f"_o{i}")
             outs.append(f"_o{i}[0]")
         else:
             inputs.append(py)
             if ctype in ("const char *", "char *"):
                 prologue.append(f"    {py} = _cstr({py})")
+            elif ctype == "const int64_t *":  # a Python list of dims/strides/values, as in the samples
+                prologue.append(f"    if type({py}) is list:\n        {py} = _int64_array({py})")
             elif ctype.endswith("*") or ctype in _POINTER_TYPEDEFS:  # None stands for NULL, as in C
                 prologue.append(f"    if {py} is None:\n        {py} = _NULL")
             call_args.append(py)
@@ -120,13 +123,43 @@ def make_wrapper(name: str):
     namespace = {
         "_f": getattr(lib, name), "_new": ffi.new, "_NULL": ffi.NULL, "_string": ffi.string,
         "_raise_acl": _raise_acl, "_raise_aclnn": _raise_aclnn, "_raise_null": _raise_null,
-        "_cstr": _cstr, "_array_out": _array_out,
+        "_cstr": _cstr, "_array_out": _array_out, "_cell": _out_cell(name), "_int64_array": _int64_array,
     }
     exec(compile(src, f"<aclnn_py mirror of {name}>", "exec"), namespace)
     fn = namespace[name]
     fn.__doc__ = _doc(name, result, params)
     fn.__source__ = src
     return fn
+
+
+def _out_cell(function: str):
+    """Out-parameter storage for one function: one cell per C type and thread, made once and reused
+    (a fresh ffi.new per call costs more than the call itself; the value is read before returning)."""
+    local = threading.local()
+
+    def cell(ctype):
+        try:
+            return getattr(local, ctype)
+        except AttributeError:
+            c = ffi.new(ctype)
+            setattr(local, ctype, c)
+            return c
+
+    return cell
+
+
+_INT64_ARRAYS: dict = {}
+
+
+def _int64_array(values: list):
+    """An int64_t[] for a list of ints, cached by value: the C functions that take one copy it."""
+    key = tuple(values)
+    arr = _INT64_ARRAYS.get(key)
+    if arr is None:
+        if len(_INT64_ARRAYS) > 4096:
+            _INT64_ARRAYS.clear()
+        arr = _INT64_ARRAYS[key] = ffi.new("int64_t[]", key or (0,))
+    return arr
 
 
 def _raise_null(function):

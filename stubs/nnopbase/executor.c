@@ -1,4 +1,5 @@
 /* Executors: the plan of one operator call between phase 1 and phase 2, and the generic phase-2 checks. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,40 +13,38 @@ struct aclOpExecutor {
     bool repeatable;
     const char *op;
     aclStubRunFn run; /* NULL: nothing to do (every output empty) */
-    void *state;
+    void *state;      /* points into storage */
     size_t num_tensors;
-    aclStubTensorRef *tensors;
+    aclStubTensorRef *tensors; /* points into storage */
+    max_align_t storage[];     /* tensor refs, then the state: one allocation per executor */
 };
 
 static PtrSet live_executors = PTR_SET_INIT;
 
 static void executor_free(aclOpExecutor *ex) {
     ex->magic = 0;
-    free(ex->state);
-    free(ex->tensors);
     free(ex);
 }
 
 aclOpExecutor *aclStubExecutorCreate(const char *op, aclStubRunFn run, void *state, size_t stateSize,
                                      const aclStubTensorRef *tensors, size_t numTensors) {
-    aclOpExecutor *ex = calloc(1, sizeof *ex);
+    size_t refs = numTensors * sizeof *tensors;
+    size_t state_at = (refs + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    aclOpExecutor *ex = malloc(sizeof *ex + state_at + stateSize);
     if (!ex) goto oom;
     ex->magic = EXECUTOR_MAGIC;
+    ex->repeatable = false;
     ex->op = op;
     ex->run = run;
     ex->num_tensors = numTensors;
-    if (stateSize) {
-        if (!(ex->state = malloc(stateSize))) goto oom;
-        memcpy(ex->state, state, stateSize);
-    }
-    if (numTensors) {
-        if (!(ex->tensors = malloc(numTensors * sizeof *ex->tensors))) goto oom;
-        memcpy(ex->tensors, tensors, numTensors * sizeof *ex->tensors);
-    }
-    if (!ptr_set_insert(&live_executors, ex)) goto oom;
+    ex->tensors = (aclStubTensorRef *)ex->storage;
+    ex->state = (char *)ex->storage + state_at;
+    if (refs) memcpy(ex->tensors, tensors, refs);
+    if (stateSize) memcpy(ex->state, state, stateSize);
+    if (!ptr_set_insert(&live_executors, ex)) goto oom; /* published only once complete */
     return ex;
 oom:
-    if (ex) executor_free(ex);
+    free(ex);
     aclStubSetErrMsg("%sGetWorkspaceSize: out of host memory for the executor", op);
     return NULL;
 }
@@ -96,7 +95,7 @@ aclnnStatus aclStubExecutorRun(const char *op, void *workspace, uint64_t workspa
                          "call, destroyed, or never created)", op, (void *)executor);
         return ACLNN_ERR_PARAM_INVALID;
     }
-    if (strcmp(executor->op, op) != 0) {
+    if (executor->op != op && strcmp(executor->op, op) != 0) {
         aclStubSetErrMsg("%s: argument 'executor' was created by %sGetWorkspaceSize, not by %sGetWorkspaceSize", op,
                          executor->op, op);
         return ACLNN_ERR_PARAM_INVALID;

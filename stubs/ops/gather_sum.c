@@ -26,18 +26,25 @@ static const void *source_row(const GatherCtx *c, int64_t r, void *scratch) {
     return scratch;
 }
 
+/* Rows up to this many elements keep their scratch on the stack: small calls skip malloc entirely. */
+#define STACK_ROW 1024
+
 static void gather_range(void *arg, int64_t begin, int64_t end) {
     const GatherCtx *c = arg;
     const GatherSum *g = c->g;
     aclDataType dt = g->src->dtype;
     bool direct = dt == ACL_FLOAT; /* fp32 accumulates straight into the output row */
-    float *acc = direct ? NULL : malloc((size_t)c->h * sizeof(float));
-    void *scratch = malloc((size_t)c->h * c->esize);
+    float stack_acc[STACK_ROW], stack_scratch[STACK_ROW];
+    bool small = c->h <= STACK_ROW;
+    float *acc = direct ? NULL : small ? stack_acc : malloc((size_t)c->h * sizeof(float));
+    void *scratch = small ? (void *)stack_scratch : malloc((size_t)c->h * c->esize);
     if ((!direct && !acc) || !scratch) {
         /* Out of memory inside a kernel cannot be reported per row; fall back to zero rows. */
         for (int64_t t = begin; t < end; t++) memset(op_elem2(g->out, t, 0), 0, (size_t)c->h * c->esize);
-        free(acc);
-        free(scratch);
+        if (!small) {
+            free(acc);
+            free(scratch);
+        }
         return;
     }
     for (int64_t t = begin; t < end; t++) {
@@ -66,8 +73,10 @@ static void gather_range(void *arg, int64_t begin, int64_t end) {
         if (!have) memset(a, 0, (size_t)c->h * sizeof(float)); /* K == 0 cannot happen; kept for safety */
         if (!direct) row_store_f32(op_elem2(g->out, t, 0), acc, dt, c->h);
     }
-    free(acc);
-    free(scratch);
+    if (!small) {
+        free(acc);
+        free(scratch);
+    }
 }
 
 void op_gather_sum(const GatherSum *g) {

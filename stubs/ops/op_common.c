@@ -107,6 +107,7 @@ static struct {
     pthread_cond_t wake, done;
     pthread_mutex_t busy;      /* held by the caller of a parallel region */
     int threads;               /* threads in force, including the caller; 0 = not yet decided */
+    int active;                /* threads taking part in the current region, including the caller */
     int started;               /* worker threads running */
     uint64_t generation;
     int pending;
@@ -114,7 +115,7 @@ static struct {
     void *ctx;
     int64_t n, chunk;
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-          0, 0, 0, 0, NULL, NULL, 0, 0};
+          0, 0, 0, 0, 0, NULL, NULL, 0, 0};
 
 static int default_threads(void) {
     const char *env = getenv("ACLNN_STUB_NUM_THREADS");
@@ -134,7 +135,7 @@ static void *worker(void *arg) {
     for (;;) {
         while (pool.generation == seen) pthread_cond_wait(&pool.wake, &pool.lock);
         seen = pool.generation;
-        if (index >= pool.threads) continue; /* the pool shrank: stay idle */
+        if (index >= pool.active) continue; /* not needed in this region */
         op_range_fn fn = pool.fn;
         void *ctx = pool.ctx;
         int64_t n = pool.n, chunk = pool.chunk;
@@ -160,9 +161,11 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static void install_atfork(void) { pthread_atfork(NULL, NULL, reset_after_fork); }
 
 int op_num_threads(void) {
+    int n = __atomic_load_n(&pool.threads, __ATOMIC_ACQUIRE); /* no lock on the per-call path */
+    if (n > 0) return n;
     pthread_mutex_lock(&pool.lock);
     if (pool.threads == 0) pool.threads = default_threads();
-    int n = pool.threads;
+    n = pool.threads;
     pthread_mutex_unlock(&pool.lock);
     return n;
 }
@@ -170,7 +173,7 @@ int op_num_threads(void) {
 int32_t aclStubSetNumThreads(int32_t n) {
     pthread_mutex_lock(&pool.busy); /* never change the count under a running region */
     pthread_mutex_lock(&pool.lock);
-    pool.threads = n > 0 ? (n > MAX_THREADS ? MAX_THREADS : n) : default_threads();
+    __atomic_store_n(&pool.threads, n > 0 ? (n > MAX_THREADS ? MAX_THREADS : n) : default_threads(), __ATOMIC_RELEASE);
     n = pool.threads;
     pthread_mutex_unlock(&pool.lock);
     pthread_mutex_unlock(&pool.busy);
@@ -201,9 +204,7 @@ void op_parallel_for(int64_t n, int64_t min_chunk, op_range_fn fn, void *ctx) {
     pool.ctx = ctx;
     pool.n = n;
     pool.chunk = chunk;
-    /* Workers with index >= threads stay idle; count only those with work in this region. */
-    int saved = pool.threads;
-    pool.threads = threads;
+    pool.active = threads;
     pool.pending = threads - 1;
     pool.generation++;
     pthread_cond_broadcast(&pool.wake);
@@ -213,7 +214,6 @@ void op_parallel_for(int64_t n, int64_t min_chunk, op_range_fn fn, void *ctx) {
 
     pthread_mutex_lock(&pool.lock);
     while (pool.pending > 0) pthread_cond_wait(&pool.done, &pool.lock);
-    pool.threads = saved;
     pthread_mutex_unlock(&pool.lock);
     pthread_mutex_unlock(&pool.busy);
 }
