@@ -103,7 +103,9 @@ def _routing_map_rows(a) -> int:
 
 def _ep_window_rows(a) -> int:
     length = a.indices.size
-    start, end = (a.rangeOptional if a.rangeOptional is not None else (0, a.numOutTokens))[:2]
+    if a.rangeOptional is not None and len(a.rangeOptional) != 2:
+        return 0  # not a window: the operator itself rejects the range (561002)
+    start, end = a.rangeOptional if a.rangeOptional is not None else (0, a.numOutTokens)
     n = end - start
     if n <= 0:
         n += length
