@@ -74,7 +74,7 @@ static void write_range(void *arg, int64_t begin, int64_t end) {
     const aclTensor *src = s->tokens, *out = s->out;
     int64_t es = (int64_t)w->esize;
     for (int64_t j = begin; j < end; j++) {
-        *(int32_t *)op_elem1(s->idx_out, j) = w->sorted[j];
+        memcpy(op_elem1(s->idx_out, j), &w->sorted[j], sizeof(int32_t));
         const char *from = (const char *)src->data + (src->offset + w->src_row[j] * src->strides[0]) * es;
         char *to = (char *)out->data + (out->offset + j * out->strides[0]) * es;
         if (w->stream && ((out->strides[1] == 1 && src->strides[1] == 1) || w->h == 1))
@@ -111,12 +111,12 @@ static void select_range(void *arg, int64_t e0, int64_t e1) {
     for (int64_t e = e0; e < e1; e++) fill[e] = 0;
     /* Two passes over the rows (routed, then padding with non-routed); a pass stops once every expert is full. */
     for (int pass = 0; pass < 2; pass++) {
-        uint8_t want = pass == 0;
+        bool routed = pass == 0;
         int64_t open = 0;
         for (int64_t e = e0; e < e1; e++) open += fill[e] < cap;
         for (int64_t t = 0; t < t_n && open > 0; t++) {
             const uint8_t *row = rm_row(c->map, t);
-            if (want) {
+            if (routed) {
                 for (int64_t e = rm_next_set(row, s1, e0, e1); e < e1; e = rm_next_set(row, s1, e + 1, e1)) {
                     if (fill[e] >= cap) continue;
                     c->sel[e * cap + fill[e]] = (int32_t)t;
@@ -183,17 +183,17 @@ static aclnnStatus run(void *arg) {
     } else {
         int64_t t_n = s->map->dims[0];
         offsets = malloc((size_t)(e_n + 1) * sizeof *offsets);
-        /* scratch: the token list, then the sort keys (n entries each), then the per-expert cursors */
-        scratch = malloc(((size_t)2 * n + (size_t)e_n) * sizeof *scratch);
+        /* scratch: the sort keys (the token ids of the set entries), then the per-expert cursors */
+        scratch = malloc(((size_t)n + (size_t)e_n) * sizeof *scratch);
         if (!offsets || !scratch) goto oom;
-        int64_t *tok = scratch, *keys = scratch + n, *cursor = scratch + 2 * n;
+        int64_t *tok = scratch, *cursor = scratch + n;
         rm_expert_offsets(s->map, offsets);
         int64_t m = offsets[e_n] < n ? offsets[e_n] : n;
         ListCtx c = {s->map, offsets, m, tok, cursor};
         op_parallel_for(e_n, 1 + 65536 / (t_n + 1), list_range, &c);
         /* Stub rule for maps with fewer set entries than n_out: the missing keys sort last (key T). */
-        for (int64_t j = 0; j < n; j++) keys[j] = j < m ? tok[j] : t_n;
-        if (!op_stable_argsort(keys, n, sorted)) goto oom;
+        for (int64_t j = m; j < n; j++) tok[j] = t_n;
+        if (!op_stable_argsort(tok, n, sorted)) goto oom;
         for (int64_t i = 0; i < n; i++) src_row[sorted[i]] = i / s->top_k;
         if (prob_src) {
             for (int64_t e = 0, j = 0; e < e_n && j < m; e++)

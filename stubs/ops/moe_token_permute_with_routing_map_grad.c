@@ -53,6 +53,11 @@ static void index_add_range(void *arg, int64_t begin, int64_t end) {
         memset(a, 0, (size_t)n * sizeof(float));
         for (int64_t r = c->start[t]; r < c->start[t + 1]; r++) {
             const char *p = (const char *)g->data + (g->offset + c->rows[r] * g->strides[0] + c0 * inner) * es;
+            if (r + 1 < c->start[t + 1] && inner == 1) {
+                /* The rows of a token are scattered: start fetching the next one while this one is summed. */
+                const char *q = (const char *)g->data + (g->offset + c->rows[r + 1] * g->strides[0] + c0 * inner) * es;
+                for (int64_t l = 0; l < 16 && l * 64 < n * es; l++) __builtin_prefetch(q + l * 64);
+            }
             if (inner != 1) {
                 for (int64_t j = 0; j < n; j++) memcpy(scratch + j * es, p + j * inner * es, c->esize);
                 p = scratch;
