@@ -5,10 +5,6 @@
 #include <emmintrin.h>
 #endif
 
-/* Outputs at least this large are written with non-temporal stores: they would not stay in cache anyway,
- * and bypassing it saves the read-for-ownership of every destination line (about a third of the traffic). */
-#define STREAM_MIN_BYTES (32 << 20)
-
 typedef struct {
     const aclTensor *out, *src;
     const int64_t *src_rows;
@@ -18,7 +14,9 @@ typedef struct {
     bool stream;              /* use non-temporal stores */
 } CopyCtx;
 
-static void copy_row(char *dst, const char *src, size_t n, bool stream) {
+void op_copy_bytes(void *dst_, const void *src_, size_t n, bool stream) {
+    char *dst = dst_;
+    const char *src = src_;
 #if defined(__x86_64__)
     if (stream) {
         size_t i = (16 - ((uintptr_t)dst & 15)) & 15; /* streaming stores need 16-byte aligned destinations */
@@ -39,6 +37,12 @@ static void copy_row(char *dst, const char *src, size_t n, bool stream) {
 #endif
     (void)stream;
     memcpy(dst, src, n);
+}
+
+void op_stream_fence(void) {
+#if defined(__x86_64__)
+    _mm_sfence(); /* streamed stores are visible before the pool reports the chunk done */
+#endif
 }
 
 /* Copy source row r element by element, walking its trailing dimensions in row-major order. */
@@ -69,14 +73,12 @@ static void copy_range(void *arg, int64_t begin, int64_t end) {
         if (r == OP_ROW_ZERO)
             memset(dst, 0, row_bytes);
         else if (x->src_rows_contiguous)
-            copy_row(dst, (const char *)x->src->data + (x->src->offset + r * x->src->strides[0]) * (int64_t)x->esize,
+            op_copy_bytes(dst, (const char *)x->src->data + (x->src->offset + r * x->src->strides[0]) * (int64_t)x->esize,
                      row_bytes, x->stream);
         else
             copy_strided_row(x, dst, r);
     }
-#if defined(__x86_64__)
-    if (x->stream) _mm_sfence(); /* the stores are visible before the pool reports this chunk done */
-#endif
+    if (x->stream) op_stream_fence();
 }
 
 void op_copy_rows(const aclTensor *out, int64_t out_row0, const aclTensor *src, const int64_t *src_rows, int64_t m) {
@@ -88,6 +90,6 @@ void op_copy_rows(const aclTensor *out, int64_t out_row0, const aclTensor *src, 
     }
     if (m <= 0 || c <= 0) return;
     size_t esize = aclDataTypeSize(src->dtype);
-    CopyCtx x = {out, src, src_rows, out_row0, c, esize, contiguous, (int64_t)esize * c * m >= STREAM_MIN_BYTES};
+    CopyCtx x = {out, src, src_rows, out_row0, c, esize, contiguous, (int64_t)esize * c * m >= OP_STREAM_MIN_BYTES};
     op_parallel_for(m, 1 + (int64_t)(65536 / ((size_t)c * x.esize + 1)), copy_range, &x);
 }

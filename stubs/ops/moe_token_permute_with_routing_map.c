@@ -1,8 +1,5 @@
 /* aclnnMoeTokenPermuteWithRoutingMap (spec: ops/moe_token_permute_with_routing_map.md). */
 #include <stdlib.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "routing_map_common.h"
 #include "aclnnop/aclnn_moe_token_permute_with_routing_map.h"
@@ -30,33 +27,6 @@ typedef struct {
     bool stream; /* output much larger than the caches: bypass them when writing rows */
 } Writer;
 
-#define STREAM_MIN_BYTES ((int64_t)64 << 20)
-
-/*
- * memcpy with non-temporal stores: a large output is not read back soon, and streaming it avoids reading
- * every destination line into the cache before it is overwritten.
- */
-static void copy_stream(char *dst, const char *src, size_t n) {
-#if defined(__SSE2__)
-    size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
-    if (head > n) head = n;
-    memcpy(dst, src, head);
-    dst += head, src += head, n -= head;
-    size_t body = n & ~(size_t)63;
-    for (size_t i = 0; i < body; i += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(src + i)), b = _mm_loadu_si128((const __m128i *)(src + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32)), d = _mm_loadu_si128((const __m128i *)(src + i + 48));
-        _mm_stream_si128((__m128i *)(dst + i), a);
-        _mm_stream_si128((__m128i *)(dst + i + 16), b);
-        _mm_stream_si128((__m128i *)(dst + i + 32), c);
-        _mm_stream_si128((__m128i *)(dst + i + 48), d);
-    }
-    memcpy(dst + body, src + body, n - body);
-#else
-    memcpy(dst, src, n);
-#endif
-}
-
 /* Copy n elements of esize bytes between two strided rows (strides in elements). */
 static void copy_strided(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n, size_t esize) {
     if ((ds == 1 && ss == 1) || n == 1) {
@@ -78,7 +48,7 @@ static void write_range(void *arg, int64_t begin, int64_t end) {
         const char *from = (const char *)src->data + (src->offset + w->src_row[j] * src->strides[0]) * es;
         char *to = (char *)out->data + (out->offset + j * out->strides[0]) * es;
         if (w->stream && ((out->strides[1] == 1 && src->strides[1] == 1) || w->h == 1))
-            copy_stream(to, from, (size_t)w->h * w->esize);
+            op_copy_bytes(to, from, (size_t)w->h * w->esize, true);
         else
             copy_strided(to, out->strides[1], from, src->strides[1], w->h, w->esize);
         if (s->probs_out) {
@@ -90,9 +60,7 @@ static void write_range(void *arg, int64_t begin, int64_t end) {
                 memcpy(p, op_elem2(s->probs, f / w->e_n, f % w->e_n), w->esize);
         }
     }
-#if defined(__SSE2__)
-    if (w->stream) _mm_sfence(); /* streamed rows are visible before the region ends */
-#endif
+    if (w->stream) op_stream_fence();
 }
 
 /* ---- pad mode: per expert, routed tokens in ascending id, then non-routed ones, first `cap` kept ---- */
@@ -203,7 +171,7 @@ static aclnnStatus run(void *arg) {
     }
 
     Writer w = {s, src_row, sorted, prob_src, s->out->dims[1], e_n, aclDataTypeSize(s->tokens->dtype), false};
-    w.stream = n * w.h * (int64_t)w.esize >= STREAM_MIN_BYTES;
+    w.stream = n * w.h * (int64_t)w.esize >= OP_STREAM_MIN_BYTES;
     op_parallel_for(n, 1 + (int64_t)(65536 / ((size_t)w.h * w.esize + 1)), write_range, &w);
     goto done;
 oom:

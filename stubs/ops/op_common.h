@@ -125,6 +125,16 @@ void op_gather_sum(const GatherSum *g);
  * OP_ROW_KEEP leaves the output row untouched. Indices are trusted: callers validate them.
  */
 #define OP_ROW_ZERO (-1)
+
+/*
+ * Outputs at least this large are written with non-temporal stores: they would not stay in cache anyway,
+ * and bypassing it saves the read-for-ownership of every destination line (about a third of the traffic).
+ */
+#define OP_STREAM_MIN_BYTES ((int64_t)32 << 20)
+/* memcpy, with non-temporal stores when stream is set; a region that streamed ends with op_stream_fence(). */
+void op_copy_bytes(void *dst, const void *src, size_t n, bool stream);
+void op_stream_fence(void);
+
 #define OP_ROW_KEEP (-2)
 void op_copy_rows(const aclTensor *out, int64_t out_row0, const aclTensor *src, const int64_t *src_rows, int64_t m);
 
