@@ -283,6 +283,22 @@ def test_view_larger_than_its_buffer_fails_in_phase2():
             discard_executor(ex)
 
 
+def test_misaligned_data_fails_in_phase2():
+    grad, idx = make_inputs()
+    with Arena() as a:
+        dev = a.upload(np.concatenate([np.zeros(1, np.float32), grad.reshape(-1)]))
+        t_grad = a.tensor((P, H), acl.ACL_FLOAT, ffi.cast("char *", dev) + 2)  # inside the block, not 4-aligned
+        t_idx, _ = a.from_numpy(idx)
+        t_out, _ = a.zeros((N, H), np.float32)
+        ws, ex = phase1(t_grad, t_idx, K, False, t_out)
+        try:
+            with pytest.raises(errors.AclnnErrParamInvalid) as ei:
+                phase2(NULL, ws, ex, NULL)
+            assert "aligned" in str(ei.value) and "permutedOutputGrad" in str(ei.value)
+        finally:
+            discard_executor(ex)
+
+
 def test_null_data_of_a_non_empty_tensor_fails_in_phase2():
     _, idx = make_inputs()
     with Arena() as a:

@@ -67,6 +67,12 @@ static aclnnStatus check_tensors(const char *op, const aclOpExecutor *ex) {
             aclStubSetErrMsg("%s: tensor '%s' is not empty but its data pointer is NULL", op, ref->name);
             return ACLNN_ERR_PARAM_NULLPTR;
         }
+        size_t esize = aclDataTypeSize(t->dtype);
+        if (esize > 1 && esize <= 16 && (uintptr_t)t->data % esize != 0) {
+            aclStubSetErrMsg("%s: tensor '%s' data pointer %p is not aligned to its %zu-byte elements", op,
+                             ref->name, t->data, esize);
+            return ACLNN_ERR_PARAM_INVALID;
+        }
         int64_t lo = 0, hi = 0;
         if (!stub_tensor_byte_range(t, &lo, &hi) || (intptr_t)t->data + lo < 0 ||
             !aclStubIsDeviceSpan((const char *)t->data + lo, (size_t)(hi - lo))) {
