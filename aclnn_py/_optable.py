@@ -98,7 +98,7 @@ def _permute_rows(a) -> int:
 def _routing_map_rows(a) -> int:
     t, e = a.routingMap.shape
     align = max(e if a.dropAndPad else t, 1)
-    return a.numOutTokens // align * align
+    return max(a.numOutTokens // align * align, 0)  # a negative count reaches the operator's own check
 
 
 def _ep_window_rows(a) -> int:
@@ -157,8 +157,8 @@ OPS: tuple[Op, ...] = (
         Attr("tokensNum"),
         Attr("dropAndPad", False),
         Out("tokensGradOut", "permutedTokenOutputGrad",
-            lambda a: (a.tokensNum, a.permutedTokenOutputGrad.shape[1])),
-        Out("probsGradOutOptional", "permutedTokenOutputGrad", lambda a: (a.tokensNum, a.numExperts),
+            lambda a: (max(a.tokensNum, 0), a.permutedTokenOutputGrad.shape[1])),
+        Out("probsGradOutOptional", "permutedTokenOutputGrad", lambda a: (max(a.tokensNum, 0), max(a.numExperts, 0)),
             returned=lambda a: a.permutedProbsOutputGradOptional is not None, optional=True),
     ), "moe_token_permute_with_routing_map_grad"),
     Op("MoeTokenPermuteWithEp", "Permute by expert id, keeping the sorted rows of an expert-parallel range.", (

@@ -16,6 +16,11 @@ def moe_token_permute_with_routing_map(tokens, routing_map, probs, num_out_token
     align = max(e_n if drop_and_pad else t_n, 1)
     n_out = num_out_tokens // align * align
     probs = None if probs is None else np.asarray(probs)
+    if mask_t.size == 0 or n_out * int(np.prod(tokens.shape[1:])) <= 0:
+        # Empty map or empty permuteTokensOut: the operator writes nothing (outputs stay zero).
+        n = max(n_out, 0)
+        return (np.zeros((n,) + tokens.shape[1:], tokens.dtype),
+                None if probs is None else np.zeros(n, probs.dtype), np.zeros(n, np.int32))
 
     if drop_and_pad:
         cap = n_out // e_n if e_n else 0

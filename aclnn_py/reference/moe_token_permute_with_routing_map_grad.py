@@ -25,6 +25,10 @@ def _grad(permuted_token_output_grad, permuted_probs_output_grad, sorted_indices
     p, h = grad.shape
     idx = np.asarray(sorted_indices).astype(np.int64).reshape(-1)
     pg = None if permuted_probs_output_grad is None else np.asarray(permuted_probs_output_grad).reshape(-1)
+    if p * h == 0 or tokens_num * h == 0:
+        # Empty gradient or empty tokensGradOut: the operator writes nothing (outputs stay zero).
+        return (np.zeros((tokens_num, h), grad.dtype),
+                None if pg is None else np.zeros((tokens_num, num_experts), grad.dtype))
     g = widen(grad)
     acc = np.zeros((tokens_num, h), np.float32)
     probs_grad = None
