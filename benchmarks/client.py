@@ -22,7 +22,7 @@ import tempfile
 from ctypes import POINTER, byref, c_bool, c_int, c_int64, c_size_t, c_uint64, c_void_p
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 import numpy as np
 

@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 import aclnn_py  # noqa: E402
 from aclnn_py import acl  # noqa: E402
 
-from benchmarks import client, kernels, timing  # noqa: E402
+from benchmarks import client, kernels  # noqa: E402
 from benchmarks.timing import fmt_ratio, fmt_time, ratio, table  # noqa: E402
 
 PLOT_HIDDEN = (1024, 2048, 4096, 7168)
@@ -42,8 +42,8 @@ def parse_args(argv=None):
                    help="operators to run (snake_case, aclnnXxx or Xxx; default: all)")
     p.add_argument("--dtypes", nargs="+", choices=kernels.FLOAT_DTYPES, help="float dtypes (default: all)")
     p.add_argument("--repeat", type=int, metavar="N",
-                   help="samples per kernel/memcpy/high-level median (default 5; the numpy and torch "
-                        "baselines take min(N, 3) at the big shapes)")
+                   help="samples per median (default 5; the whole calls, high-level, numpy and torch, "
+                        "take min(N, 3) outside --quick: they are slow at the big shapes)")
     p.add_argument("--threads", type=int, metavar="N", help="stub kernel threads (default: the stub's own)")
     p.add_argument("--tokens", type=int, help="override the number of tokens")
     p.add_argument("--hidden", type=int, help="override the hidden size")
@@ -120,7 +120,7 @@ Columns (medians; all variants of a row are interleaved in the same run):
 def run_kernels(args, ops, dts, shape, data, repeat, slow_repeat, torch):
     print("1. Kernels")
     print(KERNEL_LEGEND)
-    print(f"samples: kernel, memcpy, high-level {repeat}; numpy, torch {slow_repeat}; each after one warm-up call; "
+    print(f"samples: kernel, memcpy {repeat}; high-level, numpy, torch {slow_repeat}; each after one warm-up call; "
           f"a variant faster than {kernels.FAST_BUDGET * 1e3:.0f} ms / N gets more samples "
           f"(up to {kernels.MAX_SAMPLES}) so a single scheduler hiccup cannot decide its median")
     print()
@@ -140,8 +140,8 @@ def run_kernels(args, ops, dts, shape, data, repeat, slow_repeat, torch):
     rows = []
     for r in results:
         if r.status != "ok":
-            rows.append([r.op, r.dtype if r.status == "error" else "-", r.status.upper() if r.status == "error"
-                         else r.status])
+            rows.append([r.op, "-", r.status] if r.status == "not implemented"
+                        else [r.op, r.dtype, "ERROR (traceback below)"])
             continue
         rows.append([
             r.op, r.dtype, f"{r.bytes / 1e6:.0f}" if r.bytes >= 1e7 else f"{r.bytes / 1e6:.2f}",

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ptr_set.h"
@@ -17,8 +18,34 @@
 typedef struct {
     uintptr_t start; /* address handed out, DEVICE_ALIGN aligned */
     size_t size;     /* requested size: the span callers may touch */
-    void *raw;       /* what calloc returned, for free */
+    void *raw;       /* what calloc or mmap returned, for free */
+    size_t mapped;   /* length of the mapping when raw came from mmap, else 0 */
 } DeviceBlock;
+
+/*
+ * Large blocks are mapped directly, 2 MiB aligned and advised as transparent huge pages (what
+ * ACL_MEM_MALLOC_HUGE_FIRST asks a device for): the kernels gather rows from all over gigabyte-sized
+ * tensors, and 4 KiB pages would make them TLB-bound. Sanitizer builds keep calloc so that every block
+ * stays under AddressSanitizer's watch.
+ */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_MIN_BYTES ((size_t)4 << 20)
+
+static void *map_huge(size_t bytes, size_t *mapped) {
+#if defined(MADV_HUGEPAGE) && !defined(__SANITIZE_ADDRESS__)
+    size_t len = bytes + HUGE_PAGE;
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    char *aligned = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    madvise(aligned, bytes, MADV_HUGEPAGE); /* a hint: without THP the block still works */
+    *mapped = len;
+    return p;
+#else
+    (void)bytes;
+    *mapped = 0;
+    return NULL;
+#endif
+}
 
 static pthread_rwlock_t blocks_lock = PTHREAD_RWLOCK_INITIALIZER;
 static DeviceBlock *blocks; /* sorted by start, no overlaps */
@@ -123,25 +150,31 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
      * touched, so an allocation the caller only partly uses does not commit all its pages. */
     size_t padded = (size + DEVICE_GRANULE - 1) / DEVICE_GRANULE * DEVICE_GRANULE + DEVICE_GRANULE;
     size_t slack = DEVICE_ALIGN - _Alignof(max_align_t);
-    void *raw = calloc(1, padded + slack);
+    size_t mapped = 0;
+    void *raw = padded >= HUGE_MIN_BYTES ? map_huge(padded, &mapped) : NULL; /* mappings come zeroed */
+    uintptr_t align = mapped ? HUGE_PAGE : DEVICE_ALIGN;
+    if (raw == NULL) raw = calloc(1, padded + slack);
     if (raw == NULL) {
         aclStubSetErrMsg("aclrtMalloc: out of memory allocating %zu bytes", size);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
-    uintptr_t start = ((uintptr_t)raw + DEVICE_ALIGN - 1) & ~(uintptr_t)(DEVICE_ALIGN - 1);
+    uintptr_t start = ((uintptr_t)raw + align - 1) & ~(align - 1);
 
     pthread_rwlock_wrlock(&blocks_lock);
     bool ok = registry_reserve();
     if (ok) {
         size_t i = lower_bound(start, false);
         memmove(&blocks[i + 1], &blocks[i], (block_count - i) * sizeof *blocks);
-        blocks[i] = (DeviceBlock){start, size, raw};
+        blocks[i] = (DeviceBlock){start, size, raw, mapped};
         block_count++;
         block_bytes += size;
     }
     pthread_rwlock_unlock(&blocks_lock);
     if (!ok) {
-        free(raw);
+        if (mapped)
+            munmap(raw, mapped);
+        else
+            free(raw);
         aclStubSetErrMsg("aclrtMalloc: out of host memory for the allocation registry");
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
@@ -155,10 +188,12 @@ aclError aclrtFree(void *devPtr) {
         return ACL_ERROR_INVALID_PARAM;
     }
     void *raw = NULL;
+    size_t mapped = 0;
     pthread_rwlock_wrlock(&blocks_lock);
     size_t i = lower_bound((uintptr_t)devPtr, false);
     if (i < block_count && blocks[i].start == (uintptr_t)devPtr) {
         raw = blocks[i].raw;
+        mapped = blocks[i].mapped;
         block_bytes -= blocks[i].size;
         memmove(&blocks[i], &blocks[i + 1], (block_count - i - 1) * sizeof *blocks);
         block_count--;
@@ -169,7 +204,10 @@ aclError aclrtFree(void *devPtr) {
                          "(never allocated or already freed)", devPtr);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
-    free(raw);
+    if (mapped)
+        munmap(raw, mapped);
+    else
+        free(raw);
     return ACL_SUCCESS;
 }
 
