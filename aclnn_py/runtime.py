@@ -51,6 +51,7 @@ def _release(device_id: int) -> None:
     with _state_lock:
         _device_users[device_id] -= 1
         if _device_users[device_id] == 0:
+            lib.aclnnpy_workspace_release(ffi.NULL)  # the default stream's pooled workspace
             lib.aclrtResetDevice(device_id)
         _runtime_users -= 1
         if _runtime_users == 0 and _runtime_owned:
@@ -105,6 +106,7 @@ def default_device() -> Device:
 
 
 def _destroy_stream(handle):
+    lib.aclnnpy_workspace_release(handle)  # synchronises, then frees the stream's pooled workspace
     lib.aclrtSynchronizeStream(handle)
     lib.aclrtDestroyStream(handle)
 
@@ -128,6 +130,14 @@ class Stream(_Resource):
 
     def synchronize(self) -> None:
         _check_acl(lib.aclrtSynchronizeStream(self.handle), "aclrtSynchronizeStream")
+
+    def workspace(self, nbytes: int):
+        """Device memory of at least ``nbytes`` for work queued on this stream, from a pool kept per
+        stream: reused while the size fits, grown (after synchronising) when it does not, freed when the
+        stream is closed. Valid until the next call for this stream. ``aclnn_py`` operators use it."""
+        out = ffi.new("void **")
+        _check_acl(lib.aclnnpy_workspace(self.handle, int(nbytes), out), "aclrtMalloc")
+        return out[0]
 
 
 def _handle_of(stream) -> object:
