@@ -33,6 +33,7 @@ class Param:
     dtype: Any = None               # outputs: a dtype name, or the C name of the input whose dtype it takes
     shape: Callable | None = None   # outputs: args -> shape tuple
     returned: Callable | None = None  # outputs: args -> bool; False makes the high-level result None
+    result_shape: Callable | None = None  # outputs: args -> shape returned, when not the C tensor's
 
     @property
     def py_name(self) -> str:
@@ -56,8 +57,9 @@ def IntArray(name):
     return Param(name, "intarray", optional=True)
 
 
-def Out(name, dtype, shape, returned=None, optional=False):
-    return Param(name, "out", optional=optional, dtype=dtype, shape=shape, returned=returned)
+def Out(name, dtype, shape, returned=None, optional=False, result_shape=None):
+    return Param(name, "out", optional=optional, dtype=dtype, shape=shape, returned=returned,
+                 result_shape=result_shape)
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,9 @@ OPS: tuple[Op, ...] = (
         In("indices", INDEX),
         Attr("numOutTokens", 0),
         Attr("paddedMode", False),
-        Out("permuteTokensOut", "tokens", lambda a: (_permute_rows(a),) + a.tokens.shape[1:]),
+        # The operator needs a 2-D output even for 1-D tokens (rows of one element); numpy gets (M,).
+        Out("permuteTokensOut", "tokens", lambda a: (_permute_rows(a),) + (a.tokens.shape[1:] or (1,)),
+            result_shape=lambda a: (_permute_rows(a),) + a.tokens.shape[1:]),
         Out("sortedIndicesOut", "int32", lambda a: (a.indices.size,)),
     ), "moe_token_permute"),
     Op("MoeTokenPermuteGrad", "Backward of aclnnMoeTokenPermute: gather the rows of each token and sum them.", (

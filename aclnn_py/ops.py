@@ -39,7 +39,7 @@ class _Plan:
     def __init__(self, meta, inputs, outputs, n_tensors):
         self.meta = meta          # cffi int64_t[] in the layout of fastpath.c
         self.inputs = inputs      # [(tensor slot, value index, byte offset of the span or None if contiguous)]
-        self.outputs = outputs    # [(tensor slot or None if absent, shape, dtype, returned)]
+        self.outputs = outputs    # [(tensor slot or None if absent, shape, dtype, returned, result shape)]
         self.n_tensors = n_tensors
 
 
@@ -92,7 +92,7 @@ def _make_plan(op: Op, values) -> _Plan:
             wanted = p.returned is None or bool(p.returned(ns))
             if p.optional and not wanted:
                 meta.append(0)
-                outputs.append((None, None, None, False))
+                outputs.append((None, None, None, False, None))
             else:
                 try:
                     shape = tuple(int(d) for d in p.shape(ns))
@@ -105,7 +105,8 @@ def _make_plan(op: Op, values) -> _Plan:
                 strides = [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
                 numel = int(np.prod(shape, dtype=np.int64))
                 meta += [1, 1, dtypes.to_acl(dt), len(shape), 0, numel * dt.itemsize, *shape, *strides]
-                outputs.append((slot, shape, dt, wanted))
+                result = tuple(int(d) for d in p.result_shape(ns)) if p.result_shape else shape
+                outputs.append((slot, shape, dt, wanted, result))
             slot += 1
     return _Plan(ffi.new("int64_t[]", meta or [0]), inputs, outputs, slot)
 
@@ -154,13 +155,13 @@ def call(op: Op, values: tuple, stream=None):
         a = values[index]
         host[slot] = ffi.from_buffer(a) if lo is None else ffi.cast("char *", a.ctypes.data + lo)
     results = []
-    for slot, shape, dt, wanted in plan.outputs:
+    for slot, shape, dt, wanted, result in plan.outputs:
         if slot is None:
             results.append(None)
             continue
         out = np.empty(shape, dt)
         host[slot] = ffi.from_buffer(out)
-        results.append(out if wanted else None)
+        results.append(out.reshape(result) if wanted else None)
 
     failed = getattr(_tls, "failed", None)
     if failed is None:
