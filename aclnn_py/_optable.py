@@ -115,11 +115,17 @@ def _ep_window_rows(a) -> int:
 
 
 def _v2_rows(a) -> tuple:
-    n, h = a.x.shape
+    h = a.x.shape[1] if a.x.ndim == 2 else 0  # a bad rank reaches the operator's own check
     t = a.expertIdx.size
     if a.dropPadModeOptional == 1:
-        return (a.expertNumOptional, a.expertCapacityOptional, h)
+        return (max(a.expertNumOptional, 0), max(a.expertCapacityOptional, 0), h)
     return (t if a.activeNumOptional <= 0 else min(a.activeNumOptional, t), h)
+
+
+def _tokens(slots: int, k: int) -> int:
+    """Rows of a per-token output: slots / K; for K < 1 one row, so the operator (not an empty-output
+    shortcut) reports the bad attribute."""
+    return slots // k if k > 0 else 1
 
 
 OPS: tuple[Op, ...] = (
@@ -139,7 +145,7 @@ OPS: tuple[Op, ...] = (
         Attr("numTopk"),
         Attr("paddedMode", False),
         Out("out", "permutedOutputGrad",
-            lambda a: (a.sortedIndices.size // a.numTopk, a.permutedOutputGrad.shape[1])),
+            lambda a: (_tokens(a.sortedIndices.size, a.numTopk), a.permutedOutputGrad.shape[1])),
     ), "moe_token_permute_grad"),
     Op("MoeTokenPermuteWithRoutingMap", "Permute driven by a dense token-to-expert routing map.", (
         In("tokens", FLOATS),
@@ -185,8 +191,9 @@ OPS: tuple[Op, ...] = (
         IntArray("rangeOptional"),
         Attr("paddedMode", False),
         Out("tokenGradOut", "permutedTokensOutputGrad",
-            lambda a: (a.sortedIndices.size // a.numTopk, a.permutedTokensOutputGrad.shape[1])),
-        Out("probsGradOut", "permutedTokensOutputGrad", lambda a: (a.sortedIndices.size // a.numTopk, a.numTopk),
+            lambda a: (_tokens(a.sortedIndices.size, a.numTopk), a.permutedTokensOutputGrad.shape[1])),
+        Out("probsGradOut", "permutedTokensOutputGrad",
+            lambda a: (_tokens(a.sortedIndices.size, a.numTopk), max(a.numTopk, 1)),
             returned=lambda a: a.permutedProbsOutputGradOptional is not None),
     ), "moe_token_permute_with_ep_grad"),
     Op("MoeInitRoutingV2", "Sort token-expert assignments by expert and build the expanded token matrix.", (
@@ -200,10 +207,10 @@ OPS: tuple[Op, ...] = (
         Attr("expertTokensBeforeCapacityFlagOptional", False),
         Out("expandedXOut", "x", _v2_rows),
         Out("expandedRowIdxOut", "int32", lambda a: (a.expertIdx.size,)),
-        Out("expertTokensCountOrCumsumOutOptional", "int32", lambda a: (a.expertNumOptional,),
+        Out("expertTokensCountOrCumsumOutOptional", "int32", lambda a: (max(a.expertNumOptional, 0),),
             returned=lambda a: a.dropPadModeOptional == 0 and a.expertTokensCountOrCumsumFlagOptional in (1, 2),
             optional=True),
-        Out("expertTokensBeforeCapacityOutOptional", "int32", lambda a: (a.expertNumOptional,),
+        Out("expertTokensBeforeCapacityOutOptional", "int32", lambda a: (max(a.expertNumOptional, 0),),
             returned=lambda a: a.dropPadModeOptional == 1 and bool(a.expertTokensBeforeCapacityFlagOptional),
             optional=True),
     ), "moe_init_routing_v2"),
@@ -213,7 +220,7 @@ OPS: tuple[Op, ...] = (
         Attr("topK"),
         Attr("dropPadMode", 0),
         Attr("activeNum", 0),
-        Out("out", "gradExpandedX", lambda a: (a.expandedRowIdx.size // a.topK, a.gradExpandedX.shape[-1])),
+        Out("out", "gradExpandedX", lambda a: (_tokens(a.expandedRowIdx.size, a.topK), a.gradExpandedX.shape[-1])),
     ), "moe_init_routing_v2_grad"),
 )
 

@@ -118,7 +118,9 @@ def round_trip_init_routing_v2(rng, dtype="float32", n=7, k=2, h=5, e=4, drop_pa
     else:
         ex, row_idx, _, _ = ops.moe_init_routing_v2(x, idx, active_num, 0, e, 0)
     g = _ints(rng, ex.shape, dtype)
-    gx = ops.moe_init_routing_v2_grad(g, row_idx, k, drop_pad_mode, active_num if drop_pad_mode == 0 else 0)
+    # The forward keeps min(activeNum, N*K) rows; the gradient's activeNum must match its row count.
+    active = min(active_num, n * k) if drop_pad_mode == 0 else 0
+    gx = ops.moe_init_routing_v2_grad(g, row_idx, k, drop_pad_mode, active)
     return RoundTrip("moe_init_routing_v2", f"drop_pad_mode={drop_pad_mode}, active_num={active_num}",
                      [(_f64(ex), _f64(g), _f64(x), _f64(gx))])
 

@@ -1,4 +1,3 @@
-
 #include "acl/acl.h"
 #include "aclnnop/aclnn_moe_token_permute_grad.h"
 #include <iostream>

@@ -282,7 +282,8 @@ static void backward_cases(void) {
     a = bwd(); a.out = T(ACL_FLOAT, 12); run_bwd("bwd_out_1d", a);
     a = bwd(); a.out = T(ACL_FLOAT, 4, 3, 1); run_bwd("bwd_out_3d", a);
     a = bwd(); a.out = T(ACL_FLOAT, 4, 4); run_bwd("bwd_out_cols", a);
-    a = bwd(); a.mode = 1; a.grad = T(ACL_FLOAT, 2, 4, 3); a.out = T(ACL_FLOAT, 4, 4); run_bwd("bwd_drop_pad_out_cols", a);
+    a = bwd(); a.mode = 1; a.grad = T(ACL_FLOAT, 2, 4, 3); a.out = T(ACL_FLOAT, 4, 4);
+    run_bwd("bwd_drop_pad_out_cols", a);
     a = bwd(); a.out = T(ACL_FLOAT, 5, 3); run_bwd("bwd_out_rows", a);
     a = bwd(); a.grad = T(ACL_FLOAT, 0, 3); a.idx = T(ACL_INT32, 0); run_bwd("bwd_L_0", a);
     a = bwd(); a.mode = 1; a.grad = T(ACL_FLOAT, 2, -1, 3); run_bwd("bwd_drop_pad_grad_dim_negative", a);
