@@ -5,12 +5,6 @@ from C), and forward/backward round trips."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shlex
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,59 +12,25 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import aclnn_py
-from aclnn_py import AclnnError, DeviceBuffer, Tensor, acl, aclnn, dtypes, reference, testing
+from aclnn_py import AclnnError, Tensor, acl, aclnn, reference, testing
 
-from helpers_acl import NULL, Arena, discard_executor
+from helpers_ops import (BF, BF16, F64, FLOATS, FLOAT_IDS, FP16, FP32, I16, I32, I64, I8, INDEX, INDEX_IDS, INVALID,
+                         NCHW, NCL, NULLPTR, NZ, T, TILING, U8, Resources, assert_all_same, assert_rejected,
+                         assert_same, bits, c_validation_tests, phase1, random_bits, random_ranks, random_values,
+                         run_two_phases, status_of, threads)
 
-BF16 = dtypes.bfloat16
-FLOATS = [np.dtype(np.float32), np.dtype(np.float16), BF16]
-FLOAT_IDS = ["float32", "float16", "bfloat16"]
 TOKENS = FLOATS + [np.dtype(np.int8)]  # the forward only moves bytes: INT8 tokens are accepted too
 TOKEN_IDS = FLOAT_IDS + ["int8"]
-INDEX = [np.dtype(np.int32), np.dtype(np.int64)]
-INDEX_IDS = ["int32", "int64"]
 
 forward = aclnn_py.moe_token_permute
 backward = aclnn_py.moe_token_permute_grad
 ref_forward = reference.moe_token_permute
 ref_backward = reference.moe_token_permute_grad
 
-NULLPTR, INVALID, TILING = 161001, 161002, 561002
 T_LIMIT = 16777215  # N*K must stay below this
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------
-
-def bits(a) -> np.ndarray:
-    """Raw bytes as unsigned integers of the same width: NaN payloads and -0.0 compare exactly."""
-    a = np.ascontiguousarray(a)
-    return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
-
-
-def assert_same(got, expected, what=""):
-    assert got.dtype == expected.dtype, (what, got.dtype, expected.dtype)
-    assert got.shape == expected.shape, (what, got.shape, expected.shape)
-    assert np.array_equal(bits(got), bits(expected)), (what, got, expected)
-
-
-def assert_all_same(got, expected, what=""):
-    assert len(got) == len(expected)
-    for i, (g, e) in enumerate(zip(got, expected)):
-        assert_same(g, e, f"{what} output {i}")
-
-
-def random_bits(rng, shape, dtype) -> np.ndarray:
-    """Every bit pattern (NaNs with payloads, infinities, -0.0, subnormals): the forward only copies."""
-    dt = np.dtype(dtype)
-    u = {1: np.uint8, 2: np.uint16, 4: np.uint32}[dt.itemsize]
-    return rng.integers(0, np.iinfo(u).max, size=shape, dtype=u, endpoint=True).view(dt)
-
-
-def random_values(rng, shape, dtype) -> np.ndarray:
-    """Finite values of mixed magnitude: the backward adds them, so the sum order shows in the bits."""
-    a = rng.standard_normal(shape).astype(np.float32) * np.float32(2.0) ** rng.integers(-6, 7, size=shape)
-    return a.astype(np.dtype(dtype))
-
 
 def random_ids(rng, shape, dtype, experts=5, lo=0) -> np.ndarray:
     return (lo + rng.integers(0, experts, size=shape)).astype(dtype)
@@ -130,23 +90,6 @@ def spec_backward(grad, sorted_idx, k):
         with np.errstate(over="ignore"):
             return acc.astype(np.float16)
     return spec_bf16_bits(acc)
-
-
-def status_of(fn, *args) -> int:
-    try:
-        fn(*args)
-    except AclnnError as exc:
-        return exc.status
-    return 0
-
-
-@contextlib.contextmanager
-def threads(n):
-    acl.aclStubSetNumThreads(n)
-    try:
-        yield
-    finally:
-        acl.aclStubSetNumThreads(0)
 
 
 # ---- forward: reference equality in every mode -----------------------------------------------------------
@@ -342,10 +285,6 @@ def test_forward_empty_cases():
 B_TOK, B_H = 6, 5
 
 
-def _ranks(rng, total):
-    return rng.permutation(total).astype(np.int32)
-
-
 # name -> (topK, gradient rows P as a function of L, kind of sortedIndices)
 GRAD_MODES = {
     "k1_full": (1, lambda total: total, "perm"),
@@ -369,7 +308,7 @@ def test_backward_matches_reference(dtype):
         p = rows(total)
         g = random_values(rng, (p, B_H), dtype)
         if kind == "perm":
-            idx = _ranks(rng, total)
+            idx = random_ranks(rng, total)
         elif kind == "wild":  # negatives, >= P and the int32 extremes are skipped
             idx = rng.integers(-4, total + 4, size=total).astype(np.int32)
             idx[:3] = [-2**31, 2**31 - 1, p]
@@ -479,7 +418,7 @@ def test_backward_strided_inputs(dtype):
     rng = np.random.default_rng(11)
     k, total, p = 4, 32, 27
     g_c = random_values(rng, (p, 7), dtype)
-    idx_c = _ranks(rng, total)
+    idx_c = random_ranks(rng, total)
     expected = ref_backward(g_c, idx_c, k)
     gb = random_values(rng, (2 * p, 14), dtype)
     gb[::2, ::2] = g_c
@@ -529,37 +468,11 @@ def test_forward_padded_mode_is_rejected():
 
 # ---- mirror layer: both phases by hand ---------------------------------------------------------------------
 
-class Resources(contextlib.ExitStack):
-    """Tensors and buffers of one mirror-layer call, released however the test ends."""
-
-    def tensor(self, array):
-        return self.enter_context(Tensor.from_numpy(array))
-
-    def output(self, shape, dtype, fill=None, offset=0, extra=0):
-        dt = dtypes.as_numpy_dtype(dtype)
-        numel = int(np.prod(shape, dtype=np.int64))
-        buf = self.enter_context(DeviceBuffer((numel + offset + extra) * dt.itemsize))
-        if fill is not None and buf.nbytes:
-            buf.upload(np.full(buf.nbytes, fill, np.uint8))
-        return self.enter_context(Tensor(shape, dt, offset=offset, buffer=buf))
-
-
 def raw_bytes(t: Tensor) -> np.ndarray:
     raw = np.empty(t.buffer.nbytes, np.uint8)
     if raw.size:
         t.buffer.download(raw)
     return raw
-
-
-def run_two_phases(phase1, phase2, *args):
-    ws, ex = phase1(*args)
-    assert ws == 0  # the stub needs no workspace
-    workspace = DeviceBuffer(ws) if ws else None
-    try:
-        assert phase2(None if workspace is None else workspace.ptr, ws, ex, None) is None
-    finally:
-        if workspace is not None:
-            workspace.close()
 
 
 def fwd_mirror(r, tokens, indices, num_out, out_shape=None, fill=None):
@@ -679,7 +592,7 @@ def test_mirror_backward_two_phases(dtype):
     rng = np.random.default_rng(6)
     for p, k in [(12, 3), (7, 3), (0, 2), (12, 1), (15, 4)]:
         g = random_values(rng, (p, 4), dtype)
-        idx = _ranks(rng, 12)
+        idx = random_ranks(rng, 12)
         with Resources() as r:
             got = bwd_mirror(r, g[::-1].copy()[::-1], idx[::-1].copy()[::-1], k, fill=0x33)
         assert_same(got, ref_backward(g, idx, k), (p, k))
@@ -688,7 +601,7 @@ def test_mirror_backward_two_phases(dtype):
 def test_mirror_backward_strided_inputs_and_output_offset():
     rng = np.random.default_rng(9)
     g = random_values(rng, (10, 6), BF16)
-    idx = _ranks(rng, 16)
+    idx = random_ranks(rng, 16)
     with Resources() as r:
         t_out = r.output((8, 3), BF16, fill=0x55, offset=5, extra=4)
         run_two_phases(aclnn.aclnnMoeTokenPermuteGradGetWorkspaceSize, aclnn.aclnnMoeTokenPermuteGrad,
@@ -763,7 +676,7 @@ def backward_cases(draw, max_tokens=16):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     g = random_values(rng, (p, h), dtype)
     if draw(st.booleans()):
-        idx = _ranks(rng, total)
+        idx = random_ranks(rng, total)
     else:  # arbitrary: duplicates, negatives, beyond P
         idx = rng.integers(-3, total + 3, size=total).astype(np.int32)
     return g, idx, k
@@ -835,42 +748,6 @@ def test_property_round_trip(data):
 
 
 # ---- validation through the mirror layer ---------------------------------------------------------------------
-
-FP32, FP16, BF, I8, U8, I16, I32, I64, F64 = (acl.ACL_FLOAT, acl.ACL_FLOAT16, acl.ACL_BF16, acl.ACL_INT8,
-                                              acl.ACL_UINT8, acl.ACL_INT16, acl.ACL_INT32, acl.ACL_INT64,
-                                              acl.ACL_DOUBLE)
-NZ, NCHW, NCL = acl.ACL_FORMAT_FRACTAL_NZ, acl.ACL_FORMAT_NCHW, acl.ACL_FORMAT_NCL
-
-
-class T:
-    """A device tensor to build for a validation case: shape, aclDataType, format, strides."""
-
-    def __init__(self, shape, dtype=FP32, fmt=None, strides=None, alloc=None):
-        self.shape, self.dtype, self.fmt, self.strides = tuple(shape), dtype, fmt, strides
-        self.alloc = alloc  # bytes to allocate when the tensor is too big to back (phase 1 reads no data)
-
-    def build(self, arena: Arena):
-        if min(self.shape, default=1) <= 0:  # empty or negative dimensions: no data
-            return arena.tensor(self.shape, self.dtype, NULL, strides=self.strides, fmt=self.fmt)
-        if self.strides is not None:
-            span = sum((d - 1) * abs(s) for d, s in zip(self.shape, self.strides)) + 1
-        else:
-            span = int(np.prod(self.shape, dtype=np.int64))
-        ptr = arena.malloc(self.alloc or span * 8)
-        return arena.tensor(self.shape, self.dtype, ptr, strides=self.strides, fmt=self.fmt)
-
-
-def _phase1(fn, arena, args):
-    """Run phase 1 with T specs turned into tensors: (status, message); 0 = success."""
-    built = [a.build(arena) if isinstance(a, T) else a for a in args]
-    try:
-        ws, ex = fn(*built)
-    except AclnnError as exc:
-        return exc.status, str(exc)
-    assert ws == 0
-    discard_executor(ex)
-    return 0, ""
-
 
 # Valid call: N = 4, K = 2, H = 3, T = 8, numOutTokens = 0 -> M = 8.
 FWD_BASE = dict(tokens=T((4, 3)), indices=T((4, 2), I32), num_out=0, padded=False, out=T((8, 3)),
@@ -975,8 +852,7 @@ def fwd_args(over):
 
 @pytest.mark.parametrize("over,status", [c[1:] for c in FWD_CASES], ids=[c[0] for c in FWD_CASES])
 def test_mirror_forward_validation(over, status):
-    with Arena() as arena:
-        got, _ = _phase1(aclnn.aclnnMoeTokenPermuteGetWorkspaceSize, arena, fwd_args(over))
+    got, _ = phase1(aclnn.aclnnMoeTokenPermuteGetWorkspaceSize, fwd_args(over))
     assert got == status
 
 
@@ -998,8 +874,7 @@ FWD_ORDER = [
 
 @pytest.mark.parametrize("over,fragment", [c[1:] for c in FWD_ORDER], ids=[c[0] for c in FWD_ORDER])
 def test_mirror_forward_tiling_checks_run_in_spec_order(over, fragment):
-    with Arena() as arena:
-        status, message = _phase1(aclnn.aclnnMoeTokenPermuteGetWorkspaceSize, arena, fwd_args(over))
+    status, message = phase1(aclnn.aclnnMoeTokenPermuteGetWorkspaceSize, fwd_args(over))
     assert status == TILING
     assert fragment in message
 
@@ -1070,8 +945,7 @@ def grad_args(over):
 
 @pytest.mark.parametrize("over,status", [c[1:] for c in GRAD_CASES], ids=[c[0] for c in GRAD_CASES])
 def test_mirror_backward_validation(over, status):
-    with Arena() as arena:
-        got, _ = _phase1(aclnn.aclnnMoeTokenPermuteGradGetWorkspaceSize, arena, grad_args(over))
+    got, _ = phase1(aclnn.aclnnMoeTokenPermuteGradGetWorkspaceSize, grad_args(over))
     assert got == status
 
 
@@ -1089,8 +963,7 @@ GRAD_ORDER = [
 
 @pytest.mark.parametrize("over,fragment", [c[1:] for c in GRAD_ORDER], ids=[c[0] for c in GRAD_ORDER])
 def test_mirror_backward_tiling_checks_run_in_spec_order(over, fragment):
-    with Arena() as arena:
-        status, message = _phase1(aclnn.aclnnMoeTokenPermuteGradGetWorkspaceSize, arena, grad_args(over))
+    status, message = phase1(aclnn.aclnnMoeTokenPermuteGradGetWorkspaceSize, grad_args(over))
     assert status == TILING
     assert fragment in message
 
@@ -1141,12 +1014,8 @@ HIGH_LEVEL_CASES = [
 
 @pytest.mark.parametrize("name,call,status,argument", HIGH_LEVEL_CASES, ids=[c[0] for c in HIGH_LEVEL_CASES])
 def test_high_level_validation(name, call, status, argument):
-    with pytest.raises(AclnnError) as ei:
-        call()
-    assert ei.value.status == status
-    assert argument in str(ei.value)
     op = "aclnnMoeTokenPermuteGrad" if name.startswith("bwd_") else "aclnnMoeTokenPermute"
-    assert ei.value.function == op + "GetWorkspaceSize"
+    assert_rejected(call, status, argument, op + "GetWorkspaceSize")
 
 
 # ---- validation from C ---------------------------------------------------------------------------------------
@@ -1184,48 +1053,7 @@ C_EXPECTED = {
 }
 
 
-def _c_flags() -> list[str]:
-    out = subprocess.run([sys.executable, "-m", "aclnn_py", "config", "--cflags", "--libs"], check=True,
-                         capture_output=True, text=True).stdout
-    flags = shlex.split(out)
-    lib_dir = os.environ.get("ACLNN_PY_LIB_DIR")
-    if lib_dir:  # link and run against the libraries under test
-        flags = [f.replace(aclnn_py.get_lib_dir(), lib_dir) for f in flags]
-    return flags
-
-
-@pytest.fixture(scope="module")
-def c_results(tmp_path_factory):
-    cc = os.environ.get("CC", "gcc")
-    assert shutil.which(cc), f"{cc} is needed to build the C validation program"
-    exe = tmp_path_factory.mktemp("c") / "validation_permute"
-    subprocess.run([cc, "-std=gnu11", "-Wall", "-Wextra", "-Werror", str(C_SOURCE), *_c_flags(), "-o", str(exe)],
-                   check=True)
-    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    results = {}
-    for line in proc.stdout.splitlines():
-        name, value = line.split()
-        assert name not in results, f"duplicate case {name}"
-        results[name] = int(value)
-    return results
-
-
-def _c_mismatches(results, prefix):
-    expected = {k: v for k, v in C_EXPECTED.items() if k.startswith(prefix)}
-    got = {k: v for k, v in results.items() if k.startswith(prefix)}
-    assert sorted(got) == sorted(expected), "the program and the table list different cases"
-    return {k: (got[k], expected[k]) for k in expected if got[k] != expected[k]}  # case: (printed, expected)
-
-
-def test_c_forward_validation(c_results):
-    assert _c_mismatches(c_results, "fwd_") == {}
-
-
-def test_c_backward_validation(c_results):
-    assert _c_mismatches(c_results, "bwd_") == {}
-
-
-def test_c_program_releases_everything(c_results):
-    assert _c_mismatches(c_results, "live_") == {}
-    assert set(c_results) == set(C_EXPECTED)
+# The fixture c_results and the tests test_c_forward_validation, test_c_backward_validation and
+# test_c_program_releases_everything: the program's statuses against C_EXPECTED.
+(c_results, test_c_forward_validation, test_c_backward_validation,
+ test_c_program_releases_everything) = c_validation_tests(C_SOURCE, C_EXPECTED, werror=True)

@@ -5,12 +5,6 @@ layer's two phases, random shapes, windows and thread counts, every validation r
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shlex
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,60 +12,20 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import aclnn_py
-from aclnn_py import AclnnError, DeviceBuffer, Tensor, acl, aclnn, dtypes, reference, testing
+from aclnn_py import acl, aclnn, reference, testing
 
-from helpers_acl import NULL, Arena, discard_executor
-
-BF16 = dtypes.bfloat16
-FLOATS = [np.dtype(np.float32), np.dtype(np.float16), BF16]
-FLOAT_IDS = ["float32", "float16", "bfloat16"]
-INDEX = [np.dtype(np.int32), np.dtype(np.int64)]
-INDEX_IDS = ["int32", "int64"]
+from helpers_ops import (BF, BF16, F64, FLOATS, FLOAT_IDS, FP16, FP32, I16, I32, I64, INDEX, INDEX_IDS, INVALID,
+                         NULLPTR, NZ, T, TILING, Resources, assert_all_same, assert_rejected, assert_same, bits,
+                         c_validation_tests, phase1, random_bits, random_ranks, random_values, run_two_phases,
+                         status_of, threads)
 
 forward = aclnn_py.moe_token_permute_with_ep
 backward = aclnn_py.moe_token_permute_with_ep_grad
 ref_forward = reference.moe_token_permute_with_ep
 ref_backward = reference.moe_token_permute_with_ep_grad
 
-NULLPTR, INVALID, TILING = 161001, 161002, 561002
-
 
 # ---- helpers ---------------------------------------------------------------------------------------------
-
-def bits(a) -> np.ndarray:
-    """Raw bytes as unsigned integers of the same width: NaN payloads and -0.0 compare exactly."""
-    a = np.ascontiguousarray(a)
-    return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
-
-
-def assert_same(got, expected, what=""):
-    if expected is None:
-        assert got is None, what
-        return
-    assert got is not None, what
-    assert got.dtype == expected.dtype, (what, got.dtype, expected.dtype)
-    assert got.shape == expected.shape, (what, got.shape, expected.shape)
-    assert np.array_equal(bits(got), bits(expected)), (what, got, expected)
-
-
-def assert_all_same(got, expected, what=""):
-    assert len(got) == len(expected)
-    for i, (g, e) in enumerate(zip(got, expected)):
-        assert_same(g, e, f"{what} output {i}")
-
-
-def random_bits(rng, shape, dtype) -> np.ndarray:
-    """Every bit pattern (NaNs with payloads, infinities, -0.0, subnormals): the forward only copies."""
-    dt = np.dtype(dtype)
-    u = {2: np.uint16, 4: np.uint32}[dt.itemsize]
-    return rng.integers(0, np.iinfo(u).max, size=shape, dtype=u, endpoint=True).view(dt)
-
-
-def random_values(rng, shape, dtype) -> np.ndarray:
-    """Finite values of mixed magnitude: the backward adds them, so the sum order shows in the bits."""
-    a = rng.standard_normal(shape).astype(np.float32) * np.float32(2.0) ** rng.integers(-6, 7, size=shape)
-    return a.astype(np.dtype(dtype))
-
 
 def random_ids(rng, shape, dtype, experts=5, lo=0) -> np.ndarray:
     return rng.integers(lo, lo + experts, size=shape).astype(dtype)
@@ -126,23 +80,6 @@ def spec_backward(g, sorted_idx, pg, k, rng_):
                 if pg is not None:
                     probs_out[t, j] = pg[d - start]
     return acc.astype(g.dtype), probs_out  # finite values: astype rounds to nearest even
-
-
-def status_of(fn, *args) -> int:
-    try:
-        fn(*args)
-    except AclnnError as exc:
-        return exc.status
-    return 0
-
-
-@contextlib.contextmanager
-def threads(n):
-    acl.aclStubSetNumThreads(n)
-    try:
-        yield
-    finally:
-        acl.aclStubSetNumThreads(0)
 
 
 # ---- forward: reference equality in every mode -----------------------------------------------------------
@@ -351,10 +288,6 @@ GRAD_WINDOWS = {
 }
 
 
-def _ranks(rng, total):
-    return rng.permutation(total).astype(np.int32)
-
-
 @pytest.mark.parametrize("dtype", FLOATS, ids=FLOAT_IDS)
 def test_backward_matches_reference(dtype):
     rng = np.random.default_rng(FLOATS.index(dtype))
@@ -371,7 +304,7 @@ def _check_backward_mode(rng, dtype, topk, with_probs, window):
         rng_ = (min(rng_[0], total - 1), min(rng_[1], total))
         rows = rng_[1] - rng_[0]
     g = random_values(rng, (rows, B_H), dtype)
-    sorted_idx = _ranks(rng, total)
+    sorted_idx = random_ranks(rng, total)
     pg = random_values(rng, (rows,), dtype) if with_probs else None
     mode = f"topk={topk} probs_grad={with_probs} {window}"
     got = backward(g, sorted_idx, pg, topk, rng_)
@@ -444,7 +377,7 @@ def test_backward_strided_inputs(dtype):
     k, total, rng_ = 4, 32, (3, 27)
     rows = rng_[1] - rng_[0]
     g_c = random_values(rng, (rows, 7), dtype)
-    idx_c = _ranks(rng, total)
+    idx_c = random_ranks(rng, total)
     pg_c = random_values(rng, (rows,), dtype)
     expected = ref_backward(g_c, idx_c, pg_c, k, rng_)
     gb = random_values(rng, (2 * rows, 14), dtype)
@@ -477,40 +410,6 @@ def _check_backward_empty(n, k, h):
 
 
 # ---- mirror layer: both phases by hand ---------------------------------------------------------------------
-
-class Resources(contextlib.ExitStack):
-    """Tensors, buffers and int arrays of one mirror-layer call, released however the test ends."""
-
-    def tensor(self, array):
-        return self.enter_context(Tensor.from_numpy(array))
-
-    def output(self, shape, dtype, fill=None, offset=0):
-        dt = dtypes.as_numpy_dtype(dtype)
-        numel = int(np.prod(shape, dtype=np.int64))
-        buf = self.enter_context(DeviceBuffer((numel + offset) * dt.itemsize))
-        if fill is not None and buf.nbytes:
-            buf.upload(np.full(buf.nbytes, fill, np.uint8))
-        return self.enter_context(Tensor(shape, dt, offset=offset, buffer=buf))
-
-    def int_array(self, values):
-        if values is None:
-            return None
-        values = list(values)
-        arr = acl.aclCreateIntArray(values or NULL, len(values))
-        self.callback(acl.aclDestroyIntArray, arr)
-        return arr
-
-
-def run_two_phases(phase1, phase2, *args):
-    ws, ex = phase1(*args)
-    assert ws == 0  # the stub needs no workspace
-    workspace = DeviceBuffer(ws) if ws else None
-    try:
-        assert phase2(None if workspace is None else workspace.ptr, ws, ex, None) is None
-    finally:
-        if workspace is not None:
-            workspace.close()
-
 
 def fwd_mirror(r, tokens, indices, probs, rng_, num_out, fill=None, pout_shape=None):
     total = indices.size
@@ -610,7 +509,7 @@ def test_mirror_backward_two_phases(dtype):
 def _check_mirror_backward(dtype, rng_, rows):
     rng = np.random.default_rng(6)
     g = random_values(rng, (rows, 4), dtype)
-    sorted_idx = _ranks(rng, 12)
+    sorted_idx = random_ranks(rng, 12)
     pg = random_values(rng, (rows,), dtype)
     with Resources() as r:
         got = bwd_mirror(r, g[::-1].copy()[::-1], sorted_idx, pg, 3, rng_, fill=0x33)
@@ -698,7 +597,7 @@ def backward_cases(draw, max_tokens=16, max_hidden=5):
     rng = np.random.default_rng(seed)
     g = random_values(rng, (rows, h), dtype)
     if draw(st.booleans()):
-        sorted_idx = _ranks(rng, total)
+        sorted_idx = random_ranks(rng, total)
     else:  # arbitrary ranks: duplicates, negatives, beyond L
         sorted_idx = rng.integers(-3, total + 3, size=total).astype(np.int32)
     pg = random_values(rng, (rows,), dtype) if draw(st.booleans()) else None
@@ -788,52 +687,6 @@ def test_property_round_trip(data):
 
 
 # ---- validation through the mirror layer ---------------------------------------------------------------------
-
-FP32, FP16, BF, I32, I64, I16, F64 = (acl.ACL_FLOAT, acl.ACL_FLOAT16, acl.ACL_BF16, acl.ACL_INT32, acl.ACL_INT64,
-                                      acl.ACL_INT16, acl.ACL_DOUBLE)
-NZ = acl.ACL_FORMAT_FRACTAL_NZ
-
-
-class T:
-    """A device tensor to build for a validation case: shape, aclDataType, format, strides."""
-
-    def __init__(self, shape, dtype=FP32, fmt=None, strides=None, alloc=None):
-        self.shape, self.dtype, self.fmt, self.strides = tuple(shape), dtype, fmt, strides
-        self.alloc = alloc  # bytes to allocate when the tensor is too big to back (phase 1 reads no data)
-
-    def build(self, arena: Arena):
-        if self.strides is not None:
-            span = sum((d - 1) * abs(s) for d, s in zip(self.shape, self.strides)) + 1
-        else:
-            span = int(np.prod(self.shape, dtype=np.int64))
-        nbytes = self.alloc or max(span, 1) * 8
-        ptr = arena.malloc(nbytes) if min(self.shape, default=1) > 0 else NULL
-        return arena.tensor(self.shape, self.dtype, ptr, strides=self.strides, fmt=self.fmt)
-
-
-def _call_phase1(fn, arena, args):
-    """Run phase 1 with T specs turned into tensors and lists into aclIntArrays; the status (0 = success)."""
-    arrays, built = [], []
-    for a in args:
-        if isinstance(a, T):
-            built.append(a.build(arena))
-        elif isinstance(a, list):
-            arr = acl.aclCreateIntArray(a or NULL, len(a))
-            arrays.append(arr)
-            built.append(arr)
-        else:
-            built.append(a)
-    try:
-        ws, ex = fn(*built)
-    except AclnnError as exc:
-        return exc.status
-    finally:
-        for arr in arrays:
-            acl.aclDestroyIntArray(arr)
-    assert ws == 0
-    discard_executor(ex)
-    return 0
-
 
 FWD_BASE = dict(tokens=T((4, 3)), indices=T((4, 2), I32), probs=T((4, 2)), range=[1, 5], num_out=0, padded=False,
                 out=T((4, 3)), sorted=T((8,), I32), pout=T((4,)))
@@ -939,8 +792,7 @@ def fwd_args(over):
 
 @pytest.mark.parametrize("over,status", [c[1:] for c in FWD_CASES], ids=[c[0] for c in FWD_CASES])
 def test_mirror_forward_validation(over, status):
-    with Arena() as arena:
-        got = _call_phase1(aclnn.aclnnMoeTokenPermuteWithEpGetWorkspaceSize, arena, fwd_args(over))
+    got, _ = phase1(aclnn.aclnnMoeTokenPermuteWithEpGetWorkspaceSize, fwd_args(over))
     assert got == status
 
 
@@ -1018,8 +870,7 @@ def grad_args(over):
 
 @pytest.mark.parametrize("over,status", [c[1:] for c in GRAD_CASES], ids=[c[0] for c in GRAD_CASES])
 def test_mirror_backward_validation(over, status):
-    with Arena() as arena:
-        got = _call_phase1(aclnn.aclnnMoeTokenPermuteWithEpGradGetWorkspaceSize, arena, grad_args(over))
+    got, _ = phase1(aclnn.aclnnMoeTokenPermuteWithEpGradGetWorkspaceSize, grad_args(over))
     assert got == status
 
 
@@ -1104,12 +955,8 @@ HIGH_LEVEL_CASES = [
 
 @pytest.mark.parametrize("name,call,status,argument", HIGH_LEVEL_CASES, ids=[c[0] for c in HIGH_LEVEL_CASES])
 def test_high_level_validation(name, call, status, argument):
-    with pytest.raises(AclnnError) as ei:
-        call()
-    assert ei.value.status == status
-    assert argument in str(ei.value)
     op = "aclnnMoeTokenPermuteWithEpGrad" if name.startswith("bwd_") else "aclnnMoeTokenPermuteWithEp"
-    assert ei.value.function == op + "GetWorkspaceSize"
+    assert_rejected(call, status, argument, op + "GetWorkspaceSize")
 
 
 def test_high_level_padded_mode_is_ignored_by_the_backward():
@@ -1159,48 +1006,7 @@ C_EXPECTED = {
 }
 
 
-def _c_flags() -> list[str]:
-    out = subprocess.run([sys.executable, "-m", "aclnn_py", "config", "--cflags", "--libs"], check=True,
-                         capture_output=True, text=True).stdout
-    flags = shlex.split(out)
-    lib_dir = os.environ.get("ACLNN_PY_LIB_DIR")
-    if lib_dir:  # link and run against the libraries under test
-        flags = [f.replace(aclnn_py.get_lib_dir(), lib_dir) for f in flags]
-    return flags
-
-
-@pytest.fixture(scope="module")
-def c_results(tmp_path_factory):
-    cc = os.environ.get("CC", "gcc")
-    assert shutil.which(cc), f"{cc} is needed to build the C validation program"
-    exe = tmp_path_factory.mktemp("c") / "validation_permute_with_ep"
-    subprocess.run([cc, "-std=gnu11", "-Wall", "-Wextra", str(C_SOURCE), *_c_flags(), "-o", str(exe)],
-                   check=True)
-    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    results = {}
-    for line in proc.stdout.splitlines():
-        name, value = line.split()
-        assert name not in results, f"duplicate case {name}"
-        results[name] = int(value)
-    return results
-
-
-def _c_mismatches(results, prefix):
-    expected = {k: v for k, v in C_EXPECTED.items() if k.startswith(prefix)}
-    got = {k: v for k, v in results.items() if k.startswith(prefix)}
-    assert sorted(got) == sorted(expected), "the program and the table list different cases"
-    return {k: (got[k], expected[k]) for k in expected if got[k] != expected[k]}  # case: (printed, expected)
-
-
-def test_c_forward_validation(c_results):
-    assert _c_mismatches(c_results, "fwd_") == {}
-
-
-def test_c_backward_validation(c_results):
-    assert _c_mismatches(c_results, "bwd_") == {}
-
-
-def test_c_program_releases_everything(c_results):
-    assert _c_mismatches(c_results, "live_") == {}
-    assert set(c_results) == set(C_EXPECTED)
+# The fixture c_results and the tests test_c_forward_validation, test_c_backward_validation and
+# test_c_program_releases_everything: the program's statuses against C_EXPECTED.
+(c_results, test_c_forward_validation, test_c_backward_validation,
+ test_c_program_releases_everything) = c_validation_tests(C_SOURCE, C_EXPECTED)

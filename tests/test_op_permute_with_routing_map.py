@@ -5,13 +5,7 @@ counts, every validation rule with its status code (from Python and from C), and
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import os
-import shlex
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,13 +13,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import aclnn_py
-from aclnn_py import AclnnError, DeviceBuffer, Tensor, acl, aclnn, dtypes, reference, testing
+from aclnn_py import acl, aclnn, reference, testing
 
-from helpers_acl import NULL, Arena, discard_executor
+from helpers_ops import (BF, BF16, BOOL, C_LIVE, F64, FLOATS, FLOAT_IDS, FP16, FP32, I32, I64, I8, INVALID, NCHW,
+                         NULLPTR, NZ, T, U8, Resources, assert_all_same, assert_rejected, assert_same, bits,
+                         c_validation_tests, phase1, random_bits, random_values, run_two_phases, status_of, threads)
 
-BF16 = dtypes.bfloat16
-FLOATS = [np.dtype(np.float32), np.dtype(np.float16), BF16]
-FLOAT_IDS = ["float32", "float16", "bfloat16"]
 MAPS = [np.dtype(np.int8), np.dtype(np.bool_)]
 MAP_IDS = ["int8", "bool"]
 
@@ -34,45 +27,10 @@ backward = aclnn_py.moe_token_permute_with_routing_map_grad
 ref_forward = reference.moe_token_permute_with_routing_map
 ref_backward = reference.moe_token_permute_with_routing_map_grad
 
-NULLPTR, INVALID, INNER_NULLPTR = 161001, 161002, 561103
+INNER_NULLPTR = 561103
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------
-
-def bits(a) -> np.ndarray:
-    """Raw bytes as unsigned integers of the same width: NaN payloads and -0.0 compare exactly."""
-    a = np.ascontiguousarray(a)
-    return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
-
-
-def assert_same(got, expected, what=""):
-    if expected is None:
-        assert got is None, what
-        return
-    assert got is not None, what
-    assert got.dtype == expected.dtype, (what, got.dtype, expected.dtype)
-    assert got.shape == expected.shape, (what, got.shape, expected.shape)
-    assert np.array_equal(bits(got), bits(expected)), (what, got, expected)
-
-
-def assert_all_same(got, expected, what=""):
-    assert len(got) == len(expected)
-    for i, (g, e) in enumerate(zip(got, expected)):
-        assert_same(g, e, f"{what} output {i}")
-
-
-def random_bits(rng, shape, dtype) -> np.ndarray:
-    """Every bit pattern (NaNs with payloads, infinities, -0.0, subnormals): the forward only copies."""
-    dt = np.dtype(dtype)
-    u = {2: np.uint16, 4: np.uint32}[dt.itemsize]
-    return rng.integers(0, np.iinfo(u).max, size=shape, dtype=u, endpoint=True).view(dt)
-
-
-def random_values(rng, shape, dtype) -> np.ndarray:
-    """Finite values of mixed magnitude: the backward adds them, so the sum order shows in the bits."""
-    a = rng.standard_normal(shape).astype(np.float32) * np.float32(2.0) ** rng.integers(-6, 7, size=shape)
-    return a.astype(np.dtype(dtype))
-
 
 def topk_mask(rng, t, e, k) -> np.ndarray:
     """(T, E) with exactly k distinct experts per token."""
@@ -188,23 +146,6 @@ def check_backward(g, pg, sorted_idx, routing_map, e_n, t_n, pad, what=""):
     assert_all_same(got, expected, what)
     assert_all_same(got, spec_backward(g, pg, sorted_idx, routing_map, e_n, t_n, pad), what)
     return got
-
-
-def status_of(fn, *args) -> int:
-    try:
-        fn(*args)
-    except AclnnError as exc:
-        return exc.status
-    return 0
-
-
-@contextlib.contextmanager
-def threads(n):
-    acl.aclStubSetNumThreads(n)
-    try:
-        yield
-    finally:
-        acl.aclStubSetNumThreads(0)
 
 
 # ---- forward: reference equality in every mode -----------------------------------------------------------
@@ -602,35 +543,6 @@ def test_backward_hidden_0_matches_reference(pad):
 
 # ---- mirror layer: both phases by hand ---------------------------------------------------------------------
 
-class Resources(contextlib.ExitStack):
-    """Tensors and buffers of one mirror-layer call, released however the test ends."""
-
-    def tensor(self, array):
-        return self.enter_context(Tensor.from_numpy(array))
-
-    def output(self, shape, dtype, fill=None, offset=0, strides=None):
-        dt = dtypes.as_numpy_dtype(dtype)
-        if strides is None:
-            span = int(np.prod(shape, dtype=np.int64))
-        else:
-            span = sum((d - 1) * abs(s) for d, s in zip(shape, strides)) + 1 if min(shape, default=1) > 0 else 0
-        buf = self.enter_context(DeviceBuffer((span + offset) * dt.itemsize))
-        if fill is not None and buf.nbytes:
-            buf.upload(np.full(buf.nbytes, fill, np.uint8))
-        return self.enter_context(Tensor(shape, dt, offset=offset, strides=strides, buffer=buf))
-
-
-def run_two_phases(phase1, phase2, *args):
-    ws, ex = phase1(*args)
-    assert ws == 0  # the stub needs no workspace
-    workspace = DeviceBuffer(ws) if ws else None
-    try:
-        assert phase2(None if workspace is None else workspace.ptr, ws, ex, None) is None
-    finally:
-        if workspace is not None:
-            workspace.close()
-
-
 FWD_PHASES = (aclnn.aclnnMoeTokenPermuteWithRoutingMapGetWorkspaceSize, aclnn.aclnnMoeTokenPermuteWithRoutingMap)
 BWD_PHASES = (aclnn.aclnnMoeTokenPermuteWithRoutingMapGradGetWorkspaceSize,
               aclnn.aclnnMoeTokenPermuteWithRoutingMapGrad)
@@ -936,39 +848,6 @@ def test_property_round_trip(data):
 
 # ---- validation through the mirror layer ---------------------------------------------------------------------
 
-FP32, FP16, BF, I8, U8, BOOL, I32, I64, F64 = (acl.ACL_FLOAT, acl.ACL_FLOAT16, acl.ACL_BF16, acl.ACL_INT8,
-                                               acl.ACL_UINT8, acl.ACL_BOOL, acl.ACL_INT32, acl.ACL_INT64,
-                                               acl.ACL_DOUBLE)
-NZ, NCHW = acl.ACL_FORMAT_FRACTAL_NZ, acl.ACL_FORMAT_NCHW
-
-
-class T:
-    """A device tensor to build for a validation case: shape, aclDataType, format, strides."""
-
-    def __init__(self, shape, dtype=FP32, fmt=None, strides=None):
-        self.shape, self.dtype, self.fmt, self.strides = tuple(shape), dtype, fmt, strides
-
-    def build(self, arena: Arena):
-        if self.strides is not None:
-            span = sum((d - 1) * abs(s) for d, s in zip(self.shape, self.strides)) + 1
-        else:
-            span = int(np.prod(self.shape, dtype=np.int64))
-        ptr = arena.malloc(max(span, 1) * 8) if min(self.shape, default=1) > 0 else NULL
-        return arena.tensor(self.shape, self.dtype, ptr, strides=self.strides, fmt=self.fmt)
-
-
-def _call_phase1(fn, arena, args):
-    """Run phase 1 with T specs turned into tensors; the status (0 = success)."""
-    built = [a.build(arena) if isinstance(a, T) else a for a in args]
-    try:
-        ws, ex = fn(*built)
-    except AclnnError as exc:
-        return exc.status
-    assert ws == 0
-    discard_executor(ex)
-    return 0
-
-
 Z2, Z1 = (0, 0), (0,)  # zero strides: huge tensors over one element (phase 1 reads no data)
 FWD_BASE = dict(tokens=T((4, 3)), map=T((4, 2), I8), probs=T((4, 2)), num_out=8, pad=False, out=T((8, 3)),
                 pout=T((8,)), sorted=T((8,), I32))
@@ -1089,8 +968,7 @@ def fwd_args(over):
 
 @pytest.mark.parametrize("over,status", [c[1:] for c in FWD_CASES], ids=[c[0] for c in FWD_CASES])
 def test_mirror_forward_validation(over, status):
-    with Arena() as arena:
-        got = _call_phase1(FWD_PHASES[0], arena, fwd_args(over))
+    got, _ = phase1(FWD_PHASES[0], fwd_args(over))
     assert got == status
 
 
@@ -1185,8 +1063,7 @@ def grad_args(over):
 
 @pytest.mark.parametrize("over,status", [c[1:] for c in GRAD_CASES], ids=[c[0] for c in GRAD_CASES])
 def test_mirror_backward_validation(over, status):
-    with Arena() as arena:
-        got = _call_phase1(BWD_PHASES[0], arena, grad_args(over))
+    got, _ = phase1(BWD_PHASES[0], grad_args(over))
     assert got == status
 
 
@@ -1248,12 +1125,8 @@ HIGH_LEVEL_CASES = [
 
 @pytest.mark.parametrize("name,call,status,argument", HIGH_LEVEL_CASES, ids=[c[0] for c in HIGH_LEVEL_CASES])
 def test_high_level_validation(name, call, status, argument):
-    with pytest.raises(AclnnError) as ei:
-        call()
-    assert ei.value.status == status
-    assert argument in str(ei.value)
     op = "aclnnMoeTokenPermuteWithRoutingMapGrad" if name.startswith("bwd_") else "aclnnMoeTokenPermuteWithRoutingMap"
-    assert ei.value.function == op + "GetWorkspaceSize"
+    assert_rejected(call, status, argument, op + "GetWorkspaceSize")
 
 
 # ---- validation from C ---------------------------------------------------------------------------------------
@@ -1289,55 +1162,12 @@ _C_INVALID = [
     "bwd_sorted_2d", "bwd_sorted_length", "bwd_P_not_multiple_of_T", "bwd_P_below_T", "bwd_probs_grad_length",
     "bwd_pout_dtype_differs", "bwd_pout_not_contiguous", "bwd_pout_shape", "bwd_pout_1d", "bwd_routing_map_shape",
 ]
-_C_LIVE = ["live_allocations", "live_allocation_bytes", "live_host_allocations", "live_streams", "live_tensors",
-           "live_scalars", "live_int_arrays", "live_executors"]
 C_EXPECTED = {**{k: 0 for k in _C_OK}, **{k: NULLPTR for k in _C_NULLPTR},
               **{k: INNER_NULLPTR for k in _C_INNER_NULLPTR}, **{k: INVALID for k in _C_INVALID},
-              **{k: 0 for k in _C_LIVE}}
+              **{k: 0 for k in C_LIVE}}
 
 
-def _c_flags() -> list[str]:
-    out = subprocess.run([sys.executable, "-m", "aclnn_py", "config", "--cflags", "--libs"], check=True,
-                         capture_output=True, text=True).stdout
-    flags = shlex.split(out)
-    lib_dir = os.environ.get("ACLNN_PY_LIB_DIR")
-    if lib_dir:  # link and run against the libraries under test
-        flags = [f.replace(aclnn_py.get_lib_dir(), lib_dir) for f in flags]
-    return flags
-
-
-@pytest.fixture(scope="module")
-def c_results(tmp_path_factory):
-    cc = os.environ.get("CC", "gcc")
-    assert shutil.which(cc), f"{cc} is needed to build the C validation program"
-    exe = tmp_path_factory.mktemp("c") / "validation_permute_with_routing_map"
-    subprocess.run([cc, "-std=gnu11", "-Wall", "-Wextra", str(C_SOURCE), *_c_flags(), "-o", str(exe)],
-                   check=True)
-    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    results = {}
-    for line in proc.stdout.splitlines():
-        name, value = line.split()
-        assert name not in results, f"duplicate case {name}"
-        results[name] = int(value)
-    return results
-
-
-def _c_mismatches(results, prefix):
-    expected = {k: v for k, v in C_EXPECTED.items() if k.startswith(prefix)}
-    got = {k: v for k, v in results.items() if k.startswith(prefix)}
-    assert sorted(got) == sorted(expected), "the program and the table list different cases"
-    return {k: (got[k], expected[k]) for k in expected if got[k] != expected[k]}  # case: (printed, expected)
-
-
-def test_c_forward_validation(c_results):
-    assert _c_mismatches(c_results, "fwd_") == {}
-
-
-def test_c_backward_validation(c_results):
-    assert _c_mismatches(c_results, "bwd_") == {}
-
-
-def test_c_program_releases_everything(c_results):
-    assert _c_mismatches(c_results, "live_") == {}
-    assert set(c_results) == set(C_EXPECTED)
+# The fixture c_results and the tests test_c_forward_validation, test_c_backward_validation and
+# test_c_program_releases_everything: the program's statuses against C_EXPECTED.
+(c_results, test_c_forward_validation, test_c_backward_validation,
+ test_c_program_releases_everything) = c_validation_tests(C_SOURCE, C_EXPECTED)
