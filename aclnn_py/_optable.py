@@ -13,7 +13,7 @@ High-level parameter names are the C names in snake_case without the ``Optional`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 REQUIRED = object()

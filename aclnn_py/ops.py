@@ -24,7 +24,7 @@ from . import dtypes, loader
 from ._mirror import _raise_acl, _raise_aclnn
 from ._native import ffi, lib
 from ._optable import OPS, REQUIRED, Op
-from .runtime import default_device
+from .runtime import contiguous_strides, default_device, view_layout
 
 _FIXED_DTYPES = ("int32", "int64", "float32", "float16", "bfloat16", "bool", "int8")
 _PLAN_CACHE_LIMIT = 4096
@@ -41,14 +41,6 @@ class _Plan:
         self.inputs = inputs      # [(tensor slot, value index, byte offset of the span or None if contiguous)]
         self.outputs = outputs    # [(tensor slot or None if absent, shape, dtype, returned, result shape)]
         self.n_tensors = n_tensors
-
-
-def _strides_and_span(a: np.ndarray):
-    """Element strides, element offset and byte span [lo, hi) of a view, relative to its data pointer."""
-    item = a.itemsize
-    lo = sum((d - 1) * s for d, s in zip(a.shape, a.strides) if s < 0 and d > 0)
-    hi = sum((d - 1) * s for d, s in zip(a.shape, a.strides) if s > 0 and d > 0) + item
-    return [s // item for s in a.strides], -lo // item, lo, hi
 
 
 def _output_dtype(param, ns) -> np.dtype:
@@ -82,7 +74,7 @@ def _make_plan(op: Op, values) -> _Plan:
             if a is None:
                 meta.append(0)
             else:
-                strides, offset, lo, hi = _strides_and_span(a)
+                strides, offset, lo, hi = view_layout(a)
                 nbytes = (hi - lo) if a.size else 0
                 meta += [1, 0, dtypes.to_acl(a.dtype), a.ndim, offset, nbytes, *a.shape, *strides]
                 inputs.append((slot, value_index, None if a.flags.c_contiguous else lo))
@@ -102,9 +94,9 @@ def _make_plan(op: Op, values) -> _Plan:
                 if min(shape, default=1) < 0:
                     raise ValueError(f"{op.py_name}: output {p.py_name!r} would have a negative shape {shape}")
                 dt = _output_dtype(p, ns)
-                strides = [int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
                 numel = int(np.prod(shape, dtype=np.int64))
-                meta += [1, 1, dtypes.to_acl(dt), len(shape), 0, numel * dt.itemsize, *shape, *strides]
+                meta += [1, 1, dtypes.to_acl(dt), len(shape), 0, numel * dt.itemsize, *shape,
+                         *contiguous_strides(shape)]
                 result = tuple(int(d) for d in p.result_shape(ns)) if p.result_shape else shape
                 outputs.append((slot, shape, dt, wanted, result))
             slot += 1

@@ -178,7 +178,16 @@ class DeviceBuffer(_Resource):
                                    lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
 
 
-def _contiguous_strides(shape) -> tuple[int, ...]:
+def view_layout(a: np.ndarray):
+    """How an aclTensor describes a numpy view: element strides, element offset, and the byte span
+    [lo, hi) the view touches relative to its data pointer (strides must be whole elements)."""
+    item = a.itemsize
+    lo = sum((d - 1) * s for d, s in zip(a.shape, a.strides) if s < 0 and d > 0)
+    hi = sum((d - 1) * s for d, s in zip(a.shape, a.strides) if s > 0 and d > 0) + item
+    return [s // item for s in a.strides], -lo // item, lo, hi
+
+
+def contiguous_strides(shape) -> tuple[int, ...]:
     strides, s = [], 1
     for d in reversed(shape):
         strides.append(s)
@@ -198,7 +207,7 @@ class Tensor(_Resource):
         self.shape = tuple(int(d) for d in shape)
         self.dtype = dtypes.as_numpy_dtype(dtype)
         self.acl_dtype = dtypes.to_acl(self.dtype)
-        self.strides = tuple(int(s) for s in strides) if strides is not None else _contiguous_strides(self.shape)
+        self.strides = tuple(int(s) for s in strides) if strides is not None else contiguous_strides(self.shape)
         self.offset = int(offset)
         if buffer is None:
             numel = int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
@@ -228,12 +237,10 @@ class Tensor(_Resource):
             a = np.ascontiguousarray(a)
             return cls.from_numpy(a, device)
         # Copy only the bytes the view spans and describe the view with element strides and offset.
-        lo = sum((d - 1) * s for d, s in zip(a.shape, a.strides) if s < 0)
-        hi = sum((d - 1) * s for d, s in zip(a.shape, a.strides) if s > 0) + item
+        strides, offset, lo, hi = view_layout(a)
         buf = DeviceBuffer(hi - lo, device)
         buf.upload(ffi.cast("char *", a.ctypes.data + lo), hi - lo)
-        return cls(a.shape, a.dtype, strides=[s // item for s in a.strides], offset=-lo // item, buffer=buf,
-                   device=device)
+        return cls(a.shape, a.dtype, strides=strides, offset=offset, buffer=buf, device=device)
 
     def numpy(self) -> np.ndarray:
         """A host copy of the tensor's view."""
@@ -241,7 +248,7 @@ class Tensor(_Resource):
         if out.size == 0:
             return out
         item = self.dtype.itemsize
-        if self.strides == _contiguous_strides(self.shape):
+        if self.strides == contiguous_strides(self.shape):
             self.buffer.download(out.reshape(-1).view(np.uint8), out.nbytes, self.offset * item)
             return out
         raw = np.empty(self.buffer.nbytes, np.uint8)

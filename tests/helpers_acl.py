@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from aclnn_py import acl, dtypes, errors
+from aclnn_py import AclBaseError, acl, dtypes, errors
 from aclnn_py._native import ffi, lib
 
 NULL = ffi.NULL
@@ -119,3 +119,12 @@ class Arena:
 
 
 __all__ = ["NULL", "Arena", "addr", "offset_ptr", "host_ptr", "row_major", "live_counts", "discard_executor"]
+
+
+def status_of(fn, *args) -> int:
+    """0 if the call succeeds, else the status code of the AclError/AclnnError it raises."""
+    try:
+        fn(*args)
+    except AclBaseError as exc:
+        return exc.status
+    return 0

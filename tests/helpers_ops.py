@@ -17,7 +17,7 @@ import pytest
 import aclnn_py
 from aclnn_py import AclnnError, DeviceBuffer, Tensor, acl, dtypes
 
-from helpers_acl import NULL, Arena, discard_executor
+from helpers_acl import NULL, Arena, discard_executor, status_of  # noqa: F401 (status_of re-exported)
 
 BF16 = dtypes.bfloat16
 FLOATS = [np.dtype(np.float32), np.dtype(np.float16), BF16]
@@ -75,12 +75,6 @@ def random_ranks(rng, total):
     return rng.permutation(total).astype(np.int32)
 
 
-def status_of(fn, *args) -> int:
-    try:
-        fn(*args)
-    except AclnnError as exc:
-        return exc.status
-    return 0
 
 
 @contextlib.contextmanager

@@ -6,10 +6,10 @@ import importlib
 import numpy as np
 import pytest
 
-from aclnn_py import AclnnError, acl, aclnn, errors
+from aclnn_py import acl, aclnn, errors
 from aclnn_py._native import ffi, lib
 
-from helpers_acl import NULL, Arena, discard_executor, host_ptr
+from helpers_acl import NULL, Arena, discard_executor, host_ptr, status_of
 
 reference = importlib.import_module("aclnn_py.reference.moe_token_permute_grad").moe_token_permute_grad
 
@@ -20,12 +20,6 @@ P, H, K = 6, 4, 2
 N = P // K
 
 
-def status_of(fn, *args) -> int:
-    try:
-        fn(*args)
-    except AclnnError as exc:
-        return exc.status
-    return 0
 
 
 def make_inputs(seed=0):

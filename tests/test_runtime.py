@@ -14,7 +14,7 @@ import pytest
 from aclnn_py import AclError, acl, errors
 from aclnn_py._native import ffi, lib
 
-from helpers_acl import NULL, addr, host_ptr, offset_ptr
+from helpers_acl import NULL, addr, host_ptr, offset_ptr, status_of
 from helpers_proc import run_json
 
 HUGE = acl.ACL_MEM_MALLOC_HUGE_FIRST
@@ -23,13 +23,6 @@ H2H, H2D, D2H, D2D, DEFAULT, H2BUF2D = (acl.ACL_MEMCPY_HOST_TO_HOST, acl.ACL_MEM
                                         acl.ACL_MEMCPY_DEFAULT, acl.ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
 
 
-def status_of(fn, *args) -> int:
-    """0 if the mirror call succeeds, else the status of the AclError it raises."""
-    try:
-        fn(*args)
-    except AclError as exc:
-        return exc.status
-    return 0
 
 
 @pytest.fixture

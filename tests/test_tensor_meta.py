@@ -5,17 +5,11 @@ import pytest
 from aclnn_py import AclnnError, acl, aclnn, errors
 from aclnn_py._native import ffi, lib
 
-from helpers_acl import NULL, Arena, live_counts, row_major
+from helpers_acl import NULL, Arena, live_counts, row_major, status_of
 
 ND, NCHW = acl.ACL_FORMAT_ND, acl.ACL_FORMAT_NCHW
 
 
-def status_of(fn, *args) -> int:
-    try:
-        fn(*args)
-    except AclnnError as exc:
-        return exc.status
-    return 0
 
 
 def describe(t) -> dict:
