@@ -21,13 +21,7 @@ typedef struct {
 /* keys[i] = flattened indices[i]; the view may be 1-D or 2-D, INT32 or INT64, with any strides. */
 static void load_keys(void *arg, int64_t begin, int64_t end) {
     const Ctx *c = arg;
-    const aclTensor *ix = c->s->indices;
-    int64_t k = c->s->k;
-    bool i64 = ix->dtype == ACL_INT64;
-    for (int64_t i = begin; i < end; i++) {
-        const void *p = ix->ndim == 1 ? op_elem1(ix, i) : op_elem2(ix, i / k, i % k);
-        c->keys[i] = i64 ? *(const int64_t *)p : *(const int32_t *)p;
-    }
+    for (int64_t i = begin; i < end; i++) c->keys[i] = op_index_flat(c->s->indices, i, c->s->k);
 }
 
 /* sortedIndicesOut[order[j]] = j (inverse permutation) and the source token of each kept output row. */

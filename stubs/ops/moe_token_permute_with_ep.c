@@ -12,12 +12,6 @@ typedef struct {
     int64_t k, l, start, n;
 } State;
 
-/* Integer element i of the flattened (N, K) or (N,) index view. */
-static inline int64_t index_at(const aclTensor *t, int64_t i, int64_t k) {
-    const void *p = t->ndim == 1 ? op_elem1(t, i) : op_elem2(t, i / k, i % k);
-    return t->dtype == ACL_INT64 ? *(const int64_t *)p : *(const int32_t *)p;
-}
-
 typedef struct {
     const State *s;
     int64_t *keys;
@@ -29,7 +23,7 @@ typedef struct {
 static void keys_range(void *arg, int64_t begin, int64_t end) {
     const Ctx *c = arg;
     /* The device compares expert ids as float32. */
-    for (int64_t i = begin; i < end; i++) c->keys[i] = op_float_sort_key((float)index_at(c->s->indices, i, c->s->k));
+    for (int64_t i = begin; i < end; i++) c->keys[i] = op_float_sort_key((float)op_index_flat(c->s->indices, i, c->s->k));
 }
 
 static void ranks_range(void *arg, int64_t begin, int64_t end) {
@@ -46,7 +40,7 @@ static void probs_range(void *arg, int64_t begin, int64_t end) {
     for (int64_t j = begin; j < end; j++) {
         int64_t i = c->slots[j];
         if (i == OP_ROW_KEEP) continue;
-        const void *src = s->probs->ndim == 1 ? op_elem1(s->probs, i) : op_elem2(s->probs, i / s->k, i % s->k);
+        const void *src = op_elem_flat(s->probs, i, s->k);
         memcpy(dst + j * (int64_t)esize, src, esize);
     }
 }

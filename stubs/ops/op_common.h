@@ -60,6 +60,15 @@ static inline int64_t op_index1(const aclTensor *t, int64_t i) {
     return t->dtype == ACL_INT64 ? *(const int64_t *)p : *(const int32_t *)p;
 }
 
+/* Element i of a 1-D view, or of the row-major flattening of a 2-D (rows, k) view (e.g. top-k indices). */
+static inline void *op_elem_flat(const aclTensor *t, int64_t i, int64_t k) {
+    return t->ndim == 1 ? op_elem1(t, i) : op_elem2(t, i / k, i % k);
+}
+static inline int64_t op_index_flat(const aclTensor *t, int64_t i, int64_t k) {
+    const void *p = op_elem_flat(t, i, k);
+    return t->dtype == ACL_INT64 ? *(const int64_t *)p : *(const int32_t *)p;
+}
+
 /*
  * Run fn(ctx, begin, end) over [0, n) split into contiguous chunks, one per thread. Chunks are fixed by n
  * and the thread count only, and every item must be computed independently, so results do not depend on
