@@ -85,13 +85,13 @@ def make_wrapper(name: str):
         py = _pyname(pname)
         nxt = params[i + 1] if i + 1 < len(params) else None
         if ctype == "int64_t **" and nxt and nxt[1] == "uint64_t *":
-            prologue.append(f"    _o{i} = _cell('int64_t **')\n    _o{i + 1} = _cell('uint64_t *')")
+            prologue.append(_cell_code(i, "int64_t **") + "\n" + _cell_code(i + 1, "uint64_t *"))
             call_args += [f"_o{i}", f"_o{i + 1}"]
             outs.append(f"_array_out(_o{i}[0], _o{i + 1}[0])")
             i += 2
             continue
         if is_out_param(ctype):
-            prologue.append(f"    _o{i} = _cell({ctype!r})")
+            prologue.append(_cell_code(i, ctype))
             call_args.append(f"_o{i}")
             outs.append(f"_o{i}[0]")
         else:
@@ -99,7 +99,7 @@ def make_wrapper(name: str):
             if ctype in ("const char *", "char *"):
                 prologue.append(f"    {py} = _cstr({py})")
             elif ctype == "const int64_t *":  # a Python list of dims/strides/values, as in the samples
-                prologue.append(f"    if type({py}) is list:\n        {py} = _int64_array({py})")
+                prologue.append(f"    if type({py}) is list:\n        {py} = _arrays.get(tuple({py})) or _int64_array({py})")
             elif ctype.endswith("*") or ctype in _POINTER_TYPEDEFS:  # None stands for NULL, as in C
                 prologue.append(f"    if {py} is None:\n        {py} = _NULL")
             call_args.append(py)
@@ -123,7 +123,8 @@ def make_wrapper(name: str):
     namespace = {
         "_f": getattr(lib, name), "_new": ffi.new, "_NULL": ffi.NULL, "_string": ffi.string,
         "_raise_acl": _raise_acl, "_raise_aclnn": _raise_aclnn, "_raise_null": _raise_null,
-        "_cstr": _cstr, "_array_out": _array_out, "_cell": _out_cell(name), "_int64_array": _int64_array,
+        "_cstr": _cstr, "_array_out": _array_out, "_tl": threading.local(), "_int64_array": _int64_array,
+        "_arrays": _INT64_ARRAYS,
     }
     exec(compile(src, f"<aclnn_py mirror of {name}>", "exec"), namespace)
     fn = namespace[name]
@@ -132,20 +133,11 @@ def make_wrapper(name: str):
     return fn
 
 
-def _out_cell(function: str):
-    """Out-parameter storage for one function: one cell per C type and thread, made once and reused
-    (a fresh ffi.new per call costs more than the call itself; the value is read before returning)."""
-    local = threading.local()
-
-    def cell(ctype):
-        try:
-            return getattr(local, ctype)
-        except AttributeError:
-            c = ffi.new(ctype)
-            setattr(local, ctype, c)
-            return c
-
-    return cell
+def _cell_code(i: int, ctype: str) -> str:
+    """Code fetching out-parameter storage: one cell per parameter and thread, made on first use and
+    reused (a fresh ffi.new per call costs more than the call itself; the value is read before returning)."""
+    return (f"    try:\n        _o{i} = _tl.o{i}\n    except AttributeError:\n"
+            f"        _o{i} = _tl.o{i} = _new({ctype!r})")
 
 
 _INT64_ARRAYS: dict = {}
