@@ -8,77 +8,9 @@
  * valid cases also run). At the end everything is destroyed and the stub's live-object counters are
  * printed as "<counter> <value>"; they must all be 0.
  */
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-#include "acl/acl.h"
 #include "aclnnop/aclnn_moe_token_permute_with_routing_map.h"
 #include "aclnnop/aclnn_moe_token_permute_with_routing_map_grad.h"
-#include "aclstub/aclstub.h"
-
-#define MAX_OBJECTS 4096
-
-static aclTensor *tensors[MAX_OBJECTS];
-static int num_tensors;
-static void *blocks[MAX_OBJECTS];
-static int num_blocks;
-
-static void fail(const char *what) {
-    fprintf(stderr, "setup failed: %s: %s\n", what, aclGetRecentErrMsg());
-    exit(2);
-}
-
-static void *device_block(size_t bytes) {
-    void *p = NULL;
-    if (num_blocks == MAX_OBJECTS || aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
-        fail("aclrtMalloc");
-    blocks[num_blocks++] = p;
-    return p;
-}
-
-/* A tensor over its own device block (8 bytes per addressed element, so any dtype fits); contiguous
- * unless strides are given; NULL data when it has no element. Zero strides describe huge tensors over
- * one element: phase 1 never reads the data. */
-static aclTensor *make_tensor(int ndim, const int64_t *dims, aclDataType dtype, aclFormat format,
-                              const int64_t *strides) {
-    int64_t contiguous[8], span = 1;
-    bool empty = false;
-    int64_t s = 1;
-    for (int i = ndim - 1; i >= 0; i--) {
-        contiguous[i] = s;
-        s *= dims[i] > 0 ? dims[i] : 1;
-        empty |= dims[i] == 0;
-    }
-    if (strides) {
-        for (int i = 0; i < ndim; i++) span += (dims[i] - 1) * (strides[i] < 0 ? -strides[i] : strides[i]);
-    } else {
-        for (int i = 0; i < ndim; i++) span *= dims[i];
-    }
-    void *data = empty ? NULL : device_block((size_t)span * 8);
-    aclTensor *t = aclCreateTensor(dims, (uint64_t)ndim, dtype, strides ? strides : contiguous, 0, format, dims,
-                                   (uint64_t)ndim, data);
-    if (!t || num_tensors == MAX_OBJECTS) fail("aclCreateTensor");
-    tensors[num_tensors++] = t;
-    return t;
-}
-
-#define DIMS(...) ((const int64_t[]){__VA_ARGS__})
-#define NDIM(...) ((int)(sizeof DIMS(__VA_ARGS__) / sizeof(int64_t)))
-/* T(dtype, dims...): a contiguous ND tensor; TF: with a format; TS: with strides. */
-#define T(dtype, ...) make_tensor(NDIM(__VA_ARGS__), DIMS(__VA_ARGS__), dtype, ACL_FORMAT_ND, NULL)
-#define TF(dtype, format, ...) make_tensor(NDIM(__VA_ARGS__), DIMS(__VA_ARGS__), dtype, format, NULL)
-#define TS(dtype, strides, ...) make_tensor(NDIM(__VA_ARGS__), DIMS(__VA_ARGS__), dtype, ACL_FORMAT_ND, strides)
-
-static void report(const char *name, aclnnStatus status, uint64_t ws, aclOpExecutor *ex,
-                   aclnnStatus (*phase2)(void *, uint64_t, aclOpExecutor *, aclrtStream)) {
-    if (status == ACL_SUCCESS) {
-        void *workspace = ws ? device_block(ws) : NULL;
-        status = phase2(workspace, ws, ex, NULL);
-    }
-    printf("%s %d\n", name, (int)status);
-}
+#include "validation_fixture.h"
 
 /* ---- aclnnMoeTokenPermuteWithRoutingMap: T = 4, E = 2, H = 3, numOutTokens = 8 -> topK 2, n_out 8 ------- */
 
@@ -307,28 +239,4 @@ static void backward_cases(void) {
     a = bwd(); a.map = T(ACL_INT8, 4, 3); run_bwd("bwd_routing_map_shape", a);
 }
 
-int main(void) {
-    if (aclInit(NULL) != ACL_SUCCESS) fail("aclInit");
-    if (aclrtSetDevice(0) != ACL_SUCCESS) fail("aclrtSetDevice");
-
-    forward_cases();
-    backward_cases();
-
-    for (int i = num_tensors - 1; i >= 0; i--)
-        if (aclDestroyTensor(tensors[i]) != ACL_SUCCESS) fail("aclDestroyTensor");
-    for (int i = num_blocks - 1; i >= 0; i--)
-        if (aclrtFree(blocks[i]) != ACL_SUCCESS) fail("aclrtFree");
-
-    printf("live_allocations %llu\n", (unsigned long long)aclStubLiveAllocations());
-    printf("live_allocation_bytes %llu\n", (unsigned long long)aclStubLiveAllocationBytes());
-    printf("live_host_allocations %llu\n", (unsigned long long)aclStubLiveHostAllocations());
-    printf("live_streams %llu\n", (unsigned long long)aclStubLiveStreams());
-    printf("live_tensors %llu\n", (unsigned long long)aclStubLiveTensors());
-    printf("live_scalars %llu\n", (unsigned long long)aclStubLiveScalars());
-    printf("live_int_arrays %llu\n", (unsigned long long)aclStubLiveIntArrays());
-    printf("live_executors %llu\n", (unsigned long long)aclStubLiveExecutors());
-
-    aclrtResetDevice(0);
-    aclFinalize();
-    return 0;
-}
+int main(void) { return run_validation(forward_cases, backward_cases); }
