@@ -105,9 +105,7 @@ aclnnStatus aclnnMoeTokenPermuteWithEpGetWorkspaceSize(const aclTensor *tokens, 
     OP_TRY(op_check_live(OP, "permuteTokensOut", out));
     OP_TRY(op_check_live(OP, "sortedIndicesOut", sorted));
     OP_TRY(op_check_live(OP, "permuteProbsOut", pout));
-    if (range && !aclStubIntArrayIsLive(range))
-        return op_fail(OP, ACLNN_ERR_PARAM_INVALID, "argument 'rangeOptional' (%p) is not a live aclIntArray",
-                       (const void *)range);
+    OP_TRY(op_check_int_array_live(OP, "rangeOptional", range));
 
     OP_TRY(op_check_dtype(OP, "tokens", tokens, DT_FLOATS));
     OP_TRY(op_check_dtype(OP, "indices", indices, DT_INDEX));

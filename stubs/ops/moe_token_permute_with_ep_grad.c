@@ -56,9 +56,7 @@ aclnnStatus aclnnMoeTokenPermuteWithEpGradGetWorkspaceSize(const aclTensor *perm
     OP_TRY(op_check_live(OP, "permutedProbsOutputGradOptional", pgrad));
     OP_TRY(op_check_live(OP, "tokenGradOut", out));
     OP_TRY(op_check_live(OP, "probsGradOut", pout));
-    if (range && !aclStubIntArrayIsLive(range))
-        return op_fail(OP, ACLNN_ERR_PARAM_INVALID, "argument 'rangeOptional' (%p) is not a live aclIntArray",
-                       (const void *)range);
+    OP_TRY(op_check_int_array_live(OP, "rangeOptional", range));
 
     OP_TRY(op_check_dtype(OP, "permutedTokensOutputGrad", grad, DT_FLOATS));
     OP_TRY(op_check_dtype(OP, "sortedIndices", idx, DT(ACL_INT32)));

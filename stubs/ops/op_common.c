@@ -44,6 +44,11 @@ aclnnStatus op_check_live(const char *op, const char *name, const aclTensor *t) 
     return op_fail(op, ACLNN_ERR_PARAM_INVALID, "argument '%s' (%p) is not a live aclTensor", name, (const void *)t);
 }
 
+aclnnStatus op_check_int_array_live(const char *op, const char *name, const aclIntArray *a) {
+    if (a == NULL || aclStubIntArrayIsLive(a)) return OK;
+    return op_fail(op, ACLNN_ERR_PARAM_INVALID, "argument '%s' (%p) is not a live aclIntArray", name, (const void *)a);
+}
+
 static bool format_is_nd_like(aclFormat f) {
     /* nnopbase normalises these to ND before matching an ND-only operator. */
     return f == ACL_FORMAT_ND || f == ACL_FORMAT_NCHW || f == ACL_FORMAT_NHWC || f == ACL_FORMAT_NCDHW ||

@@ -35,6 +35,8 @@ aclnnStatus op_fail(const char *op, aclnnStatus status, const char *fmt, ...) ST
 aclnnStatus op_check_not_null(const char *op, const char *name, const void *ptr);
 /* 161002 when the tensor is not live (destroyed, or not a tensor at all). NULL passes. */
 aclnnStatus op_check_live(const char *op, const char *name, const aclTensor *t);
+/* 161002 when the int array is not live. NULL passes. */
+aclnnStatus op_check_int_array_live(const char *op, const char *name, const aclIntArray *a);
 /* 161002 unless the dtype is in the set and the format is ND-like. NULL passes. */
 aclnnStatus op_check_dtype(const char *op, const char *name, const aclTensor *t, uint64_t dtypes);
 /* 161002 unless both tensors have the same dtype (either NULL passes). */
