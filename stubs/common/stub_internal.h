@@ -35,6 +35,16 @@ STUB_API bool aclStubStreamIsLive(aclrtStream stream);
 /* true when [ptr, ptr + size) lies inside one live aclrtMalloc block (size 0: ptr inside or at its end). */
 STUB_API bool aclStubIsDeviceSpan(const void *ptr, size_t size);
 
+/*
+ * Queue work on a stream (NULL: the default stream): fn(arg) runs after every earlier item of the stream,
+ * possibly after this call returns, so arg must own everything the work reads (never a caller's aclTensor).
+ * release(arg), when not NULL, runs once after fn, or instead of it when the work is dropped. A non-zero
+ * status from fn is reported the way a device reports a failure inside queued work (at synchronisation).
+ * Returns ACL_SUCCESS, or an error code (and then release(arg) has already run).
+ */
+typedef aclError (*aclStubWorkFn)(void *arg);
+STUB_API aclError aclStubStreamLaunch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg));
+
 /* ---- libnnopbase.so ---------------------------------------------------------------------------- */
 
 #define STUB_MAX_INLINE_DIMS 8
@@ -64,6 +74,25 @@ struct aclScalar {
     aclDataType dtype;
     unsigned char value[16];
 };
+
+/*
+ * A copy of a tensor's description, taken under the registry's lock: what operators read in both phases,
+ * never the live object (which the caller may change or destroy, even while queued work runs).
+ * STUB_MAX_VIEW_DIMS is nnopbase's own limit (op::MAX_DIM_NUM).
+ */
+#define STUB_MAX_VIEW_DIMS 25
+typedef struct {
+    aclDataType dtype;
+    aclFormat format;
+    uint32_t ndim;
+    int64_t offset; /* in elements */
+    void *data;
+    int64_t dims[STUB_MAX_VIEW_DIMS];
+    int64_t strides[STUB_MAX_VIEW_DIMS]; /* in elements */
+} aclStubTensorDesc;
+
+/* 1: *desc filled; 0: not a live tensor; -1: a live tensor of rank above STUB_MAX_VIEW_DIMS. */
+STUB_API int aclStubTensorDescribe(const aclTensor *tensor, aclStubTensorDesc *desc);
 
 /* Liveness: created by this library and not yet destroyed (never dereferences an unknown pointer). */
 STUB_API bool aclStubTensorIsLive(const aclTensor *tensor);

@@ -84,6 +84,21 @@ aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
 
 bool aclStubTensorIsLive(const aclTensor *tensor) { return ptr_set_contains(&live_tensors, tensor); }
 
+int aclStubTensorDescribe(const aclTensor *tensor, aclStubTensorDesc *desc) {
+    if (!ptr_set_contains(&live_tensors, tensor)) return 0;
+    if (tensor->ndim > STUB_MAX_VIEW_DIMS) return -1;
+    desc->dtype = tensor->dtype;
+    desc->format = tensor->format;
+    desc->ndim = (uint32_t)tensor->ndim;
+    desc->offset = tensor->offset;
+    desc->data = tensor->data;
+    for (uint64_t i = 0; i < tensor->ndim; i++) {
+        desc->dims[i] = tensor->dims[i];
+        desc->strides[i] = tensor->strides[i];
+    }
+    return 1;
+}
+
 /* Getters reject what is not a live tensor the same way as a NULL one: they cannot touch it safely. */
 #define CHECK_TENSOR(fn, tensor, out)                                                                         \
     do {                                                                                                    \

@@ -75,6 +75,16 @@ aclError aclrtSynchronizeStream(aclrtStream stream) {
     return ACL_SUCCESS;
 }
 
+aclError aclStubStreamLaunch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg)) {
+    aclError status = ACL_ERROR_RT_PARAM_INVALID;
+    if (!aclStubStreamIsLive(stream))
+        aclStubSetErrMsg("argument 'stream' (%p) is not a live stream (never created or already destroyed)", stream);
+    else
+        status = fn(arg); /* streams are synchronous for now: the work runs inside the launch */
+    if (release) release(arg);
+    return status;
+}
+
 bool aclStubStreamIsLive(aclrtStream stream) {
     return stream == NULL || ptr_set_contains(&live_streams, stream);
 }
