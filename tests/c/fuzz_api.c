@@ -208,8 +208,12 @@ static void print_ring(const Ctx *c) {
 }
 
 static void print_replay(const Ctx *c) {
-    fprintf(stderr, "replay: fuzz_api --seed %" PRIu64 " --calls %" PRIu64 " --threads %d   (this sequence alone: "
-            "fuzz_api --replay %" PRIu64 ")\n", opt.seed, opt.calls, opt.threads, c->seq_seed);
+    if (opt.replay_set)
+        fprintf(stderr, "replay: fuzz_api --replay %" PRIu64 "\n", c->seq_seed);
+    else
+        fprintf(stderr, "replay: fuzz_api --seed %" PRIu64 " --calls %" PRIu64 " --threads %d   (this sequence alone, "
+                "if it does not depend on the ones before: fuzz_api --replay %" PRIu64 ")\n", opt.seed, opt.calls,
+                opt.threads, c->seq_seed);
 }
 
 static void print_summary(double seconds);
@@ -565,7 +569,9 @@ static Site pick_site(Ctx *c, Need need) {
         size_t off = (size_t)below(r, b->size);
         return (Site){SITE_DEV_OVER, b->p + off, b->size - off};
     }
-    if (how < 86) return (Site){SITE_DEV_END, b->p + b->size, 0};
+    /* Past the end of a block is host memory as far as any registry can tell (the device's padding, then
+     * someone else's): only where device memory is required does it make a certain failure. */
+    if (how < 86 && need == NEED_DEV) return (Site){SITE_DEV_END, b->p + b->size, 0};
     if (how < 94 && c->nblocks > 1) { /* from one block to the first byte of another one */
         Block *o = &c->blocks[below(r, (uint64_t)c->nblocks)];
         char *lo = b->p < o->p ? b->p : o->p, *hi = b->p < o->p ? o->p : b->p;
@@ -1116,13 +1122,19 @@ static void act_scalar(Ctx *c) {
     }
 }
 
-/* Tensors of other ranks (so other allocation sizes) without data: after a destroy, one of them may get the
- * address of the destroyed tensor. */
+/* Tensors of other shapes: after a destroy, one of them may get the address of the destroyed tensor. Half of
+ * them have data, so that a stub mistaking one for the destroyed tensor finds it usable (and larger). */
 static void filler_tensors(Ctx *c, int n) {
     Rng *r = &c->rng;
     for (int k = 0; k < n; k++) {
         int64_t dims[MAX_DIMS];
         int nd = (int)between(r, 1, MAX_DIMS);
+        if (chance(r, 50)) {
+            nd = (int)between(r, 1, 3);
+            for (int d = 0; d < nd; d++) dims[d] = between(r, 4, 24);
+            tensor_new(c, (aclDataType)(int)(int64_t[]){ACL_FLOAT, ACL_INT32, ACL_INT8}[below(r, 3)], nd, dims);
+            continue;
+        }
         for (int d = 0; d < nd; d++) dims[d] = between(r, 1, 3);
         make_room(c, 1, 0);
         note(c, "aclCreateTensor(ndim=%d, data=NULL) [address reuse]", nd);
