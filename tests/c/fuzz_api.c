@@ -109,13 +109,19 @@ struct OpDesc;
 
 typedef enum { EXEC_LIVE, EXEC_MAYBE } ExecState;
 
+/* What phase 2 of an executor must do while it is live, its workspace and stream right:
+ * TRUST_VALID: succeed if every tensor recorded in phase 1 is live and inside device memory, else fail;
+ * TRUST_REFS: fail if one is not (it may refuse the data otherwise);
+ * TRUST_NONE: anything but a crash (phase 1 had random arguments: possibly nothing recorded). */
+typedef enum { TRUST_VALID, TRUST_REFS, TRUST_NONE } Trust;
+
 typedef struct {
     aclOpExecutor *h;
     const struct OpDesc *op;
     uint64_t ws;
     int nref;
     uint64_t ref[MAX_SLOTS + 1];
-    bool random;      /* phase 1 had random arguments or random index data: phase 2 may fail */
+    Trust trust;
     bool repeatable;
     ExecState state; /* MAYBE: a failed phase 2 may or may not have consumed it */
 } ExecRec;
@@ -405,8 +411,9 @@ static bool tensor_backed(const Ctx *c, const TensorRec *t) {
         __builtin_mul_overflow(hi, es, &bhi))
         return false;
     if ((uintptr_t)t->data % (uintptr_t)es) return false;
-    if (blo < 0 && (uintptr_t)(-blo) > (uintptr_t)t->data) return false;
-    return in_block(c, (char *)t->data + blo, (size_t)(bhi - blo));
+    if (blo < 0 && (uintptr_t)0 - (uintptr_t)blo > (uintptr_t)t->data) return false;
+    uintptr_t start = (uintptr_t)t->data + (uintptr_t)blo; /* wraps like the address it is */
+    return in_block(c, (const void *)start, (size_t)((uint64_t)bhi - (uint64_t)blo));
 }
 
 /* ---- runtime: device memory ----------------------------------------------------------------------------- */
@@ -1358,7 +1365,7 @@ static void scramble_index(Ctx *c, aclTensor *h) {
 }
 
 /* Record a new executor (or, when the table is full, destroy it at once). */
-static int exec_add(Ctx *c, const OpCall *k, aclOpExecutor *ex, uint64_t ws, bool random) {
+static int exec_add(Ctx *c, const OpCall *k, aclOpExecutor *ex, uint64_t ws, Trust trust) {
     stale_forget(c, &c->stale_execs, ex);
     for (int i = 0; i < c->nexecs; i++) /* a MAYBE executor whose value came back was consumed */
         if (c->execs[i].h == ex) {
@@ -1377,7 +1384,7 @@ static int exec_add(Ctx *c, const OpCall *k, aclOpExecutor *ex, uint64_t ws, boo
     e->h = ex;
     e->op = k->op;
     e->ws = ws;
-    e->random = random;
+    e->trust = trust;
     for (int i = 0; i < k->op->nslots; i++) {
         TensorRec *t = k->t[i] ? tensor_by_handle(c, k->t[i]) : NULL;
         if (t) e->ref[e->nref++] = t->id;
@@ -1386,7 +1393,7 @@ static int exec_add(Ctx *c, const OpCall *k, aclOpExecutor *ex, uint64_t ws, boo
 }
 
 /* Returns the index of the new executor in the model, or -1. */
-static int run_phase1(Ctx *c, OpCall *k, Expect e, bool random, const char *how) {
+static int run_phase1(Ctx *c, OpCall *k, Expect e, Trust trust, const char *how) {
     uint64_t ws = UINT64_MAX;
     aclOpExecutor *ex = NULL;
     int oi = op_index(k->op);
@@ -1401,7 +1408,7 @@ static int run_phase1(Ctx *c, OpCall *k, Expect e, bool random, const char *how)
         finding(c, "aclnn%sGetWorkspaceSize: success without an executor", k->op->name);
         return -1;
     }
-    return exec_add(c, k, ex, ws, random);
+    return exec_add(c, k, ex, ws, trust);
 }
 
 static void phase2_run(Ctx *c, int target, bool plain);
@@ -1459,7 +1466,8 @@ static void act_op_valid(Ctx *c) {
                 scramble_index(c, k.t[i]);
                 scrambled = true;
             }
-    int x = run_phase1(c, &k, EXPECT_OK, scrambled, scrambled ? "valid, random index data" : "valid");
+    int x = run_phase1(c, &k, EXPECT_OK, scrambled ? TRUST_REFS : TRUST_VALID,
+                       scrambled ? "valid, random index data" : "valid");
     if (x >= 0) between_phases(c, x);
 }
 
@@ -1526,7 +1534,47 @@ static void act_op_invalid(Ctx *c) {
         stale_add(&c->stale_arrays, k.range);
         how = "destroyed range";
     }
-    run_phase1(c, &k, EXPECT_FAIL, true, how);
+    run_phase1(c, &k, EXPECT_FAIL, TRUST_NONE, how);
+}
+
+/* A valid call with one tensor replaced by a view of the same shape and dtype over the same data, with wild
+ * strides and offset: phase 1 may accept or refuse it; phase 2 must refuse it unless the view stays inside
+ * its block (the arithmetic of the check must not overflow). */
+static void act_op_view(Ctx *c) {
+    Rng *r = &c->rng;
+    OpCall k = {0};
+    k.op = &ops[below(r, N_OPS)];
+    make_room(c, MAX_SLOTS + 2, MAX_SLOTS + 1);
+    if (!k.op->build(c, &k)) return;
+    int slot = (int)below(r, (uint64_t)k.op->nslots);
+    TensorRec *t = k.t[slot] ? tensor_by_handle(c, k.t[slot]) : NULL;
+    if (!t || !t->data) return;
+    int64_t strides[MAX_DIMS], offset;
+    for (int i = 0; i < t->ndim; i++) {
+        switch (below(r, 5)) {
+        case 0: strides[i] = t->strides[i]; break;
+        case 1: strides[i] = 2 * t->strides[i]; break;
+        case 2: strides[i] = -t->strides[i]; break;
+        case 3: strides[i] = 0; break;
+        default: strides[i] = wild_int(r);
+        }
+    }
+    offset = chance(r, 50) ? between(r, -4, 16) : wild_int(r);
+    char *data = t->data;
+    if (chance(r, 20)) data += dtype_size(t->dtype) * (size_t)between(r, 1, 3); /* inside, or past the end */
+    note(c, "aclCreateTensor(ndim=%d, strides=[%lld,..], offset=%lld, dtype=%d, data=%p) [view]", t->ndim,
+         (long long)(t->ndim ? strides[0] : 0), (long long)offset, (int)t->dtype, (void *)data);
+    aclTensor *h = aclCreateTensor(t->dims, (uint64_t)t->ndim, t->dtype, strides, offset, ACL_FORMAT_ND, t->dims,
+                                   (uint64_t)t->ndim, data);
+    verdict(c, API_aclCreateTensor, EXPECT_OK, h != NULL, h ? 0 : -1);
+    if (!h) return;
+    int ndim = t->ndim;
+    int64_t dims[MAX_DIMS];
+    memcpy(dims, t->dims, sizeof dims);
+    tensor_add(c, h, ndim, dims, strides, offset, t->dtype, ACL_FORMAT_ND, data, true);
+    k.t[slot] = h;
+    int x = run_phase1(c, &k, EXPECT_ANY, TRUST_REFS, "one tensor a wild view");
+    if (x >= 0) phase2_run(c, x, true);
 }
 
 /* Any live tensor, NULL or a destroyed one in every slot, attributes from the edges of int64. */
@@ -1546,7 +1594,7 @@ static void act_op_random(Ctx *c) {
         if (pick < 60 && c->narrays) k.range = c->arrays[below(r, (uint64_t)c->narrays)];
         else if (pick < 75) k.range = stale_pick(c, &c->stale_arrays);
     }
-    run_phase1(c, &k, EXPECT_ANY, true, "random");
+    run_phase1(c, &k, EXPECT_ANY, TRUST_NONE, "random");
 }
 
 /* Phase 2 of an executor (the one at index `target`, or any: live, consumed, NULL, called through another
@@ -1560,7 +1608,7 @@ static void phase2_run(Ctx *c, int target, bool plain) {
     if (pick < 80 && c->nexecs) {
         e = &c->execs[target >= 0 ? target : (int)below(r, (uint64_t)c->nexecs)];
         h = e->h;
-        if (e->state == EXEC_MAYBE || e->random) expect = EXPECT_ANY;
+        if (e->state == EXEC_MAYBE || e->trust != TRUST_VALID) expect = EXPECT_ANY;
     } else if (pick < 95 && (h = stale_pick(c, &c->stale_execs)) != NULL) {
         expect = EXPECT_FAIL;
     } else {
@@ -1609,7 +1657,8 @@ static void phase2_run(Ctx *c, int target, bool plain) {
             TensorRec *t = tensor_by_id(c, e->ref[i]);
             if (t && tensor_backed(c, t)) continue;
             why = t ? ", a tensor's memory was freed" : ", a tensor was destroyed";
-            if (expect != EXPECT_FAIL) expect = e->random || e->state == EXEC_MAYBE ? EXPECT_ANY : EXPECT_FAIL;
+            if (expect != EXPECT_FAIL)
+                expect = e->trust == TRUST_NONE || e->state == EXEC_MAYBE ? EXPECT_ANY : EXPECT_FAIL;
             break;
         }
     int oi = op_index(op);
@@ -1840,7 +1889,7 @@ static const struct {
     {act_memcpy_async, 4},  {act_memset, 5},        {act_roundtrip, 2},       {act_stream, 4},
     {act_device, 2},        {act_tensor_random, 7}, {act_tensor_invalid_create, 1}, {act_tensor_get, 6},
     {act_tensor_destroy, 4}, {act_address_reuse, 2}, {act_array, 4},          {act_scalar, 3},
-    {act_op_valid, 9},      {act_op_invalid, 5},    {act_op_random, 5},       {act_phase2, 12},
+    {act_op_valid, 9},      {act_op_invalid, 5},    {act_op_random, 5},       {act_op_view, 4},       {act_phase2, 12},
     {act_exec_misc, 4},
 };
 
