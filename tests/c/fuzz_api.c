@@ -43,7 +43,6 @@
 #include "aclnnop/aclnn_moe_token_permute_with_routing_map_grad.h"
 #include "aclstub/aclstub.h"
 
-
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- options, random numbers ---------------------------------------------------------------------------- */
@@ -82,6 +81,7 @@ static bool chance(Rng *r, unsigned percent) { return below(r, 100) < percent; }
 #define MAX_EXECS 20
 #define MAX_STALE 24
 #define MAX_DIMS 10
+#define SANE_RANK 8 /* nnopbase's limit: higher ranks may be refused */
 #define MAX_SLOTS 6
 #define SCRATCH ((size_t)1 << 16)
 
@@ -876,6 +876,7 @@ static void act_tensor_random(Ctx *c) {
     make_room(c, 1, 0);
     bool sane = chance(r, 60);
     int ndim = (int)(chance(r, 90) ? below(r, 6) : below(r, MAX_DIMS + 1));
+    if (ndim > SANE_RANK) sane = false; /* beyond what nnopbase supports: accepted or refused */
     int64_t dims[MAX_DIMS], strides[MAX_DIMS], offset;
     bool with_strides = chance(r, 50), zero_stride = false;
     for (int i = 0; i < ndim; i++) {
@@ -1112,8 +1113,8 @@ static void act_scalar(Ctx *c) {
         /* NULL value: refused. A dtype with no size, or one CANN sizes by its default branch: either way. */
         uint64_t value = 0;
         bool null_value = chance(r, 50);
-        aclDataType dt = null_value ? ACL_FLOAT
-                                    : (aclDataType)(int)(int64_t[]){ACL_DT_UNDEFINED, ACL_STRING, 999, INT32_MIN}[below(r, 4)];
+        static const int64_t odd[] = {ACL_DT_UNDEFINED, ACL_STRING, 999, INT32_MIN};
+        aclDataType dt = null_value ? ACL_FLOAT : (aclDataType)(int)odd[below(r, N_ELEMS(odd))];
         note(c, "aclCreateScalar(%s, dtype=%d)", null_value ? "NULL" : "&value", (int)dt);
         aclScalar *sc = aclCreateScalar(null_value ? NULL : &value, dt);
         verdict(c, API_aclCreateScalar, null_value ? EXPECT_FAIL : EXPECT_ANY, sc != NULL, sc ? 0 : -1);
@@ -1131,7 +1132,7 @@ static void filler_tensors(Ctx *c, int n) {
     Rng *r = &c->rng;
     for (int k = 0; k < n; k++) {
         int64_t dims[MAX_DIMS];
-        int nd = (int)between(r, 1, MAX_DIMS);
+        int nd = (int)between(r, 1, SANE_RANK);
         if (chance(r, 50)) {
             nd = (int)between(r, 1, 3);
             for (int d = 0; d < nd; d++) dims[d] = between(r, 4, 24);
@@ -1198,7 +1199,10 @@ static aclTensor *tensor_new_v(Ctx *c, aclDataType dt, const int64_t *dims, int 
 static aclDataType float_dtype(Ctx *c) {
     return (aclDataType)(int)(int64_t[]){ACL_FLOAT, ACL_FLOAT16, ACL_BF16}[below(&c->rng, 3)];
 }
-static int64_t small(Ctx *c, int64_t hi) { return chance(&c->rng, 90) ? between(&c->rng, 1, hi) : between(&c->rng, 1, 48); }
+/* A dimension: mostly up to hi, sometimes up to 48. */
+static int64_t small(Ctx *c, int64_t hi) {
+    return chance(&c->rng, 90) ? between(&c->rng, 1, hi) : between(&c->rng, 1, 48);
+}
 
 static bool all_made(const OpCall *k) {
     for (int i = 0; i < k->op->nslots; i++)
@@ -1658,9 +1662,13 @@ static void phase2_run(Ctx *c, int target, bool plain) {
             break;
         }
     int oi = op_index(op);
+    const char *which = !h                          ? ""
+                        : !e                        ? ": consumed"
+                        : foreign                   ? ": another operator's"
+                        : e->state == EXEC_MAYBE    ? ": maybe consumed"
+                                                    : "";
     note(c, "aclnn%s(ws=%p, wsSize=%llu, executor=%p%s, stream=%p%s%s)", op->name, ws, (unsigned long long)ws_size,
-         (void *)h, !h ? "" : !e ? ": consumed" : foreign ? ": another operator's" : e->state == EXEC_MAYBE ? ": maybe consumed" : "", stream,
-         stream_live ? "" : ": destroyed", why);
+         (void *)h, which, stream, stream_live ? "" : ": destroyed", why);
     aclnnStatus s = op->p2(ws, ws_size, h, stream);
     verdict(c, API_phase2, expect, s == OK, s);
     c->st.op_calls[oi][1]++;
@@ -1910,8 +1918,8 @@ static void check_counters(Ctx *c, const uint64_t before[N_COUNTERS], const char
     counters_now(now);
     for (int i = 0; i < N_COUNTERS; i++)
         if (now[i] != before[i])
-            finding(c, "%s is %" PRIu64 " %s, %" PRIu64 " before (leak or double count)", counter_names[i], now[i], when,
-                    before[i]);
+            finding(c, "%s is %" PRIu64 " %s, %" PRIu64 " before (leak or double count)", counter_names[i], now[i],
+                    when, before[i]);
 }
 
 /* Destroy everything the model holds; every destroy of a live object must succeed. */
@@ -1924,7 +1932,8 @@ static void cleanup(Ctx *c) {
     }
     while (c->nexecs) {
         ExecRec e = c->execs[--c->nexecs];
-        note(c, "aclDestroyAclOpExecutor(%p%s) [cleanup]", (void *)e.h, e.state == EXEC_MAYBE ? ": maybe consumed" : "");
+        note(c, "aclDestroyAclOpExecutor(%p%s) [cleanup]", (void *)e.h,
+             e.state == EXEC_MAYBE ? ": maybe consumed" : "");
         s = aclDestroyAclOpExecutor(e.h);
         verdict(c, API_aclDestroyAclOpExecutor, e.state == EXEC_MAYBE ? EXPECT_ANY : EXPECT_OK, s == OK, s);
     }
