@@ -347,16 +347,20 @@ static void stale_add(Stale *s, void *h) {
 }
 static void *stale_pick(Ctx *c, const Stale *s) { return s->n ? s->h[below(&c->rng, (uint64_t)s->n)] : NULL; }
 
-/* A new handle equal to a destroyed one: the destroyed value is no longer known to be invalid. */
-static void stale_forget(Ctx *c, Stale *s, const void *h) {
+/* Forget a destroyed value that is live again; returns how many records it had. */
+static int stale_drop(Stale *s, const void *h) {
+    int dropped = 0;
     for (int i = 0; i < s->n; i++)
         if (s->h[i] == h) {
-            s->h[i] = s->h[--s->n];
+            s->h[i--] = s->h[--s->n];
             s->next = 0;
-            c->st.handle_reuses++;
-            i--;
+            dropped++;
         }
+    return dropped;
 }
+
+/* A new handle equal to a destroyed one: the destroyed value is no longer known to be invalid. */
+static void stale_forget(Ctx *c, Stale *s, const void *h) { c->st.handle_reuses += (uint64_t)stale_drop(s, h); }
 
 /* [p, p + n) inside one live block of this thread (n == 0: p inside or at the end of one). */
 static bool in_block(const Ctx *c, const void *p, size_t n) {
@@ -509,7 +513,7 @@ static void act_pinned(Ctx *c) {
         s = aclrtMallocHost(&p, size);
         verdict(c, API_aclrtMallocHost, EXPECT_OK, s == ACL_SUCCESS, s);
         if (s == ACL_SUCCESS) {
-            stale_forget(c, &c->stale_pinned, p);
+            stale_drop(&c->stale_pinned, p); /* an address, like any allocation's */
             c->pinned[c->npinned++] = (Block){p, size};
         }
     } else if (pick < 70 && c->npinned) {
