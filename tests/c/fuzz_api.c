@@ -84,6 +84,7 @@ static bool chance(Rng *r, unsigned percent) { return below(r, 100) < percent; }
 #define SANE_RANK 8 /* nnopbase's limit: higher ranks may be refused */
 #define MAX_SLOTS 6
 #define SCRATCH ((size_t)1 << 16)
+#define UNSYNCED_PERCENT 5 /* phase-2 runs not waited for before the model goes on */
 
 typedef enum { EXPECT_OK, EXPECT_FAIL, EXPECT_ANY } Expect;
 static const char *const expect_names[] = {"ok", "fail", "any"};
@@ -121,6 +122,7 @@ typedef struct {
     uint64_t ws;
     int nref;
     uint64_t ref[MAX_SLOTS + 1];
+    const aclIntArray *range; /* a live int array passed to phase 1, or NULL */
     Trust trust;
     bool repeatable;
     ExecState state; /* MAYBE: a failed phase 2 may or may not have consumed it */
@@ -177,6 +179,7 @@ typedef struct Ctx {
     int npinned;
     aclrtStream streams[MAX_STREAMS];
     bool stream_dirty[MAX_STREAMS]; /* ran work whose outcome the model does not know: a sync may report it */
+    bool default_dirty;             /* the same for the default stream */
     int nstreams;
     TensorRec tensors[MAX_TENSORS];
     int ntensors;
@@ -664,7 +667,7 @@ static void act_memcpy(Ctx *c, bool async) {
     aclError st = async ? aclrtMemcpyAsync(d.p, dest_max, s.p, count, (aclrtMemcpyKind)kind, stream)
                         : aclrtMemcpy(d.p, dest_max, s.p, count, (aclrtMemcpyKind)kind);
     verdict(c, async ? API_aclrtMemcpyAsync : API_aclrtMemcpy, e, st == ACL_SUCCESS, st);
-    if (async && stream_live && stream) stream_sync(c, stream, "");
+    if (async && stream_live) stream_sync(c, stream, "");
 }
 
 static void act_memset(Ctx *c) {
@@ -688,6 +691,7 @@ static void act_roundtrip(Ctx *c) {
     if (c->nblocks < 2) return;
     Block *a = &c->blocks[below(&c->rng, (uint64_t)c->nblocks)], *b = &c->blocks[below(&c->rng, (uint64_t)c->nblocks)];
     if (a == b) return;
+    stream_sync(c, NULL, " [before a roundtrip: no queued work may write the blocks]");
     size_t n = a->size < b->size ? a->size : b->size;
     if (n > SCRATCH / 2) n = SCRATCH / 2;
     unsigned char *in = c->scratch, *out = c->scratch + SCRATCH / 2;
@@ -715,11 +719,22 @@ static int stream_index(const Ctx *c, aclrtStream st) {
     return -1;
 }
 
-/* Synchronize a live stream (or the default one): it must succeed unless it ran work of unknown outcome. */
+/* Wait for the work queued on a live stream, or on every stream of the device for the default one (NULL):
+ * streams may run asynchronously, so memory that work uses is released only after this. It must succeed
+ * unless the work it waits for had an outcome the model does not know. */
 static void stream_sync(Ctx *c, aclrtStream st, const char *tag) {
+    aclError s;
+    if (st == NULL) {
+        bool dirty = c->default_dirty || c->threaded; /* the device includes other threads' streams */
+        for (int i = 0; i < c->nstreams; i++) dirty |= c->stream_dirty[i];
+        note(c, "aclrtSynchronizeDevice()%s", tag);
+        s = aclrtSynchronizeDevice();
+        verdict(c, API_aclrtSynchronizeDevice, dirty ? EXPECT_ANY : EXPECT_OK, s == ACL_SUCCESS, s);
+        return;
+    }
     int i = stream_index(c, st);
     note(c, "aclrtSynchronizeStream(%p)%s", st, tag);
-    aclError s = aclrtSynchronizeStream(st);
+    s = aclrtSynchronizeStream(st);
     verdict(c, API_aclrtSynchronizeStream, i >= 0 && !c->stream_dirty[i] ? EXPECT_OK : EXPECT_ANY, s == ACL_SUCCESS,
             s);
 }
@@ -1407,6 +1422,8 @@ static int exec_add(Ctx *c, const OpCall *k, aclOpExecutor *ex, uint64_t ws, Tru
     e->op = k->op;
     e->ws = ws;
     e->trust = trust;
+    for (int i = 0; i < c->narrays; i++)
+        if (c->arrays[i] == k->range) e->range = k->range;
     for (int i = 0; i < k->op->nslots; i++) {
         TensorRec *t = k->t[i] ? tensor_by_handle(c, k->t[i]) : NULL;
         if (t) e->ref[e->nref++] = t->id;
@@ -1683,6 +1700,15 @@ static void phase2_run(Ctx *c, int target, bool plain) {
                 expect = e->trust == TRUST_NONE || e->state == EXEC_MAYBE ? EXPECT_ANY : EXPECT_FAIL;
             break;
         }
+    /* An int array destroyed after phase 1: an executor may have copied its values, or hold it and refuse. */
+    if (e && e->range && expect == EXPECT_OK) {
+        bool live = false;
+        for (int i = 0; i < c->narrays; i++) live |= c->arrays[i] == e->range;
+        if (!live) {
+            expect = EXPECT_ANY;
+            why = ", its int array was destroyed";
+        }
+    }
     int oi = op_index(op);
     const char *which = !h                          ? ""
                         : !e                        ? ": consumed"
@@ -1696,8 +1722,13 @@ static void phase2_run(Ctx *c, int target, bool plain) {
     c->st.op_calls[oi][1]++;
     if (s == OK) c->st.op_ok[oi][1]++;
     int si = stream_index(c, stream);
-    if (si >= 0 && s == OK && expect != EXPECT_OK) c->stream_dirty[si] = true;
-    if (stream && stream_live && chance(r, 90)) stream_sync(c, stream, "");
+    if (s == OK && expect != EXPECT_OK) {
+        if (si >= 0) c->stream_dirty[si] = true;
+        if (stream == NULL) c->default_dirty = true;
+    }
+    /* Mostly what a correct program does. Otherwise memory the work uses may be released while it is queued
+     * (aclrtFree does not wait for it): a caller's mistake that must not make the stub touch freed memory. */
+    if (stream_live && !chance(r, UNSYNCED_PERCENT)) stream_sync(c, stream, "");
     if (!e) return;
     if (s == OK && !foreign) {
         if (!e->repeatable) {
@@ -1765,12 +1796,14 @@ static int fork_child(void) {
     if (!t || !i || !o || !so) return 14;
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
-    if (aclnnMoeTokenPermuteGetWorkspaceSize(t, i, 0, false, o, so, &ws, &ex) != OK || ws != 0) return 15;
-    if (aclnnMoeTokenPermute(NULL, 0, ex, NULL) != OK) return 16;
-    if (aclrtMemcpy(out, sizeof out, dout, sizeof out, ACL_MEMCPY_DEVICE_TO_HOST)) return 17;
-    if (memcmp(out, tokens, sizeof out) != 0) return 18; /* all indices 0: a stable sort keeps the order */
-    if (aclDestroyTensor(t) || aclDestroyTensor(i) || aclDestroyTensor(o) || aclDestroyTensor(so)) return 19;
-    if (aclrtFree(dt) || aclrtFree(di) || aclrtFree(dout) || aclrtFree(ds)) return 20;
+    aclrtStream stream = NULL;
+    if (aclrtCreateStream(&stream) != ACL_SUCCESS) return 15;
+    if (aclnnMoeTokenPermuteGetWorkspaceSize(t, i, 0, false, o, so, &ws, &ex) != OK || ws != 0) return 16;
+    if (aclnnMoeTokenPermute(NULL, 0, ex, stream) != OK || aclrtSynchronizeStream(stream) != ACL_SUCCESS) return 17;
+    if (aclrtMemcpy(out, sizeof out, dout, sizeof out, ACL_MEMCPY_DEVICE_TO_HOST)) return 18;
+    if (memcmp(out, tokens, sizeof out) != 0) return 19; /* all indices 0: a stable sort keeps the order */
+    if (aclDestroyTensor(t) || aclDestroyTensor(i) || aclDestroyTensor(o) || aclDestroyTensor(so)) return 20;
+    if (aclrtFree(dt) || aclrtFree(di) || aclrtFree(dout) || aclrtFree(ds) || aclrtDestroyStream(stream)) return 21;
     return 0;
 }
 
@@ -1945,6 +1978,7 @@ static void check_counters(Ctx *c, const uint64_t before[N_COUNTERS], const char
 /* Destroy everything the model holds; every destroy of a live object must succeed. */
 static void cleanup(Ctx *c) {
     aclnnStatus s;
+    stream_sync(c, NULL, " [cleanup]");
     for (int i = 0; i < c->nstreams; i++) stream_sync(c, c->streams[i], " [cleanup]");
     while (c->nexecs) {
         ExecRec e = c->execs[--c->nexecs];
@@ -1986,6 +2020,7 @@ static void reset_model(Ctx *c) {
     c->ring_next = 0;
     c->seq_calls = 0;
     c->nfreed = 0;
+    c->default_dirty = false;
     Stale *lists[] = {&c->stale_streams, &c->stale_tensors, &c->stale_arrays, &c->stale_scalars, &c->stale_execs,
                       &c->stale_pinned};
     for (size_t i = 0; i < N_ELEMS(lists); i++) memset(lists[i], 0, sizeof *lists[i]);
