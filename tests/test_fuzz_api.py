@@ -11,7 +11,7 @@ import pytest
 
 from fuzz_api import build_fuzzer, fuzz_env, sanitizer_lib_dir
 
-CALLS = 25_000
+CALLS = 50_000
 # (seed, threads, reuse): single-threaded sequences, then threads sharing objects that one of them destroys;
 # each with freed memory reused at once (finds stale handles) and held back (finds use after free).
 RUNS = [(1, 1, True), (2, 1, True), (3, 1, True), (4, 1, False), (5, 1, False), (6, 1, False), (7, 4, True),
