@@ -1950,28 +1950,32 @@ static const struct {
     {act_exec_misc, 4},
 };
 
-#define N_COUNTERS 8
-static const char *const counter_names[N_COUNTERS] = {
-    "live_allocations", "live_allocation_bytes", "live_host_allocations", "live_streams",
-    "live_tensors",     "live_scalars",          "live_int_arrays",       "live_executors"};
+/* The stub's live-object counters: each must be back where it was when a sequence ends. */
+static const struct {
+    const char *name;
+    uint64_t (*read)(void);
+} counters[] = {
+    {"live_allocations", aclStubLiveAllocations},
+    {"live_allocation_bytes", aclStubLiveAllocationBytes},
+    {"live_host_allocations", aclStubLiveHostAllocations},
+    {"live_streams", aclStubLiveStreams},
+    {"live_tensors", aclStubLiveTensors},
+    {"live_scalars", aclStubLiveScalars},
+    {"live_int_arrays", aclStubLiveIntArrays},
+    {"live_executors", aclStubLiveExecutors},
+};
+#define N_COUNTERS N_ELEMS(counters)
 
 static void counters_now(uint64_t v[N_COUNTERS]) {
-    v[0] = aclStubLiveAllocations();
-    v[1] = aclStubLiveAllocationBytes();
-    v[2] = aclStubLiveHostAllocations();
-    v[3] = aclStubLiveStreams();
-    v[4] = aclStubLiveTensors();
-    v[5] = aclStubLiveScalars();
-    v[6] = aclStubLiveIntArrays();
-    v[7] = aclStubLiveExecutors();
+    for (size_t i = 0; i < N_COUNTERS; i++) v[i] = counters[i].read();
 }
 
 static void check_counters(Ctx *c, const uint64_t before[N_COUNTERS], const char *when) {
     uint64_t now[N_COUNTERS];
     counters_now(now);
-    for (int i = 0; i < N_COUNTERS; i++)
+    for (size_t i = 0; i < N_COUNTERS; i++)
         if (now[i] != before[i])
-            finding(c, "%s is %" PRIu64 " %s, %" PRIu64 " before (leak or double count)", counter_names[i], now[i],
+            finding(c, "%s is %" PRIu64 " %s, %" PRIu64 " before (leak or double count)", counters[i].name, now[i],
                     when, before[i]);
 }
 
