@@ -94,10 +94,11 @@ class HostSpan:
         if isinstance(obj, HostSpan):
             obj = obj.obj
         try:
-            self.cdata, self.writable = ffi.from_buffer(obj, require_writable=True), True
-        except BufferError:  # read-only (bytes, a read-only array or memoryview)
-            self.cdata, self.writable = ffi.from_buffer(obj), False
-        except ValueError as exc:  # e.g. a non-contiguous numpy view
+            try:
+                self.cdata, self.writable = ffi.from_buffer(obj, require_writable=True), True
+            except (BufferError, ValueError):  # read-only (bytes, a read-only array or memoryview), or worse
+                self.cdata, self.writable = ffi.from_buffer(obj), False
+        except (BufferError, ValueError) as exc:  # e.g. a non-contiguous numpy view
             raise ValueError(f"host_ptr: {exc}; pass a C-contiguous buffer (np.ascontiguousarray)") from None
         except TypeError:
             raise errors.type_error("host_ptr", "obj", obj, "an object with the buffer protocol "
@@ -151,6 +152,8 @@ def _check_extent(function: str, pname: str, obj, lengths, values, unit: str, wr
         if have is not None and need > have:
             raise ValueError(f"{function}: argument {lname!r} is {value}, but {pname!r} holds only {have} "
                              f"{'bytes' if unit != 'elements' else 'elements'}")
+    if type(obj) is not HostSpan and unit != "elements" and not isinstance(obj, ffi.CData):
+        raise errors.type_error(function, pname, obj, "a cffi pointer, an acl.host_ptr(...) span or None")
     if type(obj) is HostSpan:
         if written and not obj.writable:
             raise TypeError(f"{function}: argument {pname!r} is a read-only {type(obj.obj).__name__} "
@@ -159,8 +162,19 @@ def _check_extent(function: str, pname: str, obj, lengths, values, unit: str, wr
     return obj
 
 
-def _unwrap(obj):
-    return obj.cdata if type(obj) is HostSpan else obj
+# Parameters that take a bare address. cffi would also accept bytes or a str there, handing C a pointer into
+# an immutable Python object: refused, so a host buffer only reaches C as a checked HostSpan.
+_RAW_POINTERS = {"void *", "const void *"} | _POINTER_TYPEDEFS
+
+
+def _address(function: str, pname: str, obj):
+    if obj is None:
+        return ffi.NULL
+    if type(obj) is HostSpan:
+        return obj.cdata
+    if isinstance(obj, ffi.CData):
+        return obj
+    raise errors.type_error(function, pname, obj, "a cffi pointer, an acl.host_ptr(...) span or None")
 
 
 def make_wrapper(name: str):
@@ -207,33 +221,35 @@ def make_wrapper(name: str):
                 lengths, unit, written = rules[pname]
                 checks.append(f"    {py} = _check_extent({name!r}, {pname!r}, {py}, {lengths!r}, "
                               f"({', '.join(pynames[n] for n in lengths)},), {unit!r}, {written!r})")
-            elif ctype.endswith("*") or ctype in _POINTER_TYPEDEFS:  # None stands for NULL, as in C
-                prologue.append(f"    if {py} is None:\n        {py} = _NULL\n"
-                                f"    elif type({py}) is _HostSpan:\n        {py} = {py}.cdata")
+            elif ctype in _RAW_POINTERS:  # an address: a cffi pointer, a host span or None (NULL), nothing else
+                prologue.append(f"    {py} = _address({name!r}, {pname!r}, {py})")
+            elif ctype.endswith("*"):  # None stands for NULL, as in C
+                prologue.append(f"    if {py} is None:\n        {py} = _NULL")
             call_args.append(py)
         i += 1
 
     body = prologue + checks
-    call = f"_f({', '.join(call_args)})"
+    # An int outside its C type's range is a ValueError naming the function, not cffi's OverflowError.
+    body.append(f"    try:\n        _r = _f({', '.join(call_args)})\n    except OverflowError as _e:\n"
+                f"        raise ValueError(f'{name}: an argument is outside the range of its C type ({{_e}})') from None")
+    call = "_r"
     ret_outs = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")" if outs else "None"
     if result in ("aclError", "aclnnStatus"):
         family = "_AclError" if result == "aclError" else "_AclnnError"
-        body.append(f"    _s = {call}\n    if _s:\n        _raise(_s, {name!r}, {family})\n    return {ret_outs}")
+        body.append(f"    if _r:\n        _raise(_r, {name!r}, {family})\n    return {ret_outs}")
     elif result.endswith("*") and result not in ("const char *", "char *", "void *"):
         body.append(f"    return _check_handle({call}, {name!r})")
     elif result in ("const char *", "char *"):
-        body.append(f"    _r = {call}\n    return None if _r == _NULL else _string(_r).decode(errors='replace')")
-    elif result == "void":
-        body.append(f"    {call}")
-    else:
-        body.append(f"    return {call}")
+        body.append("    return None if _r == _NULL else _string(_r).decode(errors='replace')")
+    elif result != "void":
+        body.append("    return _r")
     src = f"def {name}({', '.join(inputs)}):\n" + "\n".join(body) + "\n"
     namespace = {
         "_f": getattr(lib, name), "_new": ffi.new, "_NULL": ffi.NULL, "_string": ffi.string,
         "_raise": errors.raise_status, "_AclError": errors.AclError, "_AclnnError": errors.AclnnError,
         "_check_handle": errors.check_handle, "_cstr": _cstr, "_array_out": _array_out, "_tl": threading.local(),
         "_int64_array": _int64_array, "_arrays": _INT64_ARRAYS, "_HostSpan": HostSpan,
-        "_check_extent": _check_extent,
+        "_check_extent": _check_extent, "_address": _address,
     }
     exec(compile(src, f"<aclnn_py mirror of {name}>", "exec"), namespace)
     fn = namespace[name]
@@ -259,7 +275,11 @@ def _int64_array(values: list):
     if arr is None:
         if len(_INT64_ARRAYS) > 4096:
             _INT64_ARRAYS.clear()
-        arr = _INT64_ARRAYS[key] = ffi.new("int64_t[]", key or (0,))
+        try:
+            arr = ffi.new("int64_t[]", key or (0,))
+        except OverflowError as exc:
+            raise ValueError(f"an int64_t array value is outside the int64 range ({exc})") from None
+        _INT64_ARRAYS[key] = arr
     return arr
 
 

@@ -261,7 +261,7 @@ OPS: tuple[Op, ...] = (
         Attr("expertNumOptional", 0,
              Rule(lambda a: a.expertNumOptional >= 0, "must be >= 0"),
              Rule(lambda a: a.dropPadModeOptional != 1 or a.expertNumOptional >= 1, "must be >= 1 in drop/pad mode"),
-             Rule(lambda a: a.expertTokensCountOrCumsumFlagOptional == 0 or a.expertNumOptional > 0,
+             Rule(lambda a: a.expertTokensCountOrCumsumFlagOptional not in (1, 2) or a.expertNumOptional > 0,
                   "must be > 0 when expert token counts are requested")),
         Attr("dropPadModeOptional", 0, Rule(lambda a: a.dropPadModeOptional in (0, 1), _DROP_PAD_MODE)),
         Attr("expertTokensCountOrCumsumFlagOptional", 0,

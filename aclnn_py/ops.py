@@ -69,6 +69,12 @@ def _validate(op: Op, ns) -> None:
     attributes and int arrays. A rule that cannot be evaluated (its inputs are malformed in a way another
     check reports) is left to the operator."""
     for p in op.params:
+        v = getattr(ns, p.name, None)
+        if p.role in ("attr", "intarray") and v is not None:
+            for x in (v if p.role == "intarray" else (v,)):
+                if not _INT64[0] <= x <= _INT64[1]:
+                    raise ValueError(f"{op.py_name}: argument {p.py_name!r} = {x} is outside the int64 range")
+    for p in op.params:
         a = getattr(ns, p.name, None)
         if p.role == "in" and p.ndim and a is not None and a.ndim not in p.ndim:
             ranks = " or ".join(f"{n}-D" for n in p.ndim)
@@ -165,13 +171,10 @@ def _attr_value(op: Op, p: Param, v):
     if _ATTR_CTYPES[op.c_name][p.name] == "bool" and isinstance(v, np.bool_):
         return bool(v)
     try:
-        v = operator.index(v)
+        return operator.index(v)  # the int64 range is checked with the table's rules, once per plan
     except TypeError:
         raise errors.type_error(op.py_name, p.py_name, v, "an int" if _ATTR_CTYPES[op.c_name][p.name] != "bool"
                                 else "a bool", "convert it with int(...)" if isinstance(v, float) else "") from None
-    if not _INT64[0] <= v <= _INT64[1]:
-        raise ValueError(f"{op.py_name}: argument {p.py_name!r} = {v} is outside the int64 range")
-    return v
 
 
 def _int_array(op: Op, p: Param, v):

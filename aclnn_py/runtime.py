@@ -169,11 +169,15 @@ def stream_handle(where: str, stream) -> object:
 
 
 def _index(where: str, argument: str, value) -> int:
-    """``value`` as an int (ints, numpy integers, 0-d integer arrays), else TypeError naming the argument."""
+    """``value`` as an int64 (ints, numpy integers, 0-d integer arrays): TypeError naming the argument for
+    another type, ValueError outside the int64 range every C parameter here has."""
     try:
-        return operator.index(value)
+        value = operator.index(value)
     except TypeError:
         raise errors.type_error(where, argument, value, "an int") from None
+    if not -(1 << 63) <= value < (1 << 63):
+        raise ValueError(f"{where}: argument {argument!r} = {value} is outside the int64 range")
+    return value
 
 
 def _device_or_default(where: str, device) -> "Device":
