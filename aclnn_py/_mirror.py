@@ -215,14 +215,20 @@ def make_wrapper(name: str):
             if ctype in ("const char *", "char *"):
                 prologue.append(f"    {py} = _cstr({py})")
             elif ctype == "const int64_t *":  # a Python list of dims/strides/values, as in the samples
-                prologue.append(f"    if type({py}) is list or type({py}) is tuple:\n"
-                                f"        {py} = _arrays.get(tuple({py})) or _int64_array({py})")
+                prologue.append(f"    if type({py}) is list or type({py}) is tuple:\n        _n{i} = len({py})\n"
+                                f"        {py} = _arrays.get(tuple({py})) or _int64_array({py})\n"
+                                f"    else:\n        _n{i} = -1")
             if pname in rules:
                 lengths, unit, written = rules[pname]
-                checks.append(f"    {py} = _check_extent({name!r}, {pname!r}, {py}, {lengths!r}, "
-                              f"({', '.join(pynames[n] for n in lengths)},), {unit!r}, {written!r})")
+                slow = (f"{py} = _check_extent({name!r}, {pname!r}, {py}, {lengths!r}, "
+                        f"({', '.join(pynames[n] for n in lengths)},), {unit!r}, {written!r})")
+                if ctype == "const int64_t *":  # fast path: a list whose length was just taken
+                    fits = " and ".join(f"type({pynames[n]}) is int and 0 <= {pynames[n]} <= _n{i}" for n in lengths)
+                    checks.append(f"    if not ({fits}):\n        {slow}")
+                else:
+                    checks.append(f"    {slow}")
             elif ctype in _RAW_POINTERS:  # an address: a cffi pointer, a host span or None (NULL), nothing else
-                prologue.append(f"    {py} = _address({name!r}, {pname!r}, {py})")
+                prologue.append(f"    if not _is_cdata({py}, _CData):\n        {py} = _address({name!r}, {pname!r}, {py})")
             elif ctype.endswith("*"):  # None stands for NULL, as in C
                 prologue.append(f"    if {py} is None:\n        {py} = _NULL")
             call_args.append(py)
@@ -250,6 +256,7 @@ def make_wrapper(name: str):
         "_check_handle": errors.check_handle, "_cstr": _cstr, "_array_out": _array_out, "_tl": threading.local(),
         "_int64_array": _int64_array, "_arrays": _INT64_ARRAYS, "_HostSpan": HostSpan,
         "_check_extent": _check_extent, "_address": _address,
+        "_is_cdata": isinstance, "_CData": ffi.CData,
     }
     exec(compile(src, f"<aclnn_py mirror of {name}>", "exec"), namespace)
     fn = namespace[name]
