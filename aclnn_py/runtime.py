@@ -86,6 +86,8 @@ class Device(_Resource):
 
     def __init__(self, device_id: int = 0):
         device_id = _index("Device", "device_id", device_id)
+        if not -(1 << 31) <= device_id < (1 << 31):  # an int32_t in C
+            raise ValueError(f"Device: device_id {device_id} is outside the int32 range")
         _acquire(device_id)
         self.device_id = device_id
         self._finalizer = weakref.finalize(self, _release, device_id)
@@ -303,7 +305,9 @@ class Tensor(_Resource):
         self.buffer = buffer
         shape_arr = ffi.new("int64_t[]", self.shape or [0])
         stride_arr = ffi.new("int64_t[]", self.strides or [0])
-        fmt = lib.ACL_FORMAT_ND if format is None else format
+        fmt = lib.ACL_FORMAT_ND if format is None else _index("Tensor", "format", format)
+        if not -(1 << 31) <= fmt < (1 << 31):  # an aclFormat enum in C
+            raise ValueError(f"Tensor: format {fmt} is outside the range of aclFormat")
         handle = lib.aclCreateTensor(shape_arr, len(self.shape), self.acl_dtype, stride_arr, self.offset, fmt,
                                      shape_arr, len(self.shape), buffer.ptr)
         self.handle = errors.check_handle(handle, "aclCreateTensor")

@@ -271,8 +271,10 @@ class Sequence:
         acl.aclDestroyAclOpExecutor(e[0])
 
     def a_objects(self):
-        r = self.rng.randrange(9)
-        if r == 0 or not self.objects:
+        r = self.rng.randrange(10)
+        if r == 9:
+            aclnn_py.Device(self.rng.choice((0, 0, 1, 5, -1, 1 << 40))).close()
+        elif r == 0 or not self.objects:
             self.objects.append(DeviceBuffer(self.size() if self.rng.random() < 0.3 else self.rng.randrange(64)))
         elif r == 1:
             self.objects.append(Stream())

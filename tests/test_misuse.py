@@ -273,6 +273,32 @@ def test_tensor_over_a_live_buffer_then_closed_buffer():
     t.close()
 
 
+@pytest.mark.parametrize("make, error", [
+    (lambda: Device(1 << 40), ValueError),
+    (lambda: Device(-1), errors.AclStatusError),
+    (lambda: Device(5), errors.AclStatusError),
+    (lambda: Tensor((2,), F32, format=1 << 40), ValueError),
+    (lambda: Tensor((1 << 64,), F32), ValueError),
+    (lambda: DeviceBuffer(1 << 64), ValueError),
+    (lambda: acl.aclrtMalloc(-1, acl.ACL_MEM_MALLOC_HUGE_FIRST), ValueError),
+    (lambda: acl.aclrtSetDevice(1 << 40), ValueError),
+    (lambda: acl.aclCreateIntArray([1 << 64], 1), ValueError),
+])
+def test_values_outside_their_c_range_are_value_errors(make, error):
+    with pytest.raises(error):
+        make()
+
+
+def test_bytes_where_c_takes_an_address_are_refused(dev64):
+    # cffi would hand C a pointer into the immutable bytes object; the mirror asks for a host span instead.
+    with pytest.raises(TypeError, match="host_ptr"):
+        acl.aclrtMemcpy(b"abcd", 4, dev64, 4, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+    with pytest.raises(TypeError, match="host_ptr"):
+        acl.aclrtSynchronizeStream(b"\x00")
+    with pytest.raises(TypeError, match="host_ptr"):
+        acl.aclCreateTensor([2], 1, acl.ACL_FLOAT, [1], 0, acl.ACL_FORMAT_ND, [2], 1, "data")
+
+
 def test_workspace_checks_its_size():
     with Stream() as s:
         with pytest.raises(ValueError, match=">= 0"):
