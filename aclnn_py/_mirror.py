@@ -238,13 +238,12 @@ def make_wrapper(name: str):
     # An int outside its C type's range is a ValueError naming the function, not cffi's OverflowError.
     body.append(f"    try:\n        _r = _f({', '.join(call_args)})\n    except OverflowError as _e:\n"
                 f"        raise ValueError(f'{name}: an argument is outside the range of its C type ({{_e}})') from None")
-    call = "_r"
     ret_outs = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")" if outs else "None"
     if result in ("aclError", "aclnnStatus"):
         family = "_AclError" if result == "aclError" else "_AclnnError"
         body.append(f"    if _r:\n        _raise(_r, {name!r}, {family})\n    return {ret_outs}")
     elif result.endswith("*") and result not in ("const char *", "char *", "void *"):
-        body.append(f"    return _check_handle({call}, {name!r})")
+        body.append(f"    return _check_handle(_r, {name!r})")
     elif result in ("const char *", "char *"):
         body.append("    return None if _r == _NULL else _string(_r).decode(errors='replace')")
     elif result != "void":
