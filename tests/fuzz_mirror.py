@@ -150,7 +150,11 @@ class Sequence:
             b[2] = False
             acl.aclrtFree(b[0])
         else:
-            acl.aclrtFree(self.device_ptr())  # double free, interior, foreign or NULL
+            ptr = self.device_ptr()  # double free, interior, foreign, NULL, or a live block by another route
+            acl.aclrtFree(ptr)
+            for other in self.blocks:  # it was a live block after all: no longer ours
+                if other[2] and ffi.cast("char *", other[0]) == ffi.cast("char *", ptr):
+                    other[2] = False
 
     def live_ptr(self):
         """A pointer into device memory that is ours: a live block's start or interior, or NULL."""
