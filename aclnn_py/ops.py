@@ -144,6 +144,7 @@ def _make_plan(op: Op, values) -> _Plan:
 
 _plans: dict = {}
 _tls = threading.local()
+_NULL = ffi.NULL
 
 
 def _key_part(p, v):
@@ -198,7 +199,7 @@ def _dtype_hints(op: Op, values, converted) -> str | None:
 
 def call(op: Op, values: tuple, stream=None):
     """Run ``op`` on ``values`` (one per non-output parameter, in C order) and return its outputs."""
-    handle = stream_handle(op.py_name, stream)
+    handle = _NULL if stream is None else stream_handle(op.py_name, stream)
     default_device()
     inputs = _ARGS[op.c_name]
     values = list(values)
