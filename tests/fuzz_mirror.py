@@ -267,6 +267,54 @@ class Sequence:
             if e:
                 e[1] = "maybe"  # consumed if phase 2 got as far as claiming it
 
+    def a_two_phases(self):
+        """A well-formed aclnnMoeTokenPermuteGrad whose operands may be destroyed or freed between the phases
+        (and a bigger tensor created in between, which an allocator likes to place at the same address)."""
+        L, H, K = self.rng.choice(((4, 3, 2), (6, 2, 3), (2, 8, 1)))
+        grad = acl.aclrtMalloc(L * H * 4, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        idx = acl.aclrtMalloc(L * 4, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        out = acl.aclrtMalloc(L // K * H * 4, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+        blocks = [[grad, L * H * 4, True], [idx, L * 4, True], [out, L // K * H * 4, True]]
+        self.blocks.extend(blocks)
+        acl.aclrtMemcpy(idx, L * 4, acl.host_ptr(np.arange(L, dtype=np.int32)[::-1].copy()), L * 4,
+                        acl.ACL_MEMCPY_HOST_TO_DEVICE)
+        shapes = (([L, H], [H, 1], grad, acl.ACL_FLOAT), ([L], [1], idx, acl.ACL_INT32),
+                  ([L // K, H], [H, 1], out, acl.ACL_FLOAT))
+        tensors = []
+        for dims, strides, data, dtype in shapes:
+            t = acl.aclCreateTensor(dims, len(dims), dtype, strides, 0, acl.ACL_FORMAT_ND, dims, len(dims), data)
+            tensors.append([t, True, -1])
+        self.tensors.extend(tensors)
+        ws, ex = aclnn.aclnnMoeTokenPermuteGradGetWorkspaceSize(tensors[0][0], tensors[1][0], K, False,
+                                                                tensors[2][0])
+        self.executors.append([ex, True, "grad"])
+        victim = self.rng.randrange(4)
+        if victim < 3 and self.rng.random() < 0.5:
+            tensors[victim][1] = False
+            acl.aclDestroyTensor(tensors[victim][0])
+            self.note(f"two phases: tensor {victim} destroyed between the phases")
+        elif victim < 3:
+            blocks[victim][2] = False
+            acl.aclrtFree(blocks[victim][0])
+            self.note(f"two phases: block {victim} freed between the phases")
+        if victim < 3:  # the allocator's favourite: the same addresses again, bigger
+            big = acl.aclrtMalloc(4096, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+            self.blocks.append([big, 4096, True])
+            dims = [64, 16]
+            t = acl.aclCreateTensor(dims, 2, acl.ACL_FLOAT, [16, 1], 0, acl.ACL_FORMAT_ND, dims, 2, big)
+            self.tensors.append([t, True, -1])
+            if t == tensors[victim][0]:
+                self.note("two phases: the new tensor has the destroyed tensor's address")
+        try:
+            aclnn.aclnnMoeTokenPermuteGrad(None, ws, ex, self.stream_handle() if self.rng.random() < 0.3 else None)
+        finally:
+            self.executors[-1][1] = "maybe"
+        if victim < 3 and not tensors[victim][1]:
+            raise FuzzFailure(f"phase 2 ran although tensor {victim} was destroyed after phase 1")
+        if victim == 3:  # nothing released: the call must have worked
+            back = np.empty(L // K * H, np.float32)
+            acl.aclrtMemcpy(acl.host_ptr(back), back.nbytes, out, back.nbytes, acl.ACL_MEMCPY_DEVICE_TO_HOST)
+
     def a_destroy_executor(self):
         e = self.pick(self.executors)
         if e is None:
@@ -347,7 +395,7 @@ class Sequence:
 
     ACTIONS = (("a_malloc", 8), ("a_free", 5), ("a_memcpy", 10), ("a_memset", 4), ("a_stream", 4),
                ("a_int_array", 4), ("a_tensor", 10), ("a_phase1", 8), ("a_phase2", 6),
-               ("a_destroy_executor", 2), ("a_objects", 10), ("a_wrong_type", 3))
+               ("a_destroy_executor", 2), ("a_two_phases", 5), ("a_objects", 10), ("a_wrong_type", 3))
 
     def step(self):
         names, weights = zip(*self.ACTIONS)
