@@ -4,7 +4,7 @@
  * build runs anywhere. fp16 conversions get explicit F16C code on x86-64: compilers do not vectorise
  * _Float16 conversions on their own.
  */
-#include "op_common.h"
+#include "stub_internal.h"
 
 #if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 #define ROW_KERNEL __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -53,7 +53,7 @@ static bool has_f16c(void) { return false; }
 #define f16c_store(d, s, n) ((void)0)
 #endif
 
-ROW_KERNEL void row_load_f32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
+ROW_KERNEL void aclStubRowLoadF32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
     if (dtype == ACL_FLOAT) {
         memcpy(dst, src, (size_t)n * sizeof(float));
     } else if (dtype == ACL_BF16) {
@@ -70,7 +70,7 @@ ROW_KERNEL void row_load_f32(float *restrict dst, const void *restrict src, aclD
     }
 }
 
-ROW_KERNEL void row_add_f32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
+ROW_KERNEL void aclStubRowAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
     if (dtype == ACL_FLOAT) {
         const float *s = src;
         for (int64_t i = 0; i < n; i++) dst[i] += s[i];
@@ -90,11 +90,11 @@ ROW_KERNEL void row_add_f32(float *restrict dst, const void *restrict src, aclDa
     }
 }
 
-ROW_KERNEL void row_add_zero_f32(float *restrict dst, int64_t n) {
+ROW_KERNEL void aclStubRowAddZeroF32(float *restrict dst, int64_t n) {
     for (int64_t i = 0; i < n; i++) dst[i] += 0.0f;
 }
 
-ROW_KERNEL void row_store_f32(void *restrict dst, const float *restrict src, aclDataType dtype, int64_t n) {
+ROW_KERNEL void aclStubRowStoreF32(void *restrict dst, const float *restrict src, aclDataType dtype, int64_t n) {
     if (dtype == ACL_FLOAT) {
         memcpy(dst, src, (size_t)n * sizeof(float));
     } else if (dtype == ACL_BF16) {
