@@ -163,56 +163,34 @@ static aclnnStatus copy_out(const char *fn, const int64_t *src, uint64_t n, int6
     return OK;
 }
 
-aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum) {
-    const aclTensor *t;
-    CHECK_NOT_NULL("aclGetViewShape", tensor, viewDims);
-    CHECK_NOT_NULL("aclGetViewShape", tensor, viewDimsNum);
-    ACQUIRE_TENSOR("aclGetViewShape", tensor, t);
-    return copy_out("aclGetViewShape", t->dims, t->ndim, viewDims, viewDimsNum);
-}
+/* The getters of a tensor's arrays: a malloc'ed copy the caller frees. */
+#define ARRAY_GETTER(fn, values, count, field, nfield)                        \
+    aclnnStatus fn(const aclTensor *tensor, int64_t **values, uint64_t *count) { \
+        const aclTensor *t;                                                   \
+        CHECK_NOT_NULL(#fn, tensor, values);                                  \
+        CHECK_NOT_NULL(#fn, tensor, count);                                   \
+        ACQUIRE_TENSOR(#fn, tensor, t);                                       \
+        return copy_out(#fn, t->field, t->nfield, values, count);             \
+    }
 
-aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue, uint64_t *stridesNum) {
-    const aclTensor *t;
-    CHECK_NOT_NULL("aclGetViewStrides", tensor, stridesValue);
-    CHECK_NOT_NULL("aclGetViewStrides", tensor, stridesNum);
-    ACQUIRE_TENSOR("aclGetViewStrides", tensor, t);
-    return copy_out("aclGetViewStrides", t->strides, t->ndim, stridesValue, stridesNum);
-}
+ARRAY_GETTER(aclGetViewShape, viewDims, viewDimsNum, dims, ndim)
+ARRAY_GETTER(aclGetViewStrides, stridesValue, stridesNum, strides, ndim)
+ARRAY_GETTER(aclGetStorageShape, storageDims, storageDimsNum, storage_dims, storage_ndim)
 
-aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims, uint64_t *storageDimsNum) {
-    const aclTensor *t;
-    CHECK_NOT_NULL("aclGetStorageShape", tensor, storageDims);
-    CHECK_NOT_NULL("aclGetStorageShape", tensor, storageDimsNum);
-    ACQUIRE_TENSOR("aclGetStorageShape", tensor, t);
-    return copy_out("aclGetStorageShape", t->storage_dims, t->storage_ndim, storageDims, storageDimsNum);
-}
+/* The getters of one field of a tensor. */
+#define FIELD_GETTER(fn, type, out, field)                   \
+    aclnnStatus fn(const aclTensor *tensor, type *out) {     \
+        const aclTensor *t;                                  \
+        CHECK_NOT_NULL(#fn, tensor, out);                    \
+        ACQUIRE_TENSOR(#fn, tensor, t);                      \
+        *out = t->field;                                     \
+        handle_release(&tensors);                            \
+        return OK;                                           \
+    }
 
-aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset) {
-    const aclTensor *t;
-    CHECK_NOT_NULL("aclGetViewOffset", tensor, offset);
-    ACQUIRE_TENSOR("aclGetViewOffset", tensor, t);
-    *offset = t->offset;
-    handle_release(&tensors);
-    return OK;
-}
-
-aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format) {
-    const aclTensor *t;
-    CHECK_NOT_NULL("aclGetFormat", tensor, format);
-    ACQUIRE_TENSOR("aclGetFormat", tensor, t);
-    *format = t->format;
-    handle_release(&tensors);
-    return OK;
-}
-
-aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType) {
-    const aclTensor *t;
-    CHECK_NOT_NULL("aclGetDataType", tensor, dataType);
-    ACQUIRE_TENSOR("aclGetDataType", tensor, t);
-    *dataType = t->dtype;
-    handle_release(&tensors);
-    return OK;
-}
+FIELD_GETTER(aclGetViewOffset, int64_t, offset, offset)
+FIELD_GETTER(aclGetFormat, aclFormat, format, format)
+FIELD_GETTER(aclGetDataType, aclDataType, dataType, dtype)
 
 aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
     if (value == NULL) {

@@ -31,23 +31,13 @@ aclnnStatus sdk_fail(aclnnStatus status, const char *fmt, ...) {
     return status;
 }
 
-aclnnStatus aclStubOpFail(const aclStubOpCall *call, aclnnStatus status, const char *fmt, ...) {
+aclnnStatus aclStubCallFail(const aclStubOpCall *call, int in_kernel, aclnnStatus status, const char *fmt, ...) {
     char text[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    aclStubSetErrMsg("%sGetWorkspaceSize: %s", call->op->name, text);
-    return status;
-}
-
-aclnnStatus aclStubKernelFail(const aclStubOpCall *call, aclnnStatus status, const char *fmt, ...) {
-    char text[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    aclStubSetErrMsg("%s: %s", call->op->name, text);
+    aclStubSetErrMsg("%s%s: %s", call->op->name, in_kernel ? "" : "GetWorkspaceSize", text);
     return status;
 }
 

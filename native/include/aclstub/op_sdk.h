@@ -146,9 +146,11 @@ struct aclStubOpDef {
 
 /* ---- helpers for check -------------------------------------------------------------------------------- */
 
-/* Record "<op>GetWorkspaceSize: <message>" for aclGetRecentErrMsg and return status. */
-ACLSTUB_API aclnnStatus aclStubOpFail(const aclStubOpCall *call, aclnnStatus status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Record "<op>GetWorkspaceSize: <message>" (in check) or "<op>: <message>" (in a kernel) for
+ * aclGetRecentErrMsg and return status. */
+ACLSTUB_API aclnnStatus aclStubCallFail(const aclStubOpCall *call, int in_kernel, aclnnStatus status, const char *fmt,
+                                        ...) __attribute__((format(printf, 4, 5)));
+#define aclStubOpFail(call, status, ...) aclStubCallFail((call), 0, (status), __VA_ARGS__)
 
 /* zstd-style early returns: ACLSTUB_RETURN_ERROR_IF(k < 1, call, ACLNN_ERR_INNER_TILING_ERROR, "k = %lld ...", k) */
 #define ACLSTUB_RETURN_ERROR_IF(cond, call, status, ...)                       \
@@ -195,8 +197,7 @@ static inline int64_t aclStubNumel(const aclStubTensorDesc *t) {
 /* ---- helpers for kernels --------------------------------------------------------------------------------- */
 
 /* From a kernel: record "<op>: <message>" and return status (e.g. ACLNN_ERR_INNER when out of memory). */
-ACLSTUB_API aclnnStatus aclStubKernelFail(const aclStubOpCall *call, aclnnStatus status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+#define aclStubKernelFail(call, status, ...) aclStubCallFail((call), 1, (status), __VA_ARGS__)
 
 /*
  * Run fn(ctx, begin, end) over [0, n) split into contiguous chunks, one per thread of the stub's pool.
