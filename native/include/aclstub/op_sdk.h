@@ -215,6 +215,15 @@ static inline void *aclStubElem1(const aclStubTensorDesc *t, int64_t i) {
 static inline void *aclStubElem2(const aclStubTensorDesc *t, int64_t i, int64_t j) {
     return (char *)t->data + (t->offset + i * t->strides[0] + j * t->strides[1]) * (int64_t)aclDataTypeSize(t->dtype);
 }
+/* Element i, in row-major order, of a non-empty view of any rank (0 <= i < aclStubNumel(t)). */
+static inline void *aclStubElemAt(const aclStubTensorDesc *t, int64_t i) {
+    int64_t off = t->offset;
+    for (uint32_t d = t->ndim; d-- > 0;) {
+        off += (i % t->dims[d]) * t->strides[d];
+        i /= t->dims[d];
+    }
+    return (char *)t->data + off * (int64_t)aclDataTypeSize(t->dtype);
+}
 /* Element i of a 1-D view, or of the row-major flattening of a 2-D (rows, k) view. */
 static inline void *aclStubElemFlat(const aclStubTensorDesc *t, int64_t i, int64_t k) {
     return t->ndim == 1 ? aclStubElem1(t, i) : aclStubElem2(t, i / k, i % k);
