@@ -14,6 +14,22 @@
 
 typedef _Float16 f16;
 
+/*
+ * The NaN rule of every sum (the numpy references follow it too): a + b where a is the running sum is a
+ * made quiet when a is NaN, whatever b is; otherwise the IEEE sum (a NaN b comes out quiet). Hardware
+ * returns either operand's payload for NaN + NaN depending on operand order, which compilers are free to
+ * swap, so the rule is applied explicitly.
+ */
+static inline float sum_f32(float a, float b) {
+    uint32_t u;
+    memcpy(&u, &a, 4);
+    u |= 0x400000u;
+    float quiet_a;
+    memcpy(&quiet_a, &u, 4);
+    float r = a + b;
+    return a != a ? quiet_a : r;
+}
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -35,9 +51,11 @@ F16C_KERNEL static void f16c_add(float *dst, const uint16_t *src, int64_t n) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + i)));
-        _mm256_storeu_ps(dst + i, _mm256_add_ps(_mm256_loadu_ps(dst + i), v));
+        __m256 a = _mm256_loadu_ps(dst + i);
+        __m256 quiet_a = _mm256_or_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x400000)));
+        _mm256_storeu_ps(dst + i, _mm256_blendv_ps(_mm256_add_ps(a, v), quiet_a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q)));
     }
-    for (; i < n; i++) dst[i] += (float)((const f16 *)src)[i];
+    for (; i < n; i++) dst[i] = sum_f32(dst[i], (float)((const f16 *)src)[i]);
 }
 
 F16C_KERNEL static void f16c_store(uint16_t *dst, const float *src, int64_t n) {
@@ -73,20 +91,20 @@ ROW_KERNEL void aclStubRowLoadF32(float *restrict dst, const void *restrict src,
 ROW_KERNEL void aclStubRowAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
     if (dtype == ACL_FLOAT) {
         const float *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] += s[i];
+        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], s[i]);
     } else if (dtype == ACL_BF16) {
         const uint16_t *s = src;
         for (int64_t i = 0; i < n; i++) {
             uint32_t u = (uint32_t)s[i] << 16;
             float f;
             memcpy(&f, &u, 4);
-            dst[i] += f;
+            dst[i] = sum_f32(dst[i], f);
         }
     } else if (has_f16c()) {
         f16c_add(dst, src, n);
     } else {
         const f16 *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] += (float)s[i];
+        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], (float)s[i]);
     }
 }
 
