@@ -14,9 +14,11 @@ static const aclStubParam PARAMS[] = {
     [PROBS] = {"probsOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT_FLOATS, "tokens"},
     [NUM_OUT_TOKENS] = {"numOutTokens", ACLSTUB_INT},
     [DROP_AND_PAD] = {"dropAndPad", ACLSTUB_BOOL},
-    [OUT] = {"permuteTokensOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "tokens"},
-    [PROBS_OUT] = {"permuteProbsOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT_FLOATS, "probsOptional"},
-    [IDX_OUT] = {"sortedIndicesOut", ACLSTUB_OUTPUT, ACLSTUB_DT(ACL_INT32)},
+    /* The kernel writes every output through its strides. */
+    [OUT] = {"permuteTokensOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "tokens", ACLSTUB_ANY_LAYOUT},
+    [PROBS_OUT] = {"permuteProbsOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT_FLOATS, "probsOptional",
+                   ACLSTUB_ANY_LAYOUT},
+    [IDX_OUT] = {"sortedIndicesOut", ACLSTUB_OUTPUT, ACLSTUB_DT(ACL_INT32), NULL, ACLSTUB_ANY_LAYOUT},
 };
 
 typedef struct {
