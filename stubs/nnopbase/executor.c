@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "meta_internal.h"
 #include "sdk_internal.h"
 
 HandleTable sdk_executors = HANDLE_TABLE_INIT(HANDLE_EXECUTOR);
@@ -66,6 +67,69 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {
     free(ex);
     return OK;
 }
+
+/* Which tensor parameters an index counts: inputs, outputs, or all (inputs first, then outputs). */
+typedef enum { COUNT_INPUTS, COUNT_OUTPUTS, COUNT_ALL } TensorCount;
+
+static bool is_input(aclStubRole r) { return r == ACLSTUB_INPUT || r == ACLSTUB_OPTIONAL_INPUT; }
+static bool is_output(aclStubRole r) { return r == ACLSTUB_OUTPUT || r == ACLSTUB_OPTIONAL_OUTPUT; }
+
+/* The parameter of op that index designates, or -1. */
+static int tensor_param(const aclStubOpDef *op, TensorCount which, size_t index) {
+    for (int pass = 0; pass < 2; pass++) {
+        bool inputs = pass == 0;
+        if ((inputs && which == COUNT_OUTPUTS) || (!inputs && which == COUNT_INPUTS)) continue;
+        for (size_t i = 0; i < op->num_params; i++)
+            if (inputs ? is_input(op->params[i].role) : is_output(op->params[i].role))
+                if (index-- == 0) return (int)i;
+    }
+    return -1;
+}
+
+/*
+ * The executor address setters: phase 2 reads every tensor's data address afresh, so setting the tensor's
+ * address is what updates the executor. The index must name one of the operator's tensors, and that tensor
+ * must be the one phase 1 recorded there.
+ */
+static aclnnStatus set_tensor_addr(const char *fn, aclOpExecutor *executor, size_t index, aclTensor *tensor,
+                                   void *addr, TensorCount which) {
+    if (tensor == NULL || executor == NULL) {
+        aclStubSetErrMsg("%s: argument '%s' is NULL", fn, tensor == NULL ? "tensor" : "executor");
+        return ACLNN_ERR_INNER_NULLPTR;
+    }
+    aclOpExecutor *ex = handle_acquire(&sdk_executors, executor);
+    if (!ex) {
+        aclStubSetErrMsg("%s: argument 'executor' (%p) is not a live executor", fn, (void *)executor);
+        return ACLNN_ERR_INNER;
+    }
+    static const char *const KIND[] = {"input", "output", "tensor"};
+    int p = tensor_param(ex->op, which, index);
+    const void *recorded = p >= 0 ? ex->handles[p] : NULL;
+    const char *op = ex->op->name, *name = p >= 0 ? ex->op->params[p].name : "";
+    handle_release(&sdk_executors);
+    if (p < 0) {
+        aclStubSetErrMsg("%s: argument 'index' (%zu) is not an %s index of %s", fn, index, KIND[which], op);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (recorded && recorded != tensor) {
+        aclStubSetErrMsg("%s: argument 'tensor' (%p) is not the tensor '%s' the executor recorded at %s index %zu",
+                         fn, (void *)tensor, name, KIND[which], index);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return meta_tensor_set_data(fn, tensor, addr);
+}
+
+#define ADDR_SETTER(fn, which)                                                                   \
+    aclnnStatus fn(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr) { \
+        return set_tensor_addr(#fn, executor, index, tensor, addr, which);                      \
+    }
+
+ADDR_SETTER(aclSetInputTensorAddr, COUNT_INPUTS)
+ADDR_SETTER(aclSetOutputTensorAddr, COUNT_OUTPUTS)
+ADDR_SETTER(aclSetTensorAddr, COUNT_ALL)
+ADDR_SETTER(AclSetInputTensorAddr, COUNT_INPUTS)
+ADDR_SETTER(AclSetOutputTensorAddr, COUNT_OUTPUTS)
+ADDR_SETTER(AclSetTensorAddr, COUNT_ALL)
 
 uint64_t aclStubLiveExecutors(void) { return handle_count(&sdk_executors); }
 

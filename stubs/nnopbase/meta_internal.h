@@ -5,6 +5,8 @@
 
 #include "stub_internal.h"
 
+/* Set the data address of a live tensor (fn names the caller in the message); 161002 when not live. */
+aclnnStatus meta_tensor_set_data(const char *fn, const aclTensor *tensor, void *addr);
 /* Number of values of a live int array; false when the handle is not live. */
 bool meta_int_array_size(const aclIntArray *array, uint64_t *size);
 /* Copy the values of a live int array of exactly `size` values; false otherwise. */

@@ -36,40 +36,75 @@ static HandleTable tensors = HANDLE_TABLE_INIT(HANDLE_TENSOR);
 static HandleTable scalars = HANDLE_TABLE_INIT(HANDLE_SCALAR);
 static HandleTable int_arrays = HANDLE_TABLE_INIT(HANDLE_INT_ARRAY);
 
+/* Guards the fields of live tensors, which aclInitTensor and the address setters change in place; taken
+ * after the registry's read lock (acquire_tensor), so a tensor is never freed or torn while it is read. */
+static pthread_rwlock_t contents = PTHREAD_RWLOCK_INITIALIZER;
+
 /* A child of a fork() made while another thread held a registry lock must not inherit it held. */
 static void reset_after_fork(void) {
     handle_table_reset_after_fork(&tensors);
     handle_table_reset_after_fork(&scalars);
     handle_table_reset_after_fork(&int_arrays);
+    pthread_rwlock_init(&contents, NULL);
+}
+
+/* The tensor behind token, registry read-locked and its contents locked for reading or writing; NULL when
+ * the token is not a live tensor. Pair with release_tensor. */
+static aclTensor *acquire_tensor(const aclTensor *token, bool write) {
+    aclTensor *t = handle_acquire(&tensors, token);
+    if (t) (write ? pthread_rwlock_wrlock : pthread_rwlock_rdlock)(&contents);
+    return t;
+}
+
+static void release_tensor(void) {
+    pthread_rwlock_unlock(&contents);
+    handle_release(&tensors);
 }
 __attribute__((constructor)) static void install_fork_handler(void) { pthread_atfork(NULL, NULL, reset_after_fork); }
 
+static bool is_inline(const aclTensor *t, const int64_t *p) {
+    return p >= t->inline_dims && p < t->inline_dims + 3 * INLINE_DIMS;
+}
+
+static void free_arrays(aclTensor *t) {
+    if (!is_inline(t, t->dims)) free(t->dims);
+    if (!is_inline(t, t->strides)) free(t->strides);
+    if (!is_inline(t, t->storage_dims)) free(t->storage_dims);
+}
+
 static void tensor_free(aclTensor *t) {
-    if (t->dims != t->inline_dims) free(t->dims);
-    if (t->strides != t->inline_dims + INLINE_DIMS) free(t->strides);
-    if (t->storage_dims != t->inline_dims + 2 * INLINE_DIMS) free(t->storage_dims);
+    free_arrays(t);
     free(t);
+}
+
+/* Move src's description into dst; arrays held inline move into dst's own inline storage. */
+static void tensor_move(aclTensor *dst, const aclTensor *src) {
+    *dst = *src;
+    if (is_inline(src, src->dims)) dst->dims = dst->inline_dims + (src->dims - src->inline_dims);
+    if (is_inline(src, src->strides)) dst->strides = dst->inline_dims + (src->strides - src->inline_dims);
+    if (is_inline(src, src->storage_dims))
+        dst->storage_dims = dst->inline_dims + (src->storage_dims - src->inline_dims);
 }
 
 static int64_t *dims_buffer(int64_t *inline_buf, uint64_t n) {
     return n <= INLINE_DIMS ? inline_buf : malloc(n * sizeof(int64_t));
 }
 
-aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t *stride,
-                           int64_t offset, aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,
-                           void *tensorData) {
+/* Fill the zeroed tensor t from aclCreateTensor's arguments: 161001/161002 (message recorded) for bad
+ * arguments, 561000 when out of memory (t's arrays freed). */
+static aclnnStatus tensor_init(const char *fn, aclTensor *t, const int64_t *viewDims, uint64_t viewDimsNum,
+                               aclDataType dataType, const int64_t *stride, int64_t offset, aclFormat format,
+                               const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
     if ((viewDims == NULL && viewDimsNum > 0) || (storageDims == NULL && storageDimsNum > 0)) {
-        aclStubSetErrMsg("aclCreateTensor: argument '%s' is NULL but its length is %llu",
+        aclStubSetErrMsg("%s: argument '%s' is NULL but its length is %llu", fn,
                          viewDims == NULL && viewDimsNum > 0 ? "viewDims" : "storageDims",
                          (unsigned long long)(viewDims == NULL && viewDimsNum > 0 ? viewDimsNum : storageDimsNum));
-        return NULL;
+        return ACLNN_ERR_PARAM_NULLPTR;
     }
     if (viewDimsNum > (1u << 20) || storageDimsNum > (1u << 20)) {
-        aclStubSetErrMsg("aclCreateTensor: rank %llu is not plausible", (unsigned long long)viewDimsNum);
-        return NULL;
+        aclStubSetErrMsg("%s: rank %llu is not plausible", fn, (unsigned long long)viewDimsNum);
+        return ACLNN_ERR_PARAM_INVALID;
     }
-    aclTensor *t = calloc(1, sizeof *t);
-    if (!t) goto oom;
     t->dtype = dataType;
     t->format = format;
     t->ndim = viewDimsNum;
@@ -79,7 +114,11 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     t->dims = dims_buffer(t->inline_dims, viewDimsNum);
     t->strides = dims_buffer(t->inline_dims + INLINE_DIMS, viewDimsNum);
     t->storage_dims = dims_buffer(t->inline_dims + 2 * INLINE_DIMS, storageDimsNum);
-    if (!t->dims || !t->strides || !t->storage_dims) goto oom;
+    if (!t->dims || !t->strides || !t->storage_dims) {
+        free_arrays(t);
+        aclStubSetErrMsg("%s: out of host memory", fn);
+        return ACLNN_ERR_INNER;
+    }
     if (viewDimsNum) memcpy(t->dims, viewDims, viewDimsNum * sizeof *t->dims);
     if (storageDimsNum) memcpy(t->storage_dims, storageDims, storageDimsNum * sizeof *t->storage_dims);
     if (stride) {
@@ -92,13 +131,52 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
             if (__builtin_mul_overflow(s, viewDims[i], &s)) s = INT64_MAX;
         }
     }
+    return OK;
+}
+
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t *stride,
+                           int64_t offset, aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,
+                           void *tensorData) {
+    aclTensor *t = calloc(1, sizeof *t);
+    if (!t) {
+        aclStubSetErrMsg("aclCreateTensor: out of host memory");
+        return NULL;
+    }
+    if (tensor_init("aclCreateTensor", t, viewDims, viewDimsNum, dataType, stride, offset, format, storageDims,
+                    storageDimsNum, tensorData) != OK) {
+        free(t);
+        return NULL;
+    }
     aclTensor *token = handle_insert(&tensors, t);
-    if (!token) goto oom;
+    if (!token) {
+        tensor_free(t);
+        aclStubSetErrMsg("aclCreateTensor: out of host memory");
+    }
     return token;
-oom:
-    if (t) tensor_free(t);
-    aclStubSetErrMsg("aclCreateTensor: out of host memory");
-    return NULL;
+}
+
+aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                          const int64_t *stride, int64_t offset, aclFormat format, const int64_t *storageDims,
+                          uint64_t storageDimsNum, void *tensorDataAddr) {
+    if (tensor == NULL) {
+        aclStubSetErrMsg("aclInitTensor: argument 'tensor' is NULL");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    aclTensor fresh = {0}, old;
+    aclnnStatus status = tensor_init("aclInitTensor", &fresh, viewDims, viewDimsNum, dataType, stride, offset, format,
+                                     storageDims, storageDimsNum, tensorDataAddr);
+    if (status != OK) return status;
+    aclTensor *t = acquire_tensor(tensor, true);
+    if (!t) {
+        free_arrays(&fresh);
+        aclStubSetErrMsg("aclInitTensor: argument 'tensor' (%p) is not a live aclTensor", (void *)tensor);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    tensor_move(&old, t);
+    tensor_move(t, &fresh);
+    release_tensor();
+    free_arrays(&old);
+    return OK;
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
@@ -116,7 +194,7 @@ aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
 bool aclStubTensorIsLive(const aclTensor *tensor) { return handle_is_live(&tensors, tensor); }
 
 int aclStubTensorDescribe(const aclTensor *tensor, aclStubTensorDesc *desc) {
-    const aclTensor *t = handle_acquire(&tensors, tensor);
+    const aclTensor *t = acquire_tensor(tensor, false);
     if (!t) return 0;
     int result = -1;
     if (t->ndim <= STUB_MAX_VIEW_DIMS) {
@@ -129,7 +207,7 @@ int aclStubTensorDescribe(const aclTensor *tensor, aclStubTensorDesc *desc) {
         memcpy(desc->strides, t->strides, t->ndim * sizeof *t->strides);
         result = 1;
     }
-    handle_release(&tensors);
+    release_tensor();
     return result;
 }
 
@@ -143,7 +221,7 @@ int aclStubTensorDescribe(const aclTensor *tensor, aclStubTensorDesc *desc) {
     } while (0)
 #define ACQUIRE_TENSOR(fn, tensor, t)                                                                       \
     do {                                                                                                    \
-        if (((t) = handle_acquire(&tensors, tensor)) == NULL) {                                             \
+        if (((t) = acquire_tensor(tensor, false)) == NULL) {                                             \
             aclStubSetErrMsg(fn ": argument 'tensor' (%p) is not a live aclTensor", (const void *)(tensor)); \
             return ACLNN_ERR_PARAM_INVALID;                                                                 \
         }                                                                                                   \
@@ -153,7 +231,7 @@ int aclStubTensorDescribe(const aclTensor *tensor, aclStubTensorDesc *desc) {
 static aclnnStatus copy_out(const char *fn, const int64_t *src, uint64_t n, int64_t **dst, uint64_t *num) {
     int64_t *copy = malloc((n ? n : 1) * sizeof *copy);
     if (copy && n) memcpy(copy, src, n * sizeof *copy);
-    handle_release(&tensors);
+    release_tensor();
     if (!copy) {
         aclStubSetErrMsg("%s: out of host memory", fn);
         return ACLNN_ERR_INNER;
@@ -184,13 +262,34 @@ ARRAY_GETTER(aclGetStorageShape, storageDims, storageDimsNum, storage_dims, stor
         CHECK_NOT_NULL(#fn, tensor, out);                    \
         ACQUIRE_TENSOR(#fn, tensor, t);                      \
         *out = t->field;                                     \
-        handle_release(&tensors);                            \
+        release_tensor();                                    \
         return OK;                                           \
     }
 
 FIELD_GETTER(aclGetViewOffset, int64_t, offset, offset)
 FIELD_GETTER(aclGetFormat, aclFormat, format, format)
 FIELD_GETTER(aclGetDataType, aclDataType, dataType, dtype)
+
+aclnnStatus meta_tensor_set_data(const char *fn, const aclTensor *tensor, void *addr) {
+    aclTensor *t = acquire_tensor(tensor, true);
+    if (!t) {
+        aclStubSetErrMsg("%s: argument 'tensor' (%p) is not a live aclTensor", fn, (const void *)tensor);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    t->data = addr;
+    release_tensor();
+    return OK;
+}
+
+aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr) {
+    if (tensor == NULL) {
+        aclStubSetErrMsg("aclSetRawTensorAddr: argument 'tensor' is NULL");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    return meta_tensor_set_data("aclSetRawTensorAddr", tensor, addr);
+}
+
+FIELD_GETTER(aclGetRawTensorAddr, void *, addr, data)
 
 aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
     if (value == NULL) {
