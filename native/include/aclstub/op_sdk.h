@@ -94,7 +94,7 @@ typedef struct {
     uint8_t min_rank, max_rank; /* tensors: accepted ranks; max_rank 0 = no rule */
 } aclStubParam;
 
-/* A copy of a tensor's description: what check and kernel read. STUB's own rank limit is nnopbase's. */
+/* A copy of a tensor's description: what check and kernel read. The rank limit is nnopbase's (op::MAX_DIM_NUM). */
 #define ACLSTUB_MAX_DIMS 25
 typedef struct {
     aclDataType dtype;
