@@ -21,13 +21,15 @@ typedef _Float16 f16;
  * swap, so the rule is applied explicitly.
  */
 static inline float sum_f32(float a, float b) {
-    uint32_t u;
-    memcpy(&u, &a, 4);
-    u |= 0x400000u;
-    float quiet_a;
-    memcpy(&quiet_a, &u, 4);
     float r = a + b;
-    return a != a ? quiet_a : r;
+    uint32_t ua, ur;
+    memcpy(&ua, &a, 4);
+    memcpy(&ur, &r, 4);
+    /* integer operations only, so the loops around this vectorise */
+    uint32_t a_is_nan = (int32_t)(ua & 0x7fffffffu) > 0x7f800000 ? 0xffffffffu : 0u;
+    ur = (ur & ~a_is_nan) | ((ua | 0x400000u) & a_is_nan);
+    memcpy(&r, &ur, 4);
+    return r;
 }
 
 #if defined(__x86_64__)
