@@ -104,9 +104,13 @@ def _handle(function, pname, base, obj):
         return 0
     if not isinstance(obj, ffi.CData) or ffi.typeof(obj).kind != "pointer":
         raise errors.type_error(function, pname, obj, f"a {base} * (cffi pointer) or None")
-    item = ffi.typeof(obj).item.cname.replace("const ", "").strip()
-    if base not in ("void", item) and item != "void":
-        raise TypeError(f"{function}: argument {pname!r} must be a {base} *, got a {item} *")
+    item = ffi.typeof(obj).item
+    try:
+        expected = ffi.typeof(base)
+    except ffi.error:  # a type our headers do not declare: any pointer
+        expected = item
+    if item is not expected and item.cname != "void":
+        raise TypeError(f"{function}: argument {pname!r} must be a {base} *, got a {item.cname} *")
     return int(ffi.cast("uintptr_t", obj))
 
 
@@ -203,7 +207,8 @@ def make_wrapper(name: str, header: str, decl: dict):
 
 def _is_out(p) -> bool:
     pname, ctype, abitype, role = p
-    return not ctype.startswith("const ") and (abitype == "void * *" or role in ("workspace size", "output value"))
+    return (not ctype.startswith("const ") and ctype.endswith("*")
+            and (abitype == "void * *" or role in ("workspace size", "output value")))
 
 
 def _is_typed_handle(base: str) -> bool:

@@ -132,7 +132,8 @@ def _shim_dir() -> Path:
 
 
 def preprocess(header: Path, cc: str | None = None) -> str:
-    """The header alone, preprocessed like the build does; missing includes become empty files."""
+    """The lines the header alone contributes, preprocessed like the build does (missing includes become
+    empty files)."""
     cc = cc or os.environ.get("CC") or "cc"
     include = Path(_native.INCLUDE_DIR)
     with tempfile.TemporaryDirectory(prefix="aclnn_py-") as tmp:
@@ -147,7 +148,7 @@ def preprocess(header: Path, cc: str | None = None) -> str:
         for _ in range(32):
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode == 0:
-                return proc.stdout
+                return _own_lines(proc.stdout, str(header.resolve()), (str(include.resolve()), tmp, str(_shim_dir())))
             m = _MISSING_INCLUDE.search(proc.stderr)
             if not m or (missing / m.group(1)).exists():
                 raise HeaderError(f"{header}: preprocessing failed: {proc.stderr.strip()[-400:]}")
@@ -160,9 +161,10 @@ class HeaderError(Exception):
     """A header that could not be preprocessed or parsed."""
 
 
-def _own_lines(text: str) -> str:
-    """Lines of the preprocessed text that come from neither our headers, the shims nor system headers."""
-    include = str(Path(_native.INCLUDE_DIR).resolve())
+def _own_lines(text: str, header: str, excluded: tuple[str, ...]) -> str:
+    """Lines of the preprocessed text that come from ``header`` or from files in neither system headers nor
+    the ``excluded`` directories (our headers, the shims, the wrapper source)."""
+    excluded = tuple(os.path.realpath(d) + os.sep for d in excluded)
     keep, current, out = False, None, []
     for line in text.splitlines():
         m = _LINE_MARKER.match(line)
@@ -171,9 +173,8 @@ def _own_lines(text: str) -> str:
             if current is not None and not ({"1", "2"} & set(flags)):
                 continue  # same file (gcc marks a token expanded from a system macro): keep going as before
             current = path
-            keep = ("3" not in flags and not path.startswith("<") and not path.endswith("header.c")
-                    and not os.path.realpath(path).startswith(include + os.sep)
-                    and "aclnn_py-" not in path and "cxx-shim-" not in path)
+            real = os.path.realpath(path)
+            keep = real == header or ("3" not in flags and not path.startswith("<") and not real.startswith(excluded))
             continue
         if keep and line.strip() and not line.startswith("#"):
             out.append(line)
@@ -254,7 +255,7 @@ def parse(header: Path, cc: str | None = None) -> dict:
     import pycparser
     from pycparser import c_ast, c_generator
 
-    own = _own_lines(preprocess(header, cc))
+    own = preprocess(header, cc)
     typedefs = sorted(set(_native.ffi.list_types()[0]) | {"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
                       "uint16_t", "uint32_t", "uint64_t", "size_t", "bool", "intptr_t", "uintptr_t"})
     prelude = "".join(f"typedef int {n};\n" for n in typedefs)
