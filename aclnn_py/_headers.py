@@ -31,7 +31,7 @@ from pathlib import Path
 
 from . import _native
 
-PARSER_VERSION = "1"  # bump when the cached result's shape or meaning changes
+PARSER_VERSION = "2"  # bump when the cached result's shape or meaning changes
 
 # Standard C++ headers that operator headers include although their declarations need none of them.
 CXX_HEADERS = (
@@ -42,6 +42,8 @@ CXX_HEADERS = (
 _MISSING_INCLUDE = re.compile(r"fatal error: ([^:\s]+): No such file or directory")
 _LINE_MARKER = re.compile(r'^# \d+ "(.*)"((?: \d)*)$')
 _NAME_IN_TEXT = re.compile(r"\b(aclnn[A-Z]\w*)\s*\(")
+# One aclnnStatus function declaration (no body), from the preprocessed text of a header that is not all C.
+_ACLNN_DECLARATION = re.compile(r"\baclnnStatus\s+aclnn[A-Z]\w*\s*\([^;{}()&]*\)\s*;")
 
 _lock = threading.RLock()
 _user_dirs: list[Path] = []
@@ -262,7 +264,14 @@ def parse(header: Path, cc: str | None = None) -> dict:
     try:
         ast = pycparser.CParser().parse(prelude + own, str(header))
     except Exception as exc:  # pycparser's ParseError, and C++ left over after preprocessing
-        raise HeaderError(f"{header}: not parseable as C: {exc}") from None
+        # C++ elsewhere in the header (namespaces, references, inline bodies): the aclnn declarations alone.
+        salvaged = "\n".join(m.group(0) for m in _ACLNN_DECLARATION.finditer(own))
+        try:
+            ast = pycparser.CParser().parse(prelude + salvaged, str(header))
+        except Exception:
+            ast = None
+        if ast is None or not salvaged:
+            raise HeaderError(f"{header}: not parseable as C: {exc}") from None
     gen = c_generator.CGenerator()
     local_enums = set()
     for node in ast.ext:

@@ -258,3 +258,31 @@ def test_cache_spares_the_preprocessor_in_a_later_process(tmp_path):
     failed = run_json(code.replace("emit([", "emit(error(aclnn.describe, 'aclnnPytestEveryTypeGetWorkspaceSize') or [", 1),
                       dict(env, CC="false", ACLNN_PY_CACHE_DIR=str(tmp_path / "empty")))
     assert failed["type"] == "AttributeError" and "aclnn_pytest_every_type.h" in failed["text"]
+
+
+def test_environment_variables_and_toolkit_headers(oplibs, tmp_path):
+    """ACLNN_PY_OP_LIBS opens libraries; a toolkit's custom op package headers are searched after
+    ACLNN_PY_INCLUDE_PATH (which wins for a name both declare)."""
+    root = tmp_path / "toolkit"
+    (root / "lib64").mkdir(parents=True)
+    for lib in Path(aclnn_py.get_lib_dir()).iterdir():
+        (root / "lib64" / lib.name).symlink_to(lib)
+    vendor = root / "opp" / "vendors" / "custom" / "op_api" / "include"
+    vendor.mkdir(parents=True)
+    for name in ("aclnn_pytest_deprecated.h", "aclnn_pytest_dup.h"):
+        (vendor / name).write_bytes((HEADERS / name).read_bytes())
+    result = run_json("""
+        from aclnn_py import aclnn, backend
+        from aclnn_py._native import ffi
+        keep = [ffi.new("char[8]") for _ in range(2)]
+        self_, out = (ffi.cast("aclTensor *", k) for k in keep)
+        old = aclnn.aclnnPytestOldGetWorkspaceSize
+        ws, ex = old(self_, out)
+        emit({"backend": backend().kind, "old": [old.header, old.library, old.also_in, ws],
+              "dup": [aclnn.aclnnPytestDupGetWorkspaceSize.header, aclnn.aclnnPytestDupV2GetWorkspaceSize.header]})
+    """,
+        {"ASCEND_HOME_PATH": str(root), "ACLNN_PY_OP_LIBS": os.pathsep.join(map(str, (oplibs["b"], oplibs["a"]))),
+         "ACLNN_PY_INCLUDE_PATH": str(EXPERIMENTAL), "ACLNN_PY_CACHE_DIR": str(tmp_path / "cache")})
+    assert result == {"backend": "cann",
+                      "old": [str(vendor / "aclnn_pytest_deprecated.h"), str(oplibs["b"]), [str(oplibs["a"])], 0],
+                      "dup": [str(EXPERIMENTAL / "aclnn_pytest_dup.h")] * 2}

@@ -55,7 +55,7 @@ def main(repos: list[str]) -> int:
                 except AttributeError as exc:
                     failures[op] = str(exc)
                     reason = re.sub(r".*not usable: ", "", str(exc))
-                    reason = re.sub(r"^\S+\.h(:\d+)*: ", "", reason)
+                    reason = re.sub(r"\S+\.h(:\d+)*:? ?", "", reason)
                     reasons[re.sub(r"'[^']*'", "'...'", reason)[:90]] += 1
                     break
         covered = len(ops) - len(failures)

@@ -14,6 +14,8 @@ ACLNN_API aclnnStatus aclnnPytestDupGetWorkspaceSize(const aclTensor *self, int6
 /* Declared twice on purpose: identical redeclarations are valid C. */
 ACLNN_API aclnnStatus aclnnPytestDupGetWorkspaceSize(const aclTensor *self, int64_t times, aclTensor *out,
                                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+/* C++ that a C parser refuses, as operator implementation headers have: the aclnn declarations still resolve. */
+void PytestDupHelper(const aclTensor *&placeHolder);
 ACLNN_API aclnnStatus aclnnPytestDup(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                                      aclrtStream stream);
 
