@@ -82,16 +82,19 @@ def symbol(name: str) -> tuple[int, str, list[str]] | None:
 
 
 def find(name: str) -> tuple[str, dict] | None:
-    """(header path, declaration) of a header-declared function, or None when no header mentions it.
-    Raises AttributeError when the header mentions it but it cannot be declared (with the reason)."""
-    header = _headers.index().get(name)
-    if header is None:
+    """(header path, declaration) from the first header that declares ``name``, or None when no header
+    mentions it. Raises AttributeError when headers mention it but none declares it usably (with the reasons)."""
+    headers = _headers.index().get(name)
+    if not headers:
         return None
-    parsed = _headers.declarations(header)
-    if name in parsed["functions"]:
-        return str(header), parsed["functions"][name]
-    reason = parsed.get("error") or parsed["unsupported"].get(name) or "no such declaration after preprocessing"
-    raise AttributeError(f"{name}: declared in {header} but not usable: {reason}")
+    reasons = []
+    for header in headers:
+        parsed = _headers.declarations(header)
+        if name in parsed["functions"]:
+            return str(header), parsed["functions"][name]
+        reason = parsed.get("error") or parsed["unsupported"].get(name) or "no such declaration after preprocessing"
+        reasons.append(f"{header}: {reason}")
+    raise AttributeError(f"{name} is mentioned by headers but not usable: " + "; ".join(reasons))
 
 
 def describe(name: str, decl: dict) -> list[dict]:
@@ -117,7 +120,7 @@ def _handle(function, pname, base, obj):
 def make_wrapper(name: str, header: str, decl: dict):
     """A function calling ``name`` with the mirror's rules: inputs in C order, out-parameters returned (one
     value or a tuple), a non-zero status raised through ``errors``, None for NULL handles."""
-    from ._mirror import HostSpan, _address
+    from ._mirror import _address
 
     abi = _abi_ffi()
     params = decl["params"]
@@ -173,8 +176,6 @@ def make_wrapper(name: str, header: str, decl: dict):
                     keep.append(value)
             elif abitype == "void *":
                 if role in ("workspace", "pointer", "stream", "handle") and not _is_typed_handle(base):
-                    if role == "workspace" and type(value) is HostSpan:
-                        value = value.cdata
                     value = _address(name, pname, value)
                     value = int(ffi.cast("uintptr_t", value)) if value != ffi.NULL else 0
                 else:

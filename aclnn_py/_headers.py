@@ -101,24 +101,24 @@ def _headers_in(d: Path) -> list[Path]:
     return [p for p in found if p.is_file()]
 
 
-# {name: header} over every search directory, first header wins; rebuilt when the directories change.
+# {name: [header, ...]} over every search directory in search order; rebuilt when the directories change.
 _index: dict = {}
 
 
-def index() -> dict[str, Path]:
+def index() -> dict[str, list[Path]]:
     with _lock:
         dirs = search_dirs()
         key = tuple(str(d) for _, d in dirs)
         if _index.get("key") != key:
-            names: dict[str, Path] = {}
+            names: dict[str, list[Path]] = {}
             for _, d in dirs:
                 for h in _headers_in(d):
                     try:
                         text = h.read_text(errors="replace")
                     except OSError:
                         continue
-                    for n in _NAME_IN_TEXT.findall(text):
-                        names.setdefault(n, h)
+                    for n in dict.fromkeys(_NAME_IN_TEXT.findall(text)):
+                        names.setdefault(n, []).append(h)
             _index.clear()
             _index.update(key=key, names=names)
         return _index["names"]
@@ -326,7 +326,9 @@ _parsed: dict[str, dict] = {}
 def declarations(header: Path) -> dict:
     """The parsed header, from this process, the on-disk cache, or the preprocessor (then cached)."""
     data = header.read_bytes()
-    key = hashlib.sha256(data + f"\0aclnn_py parser {PARSER_VERSION}".encode()).hexdigest()
+    # The result also depends on the type names our headers declare (they are the parser's typedefs).
+    salt = f"\0aclnn_py parser {PARSER_VERSION}\0" + ",".join(sorted(_native.ffi.list_types()[0]))
+    key = hashlib.sha256(data + salt.encode()).hexdigest()
     with _lock:
         if key in _parsed:
             return _parsed[key]

@@ -27,7 +27,8 @@ def __getattr__(attr: str):
 
     found = _dynamic.find(attr) if attr.startswith("aclnn") else None
     if found is None:
-        places = "; ".join(f"{d} ({origin})" for origin, d in _headers.search_dirs())
+        dirs = [f"{d} ({origin})" for origin, d in _headers.search_dirs()]
+        places = "; ".join(dirs if len(dirs) <= 12 else dirs[:10] + [f"... {len(dirs) - 11} more", dirs[-1]])
         raise AttributeError(f"module {__name__!r} has no attribute {attr!r}: no compiled function and no "
                              f"header declaring it in {places}")
     fn = _dynamic.make_wrapper(attr, *found)

@@ -35,7 +35,7 @@ def main(repos: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="aclnn_py-measure-") as tmp:
         os.environ.setdefault("ACLNN_PY_CACHE_DIR", str(Path(tmp) / "cache"))
         import aclnn_py
-        from aclnn_py import _dynamic, _headers, aclnn
+        from aclnn_py import _headers, aclnn
 
         headers = []
         for repo in repos:
@@ -45,8 +45,8 @@ def main(repos: list[str]) -> int:
         for d in sorted({h.parent for h in headers}):
             aclnn_py.add_include_dir(d)
         index = _headers.index()
-        ops = sorted(n[: -len("GetWorkspaceSize")] for n, h in index.items()
-                     if n.endswith("GetWorkspaceSize") and str(h).startswith(tmp))
+        ops = sorted(n[: -len("GetWorkspaceSize")] for n, hs in index.items()
+                     if n.endswith("GetWorkspaceSize") and str(hs[0]).startswith(tmp))
         failures, reasons = {}, collections.Counter()
         for op in ops:
             for name in (op + "GetWorkspaceSize", op):
@@ -54,7 +54,7 @@ def main(repos: list[str]) -> int:
                     getattr(aclnn, name)
                 except AttributeError as exc:
                     failures[op] = str(exc)
-                    reason = re.sub(r".*not usable: ", "", str(exc))
+                    reason = re.sub(r".*not usable: [^:]*: ", "", str(exc))
                     reason = re.sub(r"\S+\.h(:\d+)*:? ?", "", reason)
                     reasons[re.sub(r"'[^']*'", "'...'", reason)[:90]] += 1
                     break
@@ -65,7 +65,6 @@ def main(repos: list[str]) -> int:
             print(f"  {count:4d}  {reason}")
         for op, why in sorted(failures.items()):
             print(f"{op}: {why}")
-        del _dynamic
     return 0
 
 
