@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ EXPERIMENTAL = DATA / "op_headers_experimental"
 
 
 def build_oplib(out: Path, name: str) -> Path:
-    lib_dir = subprocess.run([os.sys.executable, "-m", "aclnn_py", "config", "--lib-dir"], check=True,
+    lib_dir = subprocess.run([sys.executable, "-m", "aclnn_py", "config", "--lib-dir"], check=True,
                              capture_output=True, text=True).stdout.strip()
     subprocess.run(["gcc", "-Wall", "-Wextra", "-Werror", "-std=gnu11", "-shared", "-fPIC",
                     f'-DPYTEST_OPLIB_NAME="{name}"', "-I", aclnn_py.get_include(), str(DATA / "pytest_oplib.c"),
@@ -48,6 +49,8 @@ def oplibs(tmp_path_factory):
     _dynamic._abi_ffi().cdef("const char *pytest_oplib_last(void);", override=True)
     yield {"a": a, "b": b, "tmp": tmp,
            "last": lambda which="a": record(_dynamic._abi_ffi(), last[a if which == "a" else b])}
+    _headers._user_dirs[:] = [d for d in _headers._user_dirs if d not in (HEADERS, EXPERIMENTAL)]
+    _headers._index.clear()
     if saved is None:
         del os.environ["ACLNN_PY_CACHE_DIR"]
     else:
