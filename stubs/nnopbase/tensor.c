@@ -245,3 +245,5 @@ bool aclStubIntArrayIsLive(const aclIntArray *array) { return ptr_set_contains(&
 uint64_t aclStubLiveTensors(void) { return ptr_set_count(&live_tensors); }
 uint64_t aclStubLiveScalars(void) { return ptr_set_count(&live_scalars); }
 uint64_t aclStubLiveIntArrays(void) { return ptr_set_count(&live_int_arrays); }
+
+bool aclStubScalarIsLive(const aclScalar *scalar) { return ptr_set_contains(&live_scalars, scalar); }
