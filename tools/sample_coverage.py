@@ -3,10 +3,13 @@
 
 A developer tool (it needs local clones of the vendor operator repositories, so CI does not run it):
 
-    python tools/sample_coverage.py GITDIR [GITDIR ...] [-j 2] [--lib-dir DIR] [--json FILE] [--list]
+    python tools/sample_coverage.py GITDIR [GITDIR ...] [--runtime GITDIR --opbase GITDIR]
+                                    [-j 2] [--lib-dir DIR] [--json FILE] [--list] [--only REGEX]
 
-Each GITDIR is a clone (bare or not) of one of hicann/ops-transformer, ops-nn, ops-math, ops-cv; the tool
-reads the commit at HEAD with ``git archive``, so nothing in the clones changes.
+Each GITDIR is a clone (bare or not) of one of hicann/ops-transformer, ops-nn, ops-math, ops-cv; --runtime
+and --opbase are clones of hicann/runtime and hicann/opbase, whose public headers (include/external/acl,
+include/nnopbase, include/aclnnop) tell a sample's own bug from a gap of ours. The tool reads the commit at
+HEAD with ``git archive``, so nothing in the clones changes. It takes about 20 minutes on two cores.
 
 What it counts:
 
@@ -19,8 +22,8 @@ What it counts:
    build script does) with ``-I native/include -I native/include/aclnnop`` and the operator-header
    directories.
 4. The undefined symbols of each object (``nm -u``) are checked against the dynamic exports of the stub
-   libraries (built from ``stubs/`` into the temporary directory, or ``--lib-dir``) and of the C and C++
-   runtime libraries. Operator symbols are not checked (they belong to operator libraries we do not ship):
+   libraries (built from ``stubs/`` into the temporary directory, or ``--lib-dir``), of the C and C++
+   runtime libraries and the linker's own (``__dso_handle``...). Operator symbols are not checked (they belong to operator libraries we do not ship):
    ``aclnnXxxGetWorkspaceSize`` and ``aclnnXxx`` when ``aclnnXxxGetWorkspaceSize`` is declared.
 
 Samples left out of the denominator, each counted in the report:
@@ -29,6 +32,8 @@ Samples left out of the denominator, each counted in the report:
   library, not part of this measurement);
 - samples whose operator headers are not available: a missing ``aclnn_*.h`` header, or an operator header
   that needs a vendor-internal header (``opdev/*``, ``aclnn_kernels/*``, ...) that no public include tree has;
+- with --runtime and --opbase: samples that fail to compile against the official headers as well (a bug of the
+  sample or of its operator header, e.g. a call that does not match the operator's prototype);
 - samples that call an op-library helper beside the operator (an ``aclnn*`` function declared by a vendor
   operator header that is not an operator entry point, e.g. ``aclnnCalculateMatmulWeightSize``,
   ``aclnnTransQuantParam``), unless the stub exports it.
@@ -63,6 +68,7 @@ MISSING_HEADER = re.compile(r"^(?P<file>[^:\n]+):\d+:\d+: fatal error: (?P<heade
                             re.M)
 FIRST_ERROR = re.compile(r"^(?P<file>[^:\n]+):\d+:\d+: (?:fatal )?error: (?P<msg>.*)$", re.M)
 SYSTEM_LIBS = ("libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1")
+LINKER_SYMBOLS = {"_GLOBAL_OFFSET_TABLE_", "__dso_handle", "_DYNAMIC", "__ehdr_start"}  # the linker defines them
 CALL_PATTERN = re.compile(r"\b(aclnn[A-Za-z0-9_]+)\s*\(")
 
 
@@ -71,7 +77,7 @@ class Sample:
     repo: str
     path: str  # inside the repository
     source: Path  # materialised copy
-    status: str = ""  # passed | compile_failed | link_gap | hccl | no_op_header | op_helper
+    status: str = ""  # passed | compile_failed | link_gap | hccl | no_op_header | official_fails | op_helper
     detail: list[str] = field(default_factory=list)
 
 
@@ -79,25 +85,43 @@ def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
 
 
-def materialise(gitdir: Path, dest: Path) -> tuple[list[str], list[str]]:
-    """Extract the samples and aclnn_*.h headers at HEAD into dest; return (sample paths, header paths)."""
-    names = run(["git", "-C", str(gitdir), "ls-tree", "-r", "--name-only", "HEAD"]).stdout.splitlines()
-    samples = sorted(n for n in names if SAMPLE_PATTERN.search(n))
-    headers = sorted(n for n in names if OP_HEADER_PATTERN.search(n))
-    dest.mkdir(parents=True)
-    archive = subprocess.Popen(["git", "-C", str(gitdir), "archive", "--format=tar", "HEAD", "--",
-                                ":(glob)**/examples/**/test_aclnn_*.cpp", ":(glob)**/aclnn_*.h"],
+def extract(gitdir: Path, dest: Path, pathspecs: list[str]) -> None:
+    """Extract the files of HEAD matching pathspecs into dest."""
+    dest.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.Popen(["git", "-C", str(gitdir), "archive", "--format=tar", "HEAD", "--", *pathspecs],
                                stdout=subprocess.PIPE)
     with tarfile.open(fileobj=archive.stdout, mode="r|") as tar:
         tar.extractall(dest, filter="data") if hasattr(tarfile, "data_filter") else tar.extractall(dest)
     if archive.wait() != 0:
         raise SystemExit(f"git archive failed in {gitdir}")
+
+
+def materialise(gitdir: Path, dest: Path) -> tuple[list[str], list[str]]:
+    """Extract the samples and aclnn_*.h headers at HEAD into dest; return (sample paths, header paths)."""
+    names = run(["git", "-C", str(gitdir), "ls-tree", "-r", "--name-only", "HEAD"]).stdout.splitlines()
+    samples = sorted(n for n in names if SAMPLE_PATTERN.search(n))
+    headers = sorted(n for n in names if OP_HEADER_PATTERN.search(n))
+    extract(gitdir, dest, [":(glob)**/examples/**/test_aclnn_*.cpp", ":(glob)**/aclnn_*.h"])
     return samples, headers
 
 
+def official_include_dir(runtime: Path, opbase: Path, dest: Path) -> Path:
+    """The official public headers at the paths an installed toolkit has them: acl/, aclnn/, aclnn/opdev/,
+    aclnnop/aclnn_util.h."""
+    extract(runtime, dest / "runtime", ["include/external/acl"])
+    extract(opbase, dest / "opbase", ["include/nnopbase", "include/aclnnop"])
+    inc = dest / "include"
+    shutil.copytree(dest / "runtime" / "include" / "external" / "acl", inc / "acl")
+    shutil.copytree(dest / "opbase" / "include" / "nnopbase" / "aclnn", inc / "aclnn")
+    shutil.copytree(dest / "opbase" / "include" / "nnopbase" / "opdev", inc / "aclnn" / "opdev")
+    shutil.copytree(dest / "opbase" / "include" / "aclnnop", inc / "aclnnop")
+    return inc
+
+
 def op_include_dir(trees: list[tuple[Path, list[str]]], dest: Path) -> set[str]:
-    """Fill dest/aclnnop with one copy of each operator header name (op_api ones first); return the names."""
-    ours = {p.name for p in (OUR_INCLUDE / "aclnnop").glob("*.h")}
+    """Fill dest/aclnnop with one copy of each operator header name (op_api ones first); return the names.
+    aclnn_util.h is left out: it belongs to the headers under test (or the official ones), not to operators."""
+    ours = {"aclnn_util.h"}
     out = dest / "aclnnop"
     out.mkdir(parents=True)
     chosen: set[str] = set()
@@ -168,14 +192,22 @@ def classify_compile_error(stderr: str, tmp: Path) -> tuple[str, str]:
     return "compile_failed", f"{msg} [{where}]"
 
 
-def measure(sample: Sample, index: int, tmp: Path, include_flags: list[str], resolved: set[str],
-            vendor_declared: set[str]) -> Sample:
-    obj = tmp / "obj" / f"{index}.o"
-    proc = subprocess.run(["g++", "-c", "-w", "-O0", *include_flags, str(sample.source), "-o", str(obj)],
+def compile_sample(sample: Sample, include_flags: list[str], obj: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["g++", "-c", "-w", "-O0", *include_flags, str(sample.source), "-o", str(obj)],
                           capture_output=True, text=True, timeout=600)
+
+
+def measure(sample: Sample, index: int, tmp: Path, include_flags: list[str], official_flags: list[str] | None,
+            resolved: set[str], vendor_declared: set[str]) -> Sample:
+    obj = tmp / "obj" / f"{index}.o"
+    proc = compile_sample(sample, include_flags, obj)
     if proc.returncode != 0:
         sample.status, cause = classify_compile_error(proc.stderr, tmp)
         sample.detail = [cause]
+        if sample.status == "compile_failed" and official_flags is not None:
+            if compile_sample(sample, official_flags, obj).returncode != 0:
+                sample.status = "official_fails"
+            obj.unlink(missing_ok=True)
         return sample
     undefined = {line.split()[-1] for line in run(["nm", "-u", str(obj)]).stdout.splitlines() if line.strip()}
     obj.unlink()
@@ -204,12 +236,14 @@ def report(samples: list[Sample], out=sys.stdout, list_all: bool = False) -> dic
     gaps = collections.Counter(sym for s in samples if s.status == "link_gap" for sym in s.detail)
     helpers = collections.Counter(sym for s in samples if s.status == "op_helper" for sym in s.detail)
     missing_op = collections.Counter(s.detail[0] for s in samples if s.status == "no_op_header")
+    official = collections.Counter(s.detail[0] for s in samples if s.status == "official_fails")
     pct = 100.0 * passed / len(measured) if measured else 0.0
     p = lambda *a: print(*a, file=out)  # noqa: E731
     p(f"samples found:                    {len(samples)}")
     p(f"  left out, HCCL:                 {by_status['hccl']}")
     p(f"  left out, op header unavailable: {by_status['no_op_header']}")
     p(f"  left out, op-library helpers:   {by_status['op_helper']}")
+    p(f"  left out, fail with the official headers too: {by_status['official_fails']}")
     p(f"measured:                         {len(measured)}")
     p(f"  compile failures:               {by_status['compile_failed']}")
     p(f"  compiled, link gaps:            {by_status['link_gap']}")
@@ -217,7 +251,8 @@ def report(samples: list[Sample], out=sys.stdout, list_all: bool = False) -> dic
     p(f"coverage: {passed} of {len(measured)} ({pct:.1f}%)")
     for title, counter in (("compile failures by cause", causes), ("link gaps by missing symbol", gaps),
                            ("op-library helpers (left out)", helpers),
-                           ("unavailable operator headers (left out)", missing_op)):
+                           ("unavailable operator headers (left out)", missing_op),
+                           ("failing with the official headers too (left out)", official)):
         if counter:
             p(f"\n{title} (samples):")
             for key, n in counter.most_common(None if list_all else 40):
@@ -235,10 +270,13 @@ def report(samples: list[Sample], out=sys.stdout, list_all: bool = False) -> dic
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("repos", nargs="+", type=Path, help="git clones of the vendor operator repositories")
+    ap.add_argument("--runtime", type=Path, help="git clone of hicann/runtime (official acl headers)")
+    ap.add_argument("--opbase", type=Path, help="git clone of hicann/opbase (official aclnn headers)")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="parallel compiles (default 2)")
     ap.add_argument("--lib-dir", type=Path, help="directory of built stub libraries (default: build stubs/ here)")
     ap.add_argument("--json", type=Path, help="also write the full result as JSON")
     ap.add_argument("--list", action="store_true", help="list every cause and every sample's result")
+    ap.add_argument("--only", metavar="REGEX", help="measure only the samples whose path matches (a quick check)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = ap.parse_args(argv)
 
@@ -248,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         libs = sorted(lib_dir.glob("lib*.so"))
         if not libs:
             raise SystemExit(f"no stub libraries in {lib_dir}")
-        resolved = system_exports()
+        resolved = system_exports() | LINKER_SYMBOLS
         for lib in libs:
             resolved |= dynamic_exports(lib)
 
@@ -262,14 +300,21 @@ def main(argv: list[str] | None = None) -> int:
             paths, headers = materialise(repo, tree)
             trees.append((tree, headers))
             samples += [Sample(name, p, tree / p) for p in paths]
+        if args.only:
+            samples = [s for s in samples if re.search(args.only, s.path)]
         op_include_dir(trees, tmp / "opinc")
         vendor_declared = declared_aclnn_functions(tmp / "opinc")
         (tmp / "obj").mkdir()
         include_flags = ["-I", str(OUR_INCLUDE), "-I", str(OUR_INCLUDE / "aclnnop"),
                          "-I", str(tmp / "opinc"), "-I", str(tmp / "opinc" / "aclnnop")]
+        official_flags = None
+        if args.runtime and args.opbase:
+            official = official_include_dir(args.runtime, args.opbase, tmp / "official")
+            official_flags = ["-I", str(official), "-I", str(official / "aclnnop"),
+                              "-I", str(tmp / "opinc"), "-I", str(tmp / "opinc" / "aclnnop")]
         print(f"compiling {len(samples)} samples with -j{args.jobs} ...", file=sys.stderr)
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futures = [pool.submit(measure, s, i, tmp, include_flags, resolved, vendor_declared)
+            futures = [pool.submit(measure, s, i, tmp, include_flags, official_flags, resolved, vendor_declared)
                        for i, s in enumerate(samples)]
             for n, _ in enumerate(concurrent.futures.as_completed(futures), 1):
                 if n % 100 == 0:
