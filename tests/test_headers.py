@@ -31,7 +31,7 @@ def test_every_header_compiles_alone(lang, std, tmp_path):
 
 def test_headers_the_samples_include_exist():
     for header in ("acl/acl.h", "acl/acl_op.h", "aclnn/acl_meta.h", "aclnn/aclnn_base.h", "aclnn/opdev/fp16_t.h",
-                   "aclnn/opdev/float4_e2m1.h"):
+                   "aclnn/opdev/float4_e2m1.h", "securec.h"):
         assert header in HEADERS
 
 
