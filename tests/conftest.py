@@ -9,6 +9,7 @@ from aclnn_py import acl
 
 COUNTERS = ("aclStubLiveAllocations", "aclStubLiveAllocationBytes", "aclStubLiveHostAllocations",
             "aclStubLiveStreams", "aclStubLiveTensors", "aclStubLiveScalars", "aclStubLiveIntArrays",
+            "aclStubLiveFloatArrays", "aclStubLiveBoolArrays", "aclStubLiveTensorLists", "aclStubLiveScalarLists",
             "aclStubLiveExecutors")
 
 
@@ -19,7 +20,7 @@ def live_counts() -> dict:
 
 @pytest.fixture(autouse=True)
 def no_leaks(request):
-    """Fail a test that leaves device memory, streams, tensors, arrays, scalars or executors behind."""
+    """Fail a test that leaves device memory, streams, tensors, arrays, lists, scalars or executors behind."""
     if not aclnn_py.backend().is_stub or "leaks_ok" in request.keywords:
         yield
         return

@@ -46,6 +46,24 @@ STUB_API bool aclStubIsDeviceSpan(const void *ptr, size_t size);
 typedef aclError (*aclStubWorkFn)(void *arg);
 STUB_API aclError aclStubStreamLaunch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg));
 
+/* ---- libnnopbase.so: float and bool arrays, tensor and scalar lists -------------------------------- */
+
+/* Scalar liveness, for the elements of a scalar list (nnopbase/tensor.c). */
+STUB_API bool aclStubScalarIsLive(const aclScalar *scalar);
+
+/*
+ * Values and element handles (nnopbase/arrays.c, lists.c): each function copies up to `capacity`
+ * values or element handles into the caller's buffer (NULL when capacity is 0) and the full count into *size
+ * (when not NULL); false, with nothing written, for anything but a live object. A list's element handles
+ * may be NULL (an absent entry) or no longer live (destroyed since): check each before use.
+ */
+STUB_API bool aclStubFloatArrayValues(const aclFloatArray *array, float *values, uint64_t capacity, uint64_t *size);
+STUB_API bool aclStubBoolArrayValues(const aclBoolArray *array, bool *values, uint64_t capacity, uint64_t *size);
+STUB_API bool aclStubTensorListElements(const aclTensorList *list, const aclTensor **elements, uint64_t capacity,
+                                        uint64_t *size);
+STUB_API bool aclStubScalarListElements(const aclScalarList *list, const aclScalar **elements, uint64_t capacity,
+                                        uint64_t *size);
+
 /* ---- libnnopbase.so ---------------------------------------------------------------------------- */
 
 /*

@@ -405,3 +405,5 @@ bool aclStubIntArrayIsLive(const aclIntArray *array) { return handle_is_live(&in
 uint64_t aclStubLiveTensors(void) { return handle_count(&tensors); }
 uint64_t aclStubLiveScalars(void) { return handle_count(&scalars); }
 uint64_t aclStubLiveIntArrays(void) { return handle_count(&int_arrays); }
+
+bool aclStubScalarIsLive(const aclScalar *scalar) { return handle_is_live(&scalars, scalar); }

@@ -3,5 +3,6 @@
 #define ACL_ACL_H_
 
 #include "acl_rt.h"
+#include "acl_op.h"
 
 #endif /* ACL_ACL_H_ */

@@ -25,6 +25,10 @@ ACL_FUNC_VISIBILITY uint64_t aclStubLiveStreams(void);
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveTensors(void);
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveScalars(void);
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveIntArrays(void);
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveFloatArrays(void);
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveBoolArrays(void);
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveTensorLists(void);
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveScalarLists(void);
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveExecutors(void);
 
 /* libnnopbase.so: kernel threads; n <= 0 restores the default
