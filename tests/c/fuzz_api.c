@@ -75,6 +75,8 @@ static bool chance(Rng *r, unsigned percent) { return below(r, 100) < percent; }
 #define MAX_BLOCKS 40
 #define MAX_PINNED 6
 #define MAX_STREAMS 6
+#define MAX_VECS 12      /* float and bool arrays, tensor and scalar lists */
+#define MAX_ELEMENTS 4   /* of a list */
 #define MAX_TENSORS 80
 #define MAX_ARRAYS 12
 #define MAX_SCALARS 12
@@ -142,7 +144,10 @@ typedef enum {
     X(aclrtGetDevice) X(aclrtGetDeviceCount) X(aclrtSynchronizeDevice) X(aclCreateTensor) X(aclDestroyTensor)   \
     X(aclGetViewShape) X(aclGetViewStrides) X(aclGetViewOffset) X(aclGetStorageShape) X(aclGetFormat)          \
     X(aclGetDataType) X(aclCreateIntArray) X(aclDestroyIntArray) X(aclGetIntArraySize) X(aclCreateScalar)      \
-    X(aclDestroyScalar) X(aclSetAclOpExecutorRepeatable) X(aclDestroyAclOpExecutor) X(phase1) X(phase2) X(fork)
+    X(aclDestroyScalar) X(aclSetAclOpExecutorRepeatable) X(aclDestroyAclOpExecutor) X(phase1) X(phase2) X(fork) \
+    X(aclCreateFloatArray) X(aclDestroyFloatArray) X(aclGetFloatArraySize) X(aclCreateBoolArray)                   \
+    X(aclDestroyBoolArray) X(aclGetBoolArraySize) X(aclCreateTensorList) X(aclDestroyTensorList)                  \
+    X(aclGetTensorListSize) X(aclCreateScalarList) X(aclDestroyScalarList) X(aclGetScalarListSize)
 #define X(name) API_##name,
     APIS(X)
 #undef X
@@ -191,6 +196,14 @@ typedef struct Ctx {
     int nscalars;
     ExecRec execs[MAX_EXECS];
     int nexecs;
+    /* Float and bool arrays, tensor and scalar lists: one record shape, the kind says which. */
+    struct {
+        int kind;
+        void *h;
+        uint64_t size;
+    } vecs[MAX_VECS];
+    int nvecs;
+    Stale stale_vecs[4];
     Stale stale_streams, stale_tensors, stale_arrays, stale_scalars, stale_execs, stale_pinned;
 } Ctx;
 
@@ -1185,6 +1198,156 @@ static void filler_tensors(Ctx *c, int n) {
     }
 }
 
+/* ---- tensor meta API: float and bool arrays, tensor and scalar lists --------------------------------------- */
+
+enum { VEC_FLOAT, VEC_BOOL, VEC_TENSORS, VEC_SCALARS };
+static const struct {
+    Api create, destroy, size;
+} vec_apis[4] = {
+    {API_aclCreateFloatArray, API_aclDestroyFloatArray, API_aclGetFloatArraySize},
+    {API_aclCreateBoolArray, API_aclDestroyBoolArray, API_aclGetBoolArraySize},
+    {API_aclCreateTensorList, API_aclDestroyTensorList, API_aclGetTensorListSize},
+    {API_aclCreateScalarList, API_aclDestroyScalarList, API_aclGetScalarListSize},
+};
+
+static aclnnStatus vec_destroy_call(int kind, const void *h) {
+    switch (kind) {
+    case VEC_FLOAT: return aclDestroyFloatArray(h);
+    case VEC_BOOL: return aclDestroyBoolArray(h);
+    case VEC_TENSORS: return aclDestroyTensorList(h);
+    default: return aclDestroyScalarList(h);
+    }
+}
+
+static aclnnStatus vec_size_call(int kind, const void *h, uint64_t *n) {
+    switch (kind) {
+    case VEC_FLOAT: return aclGetFloatArraySize(h, n);
+    case VEC_BOOL: return aclGetBoolArraySize(h, n);
+    case VEC_TENSORS: return aclGetTensorListSize(h, n);
+    default: return aclGetScalarListSize(h, n);
+    }
+}
+
+static void vec_destroy_at(Ctx *c, int i, const char *tag) {
+    int kind = c->vecs[i].kind;
+    void *h = c->vecs[i].h;
+    c->vecs[i] = c->vecs[--c->nvecs];
+    note(c, "%s(%p)%s", api_names[vec_apis[kind].destroy], h, tag);
+    aclnnStatus s = vec_destroy_call(kind, h);
+    verdict(c, vec_apis[kind].destroy, EXPECT_OK, s == OK, s);
+    stale_add(&c->stale_vecs[kind], h);
+}
+
+/* Elements of a new list: fresh tensors or scalars (some NULL), owned by the list once it exists; with
+ * `stale`, one of them destroyed first, which the list must refuse. Returns how many were made. */
+static int list_elements(Ctx *c, int kind, void **el, int n, bool stale) {
+    for (int j = 0; j < n; j++) {
+        el[j] = NULL;
+        if (chance(&c->rng, 15) && !(stale && j == 0)) continue;
+        if (kind == VEC_TENSORS) {
+            int64_t dims[2] = {between(&c->rng, 0, 4), between(&c->rng, 1, 4)};
+            note(c, "aclCreateTensor(2-D, data=NULL) [list element]");
+            el[j] = aclCreateTensor(dims, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 2, NULL);
+            verdict(c, API_aclCreateTensor, EXPECT_OK, el[j] != NULL, el[j] ? 0 : -1);
+        } else {
+            float v = 1.5f;
+            note(c, "aclCreateScalar(FLOAT) [list element]");
+            el[j] = aclCreateScalar(&v, ACL_FLOAT);
+            verdict(c, API_aclCreateScalar, EXPECT_OK, el[j] != NULL, el[j] ? 0 : -1);
+        }
+    }
+    if (stale && el[0]) {
+        note(c, "%s(%p) [list element, destroyed first]", kind == VEC_TENSORS ? "aclDestroyTensor" : "aclDestroyScalar",
+             el[0]);
+        aclnnStatus s = kind == VEC_TENSORS ? aclDestroyTensor(el[0]) : aclDestroyScalar(el[0]);
+        verdict(c, kind == VEC_TENSORS ? API_aclDestroyTensor : API_aclDestroyScalar, EXPECT_OK, s == OK, s);
+    }
+    return n;
+}
+
+/* What a list refused stays ours: destroy its elements (the destroyed one is already gone). */
+static void drop_elements(Ctx *c, int kind, void **el, int n, int skip) {
+    for (int j = skip; j < n; j++)
+        if (el[j]) {
+            note(c, "%s(%p) [element of a refused list]", kind == VEC_TENSORS ? "aclDestroyTensor" : "aclDestroyScalar",
+                 el[j]);
+            aclnnStatus s = kind == VEC_TENSORS ? aclDestroyTensor(el[j]) : aclDestroyScalar(el[j]);
+            verdict(c, kind == VEC_TENSORS ? API_aclDestroyTensor : API_aclDestroyScalar, EXPECT_OK, s == OK, s);
+        }
+}
+
+static void act_vector(Ctx *c) {
+    Rng *r = &c->rng;
+    unsigned pick = (unsigned)below(r, 100);
+    int kind = (int)below(r, 4);
+    aclnnStatus s;
+    if (pick < 35 && c->nvecs < MAX_VECS) {
+        uint64_t n = below(r, MAX_ELEMENTS + 1);
+        void *h = NULL;
+        float fv[MAX_ELEMENTS];
+        bool bv[MAX_ELEMENTS];
+        void *el[MAX_ELEMENTS];
+        for (uint64_t j = 0; j < n; j++) {
+            fv[j] = (float)between(r, -100, 100) / 4;
+            bv[j] = chance(r, 50);
+        }
+        if (kind >= VEC_TENSORS) list_elements(c, kind, el, (int)n, false);
+        note(c, "%s(size=%llu)", api_names[vec_apis[kind].create], (unsigned long long)n);
+        switch (kind) {
+        case VEC_FLOAT: h = aclCreateFloatArray(fv, n); break;
+        case VEC_BOOL: h = aclCreateBoolArray(bv, n); break;
+        case VEC_TENSORS: h = aclCreateTensorList((const aclTensor *const *)el, n); break;
+        default: h = aclCreateScalarList((const aclScalar *const *)el, n);
+        }
+        verdict(c, vec_apis[kind].create, EXPECT_OK, h != NULL, h ? 0 : -1);
+        if (!h) {
+            if (kind >= VEC_TENSORS) drop_elements(c, kind, el, (int)n, 0);
+            return;
+        }
+        stale_forget(c, &c->stale_vecs[kind], h);
+        c->vecs[c->nvecs].kind = kind;
+        c->vecs[c->nvecs].h = h;
+        c->vecs[c->nvecs++].size = n;
+    } else if (pick < 55 && c->nvecs) {
+        vec_destroy_at(c, (int)below(r, (uint64_t)c->nvecs), "");
+    } else if (pick < 75 && c->nvecs) {
+        int i = (int)below(r, (uint64_t)c->nvecs);
+        uint64_t n = UINT64_MAX;
+        note(c, "%s(%p)", api_names[vec_apis[c->vecs[i].kind].size], c->vecs[i].h);
+        s = vec_size_call(c->vecs[i].kind, c->vecs[i].h, &n);
+        verdict(c, vec_apis[c->vecs[i].kind].size, EXPECT_OK, s == OK, s);
+        if (s == OK && n != c->vecs[i].size)
+            finding(c, "%s: size read back differs from the one given at creation", api_names[vec_apis[c->vecs[i].kind].size]);
+    } else if (pick < 88) {
+        void *h = stale_pick(c, &c->stale_vecs[kind]);
+        if (!h) return;
+        bool destroy = chance(r, 50);
+        uint64_t n;
+        note(c, "%s(%p: destroyed)", api_names[destroy ? vec_apis[kind].destroy : vec_apis[kind].size], h);
+        s = destroy ? vec_destroy_call(kind, h) : vec_size_call(kind, h, &n);
+        verdict(c, destroy ? vec_apis[kind].destroy : vec_apis[kind].size, EXPECT_FAIL, s == OK, s);
+    } else {
+        /* (NULL, n > 0), or a list with a destroyed element */
+        void *h = NULL, *el[MAX_ELEMENTS];
+        bool stale = kind >= VEC_TENSORS && chance(r, 60);
+        int n = stale ? list_elements(c, kind, el, (int)between(r, 1, MAX_ELEMENTS), true) : 2;
+        note(c, "%s(%s, size=%d)", api_names[vec_apis[kind].create], stale ? "a destroyed element" : "NULL", n);
+        switch (kind) {
+        case VEC_FLOAT: h = aclCreateFloatArray(NULL, (uint64_t)n); break;
+        case VEC_BOOL: h = aclCreateBoolArray(NULL, (uint64_t)n); break;
+        case VEC_TENSORS: h = aclCreateTensorList(stale ? (const aclTensor *const *)el : NULL, (uint64_t)n); break;
+        default: h = aclCreateScalarList(stale ? (const aclScalar *const *)el : NULL, (uint64_t)n);
+        }
+        verdict(c, vec_apis[kind].create, EXPECT_FAIL, h != NULL, h ? 0 : -1);
+        if (h) {
+            s = vec_destroy_call(kind, h);
+            (void)s;
+        } else if (stale) {
+            drop_elements(c, kind, el, n, 1);
+        }
+    }
+}
+
 /* Destroy an object, then create objects of other sizes until the allocator may hand the address out again,
  * then use the stale handle: it must fail whatever now lives at that address. */
 static void act_address_reuse(Ctx *c) {
@@ -1945,7 +2108,7 @@ static const struct {
     {act_malloc, 8},        {act_free, 6},          {act_pinned, 3},          {act_memcpy_sync, 12},
     {act_memcpy_async, 4},  {act_memset, 5},        {act_roundtrip, 2},       {act_stream, 4},
     {act_device, 2},        {act_tensor_random, 7}, {act_tensor_invalid_create, 1}, {act_tensor_get, 6},
-    {act_tensor_destroy, 4}, {act_address_reuse, 2}, {act_array, 4},          {act_scalar, 3},
+    {act_tensor_destroy, 4}, {act_address_reuse, 2}, {act_array, 4},          {act_scalar, 3},  {act_vector, 5},
     {act_op_valid, 9},      {act_op_invalid, 5},    {act_op_random, 5},       {act_op_view, 4},       {act_phase2, 12},
     {act_exec_misc, 4},
 };
@@ -1963,6 +2126,10 @@ static const struct {
     {"live_scalars", aclStubLiveScalars},
     {"live_int_arrays", aclStubLiveIntArrays},
     {"live_executors", aclStubLiveExecutors},
+    {"live_float_arrays", aclStubLiveFloatArrays},
+    {"live_bool_arrays", aclStubLiveBoolArrays},
+    {"live_tensor_lists", aclStubLiveTensorLists},
+    {"live_scalar_lists", aclStubLiveScalarLists},
 };
 #define N_COUNTERS N_ELEMS(counters)
 
@@ -1991,6 +2158,7 @@ static void cleanup(Ctx *c) {
         s = aclDestroyAclOpExecutor(e.h);
         verdict(c, API_aclDestroyAclOpExecutor, e.state == EXEC_MAYBE ? EXPECT_ANY : EXPECT_OK, s == OK, s);
     }
+    while (c->nvecs) vec_destroy_at(c, c->nvecs - 1, " [cleanup]");
     while (c->ntensors) tensor_destroy_at(c, c->ntensors - 1);
     while (c->narrays) {
         aclIntArray *a = c->arrays[--c->narrays];
@@ -2025,6 +2193,7 @@ static void reset_model(Ctx *c) {
     c->seq_calls = 0;
     c->nfreed = 0;
     c->default_dirty = false;
+    memset(c->stale_vecs, 0, sizeof c->stale_vecs);
     Stale *lists[] = {&c->stale_streams, &c->stale_tensors, &c->stale_arrays, &c->stale_scalars, &c->stale_execs,
                       &c->stale_pinned};
     for (size_t i = 0; i < N_ELEMS(lists); i++) memset(lists[i], 0, sizeof *lists[i]);
@@ -2036,9 +2205,8 @@ static uint64_t sequence_length(uint64_t seq_seed) { return 200 + mix64(seq_seed
 
 /* One sequence from an empty model to an empty model; at most max_calls calls before the cleanup. */
 static void sequence(Ctx *c, uint64_t seq_seed, uint64_t max_calls) {
-    static unsigned total_weight;
-    if (!total_weight)
-        for (size_t i = 0; i < N_ELEMS(actions); i++) total_weight += actions[i].weight;
+    unsigned total_weight = 0; /* per call: threads run sequences at once */
+    for (size_t i = 0; i < N_ELEMS(actions); i++) total_weight += actions[i].weight;
     uint64_t before[N_COUNTERS];
     if (!c->threaded) counters_now(before);
     reset_model(c);
