@@ -1317,7 +1317,8 @@ static void act_vector(Ctx *c) {
         s = vec_size_call(c->vecs[i].kind, c->vecs[i].h, &n);
         verdict(c, vec_apis[c->vecs[i].kind].size, EXPECT_OK, s == OK, s);
         if (s == OK && n != c->vecs[i].size)
-            finding(c, "%s: size read back differs from the one given at creation", api_names[vec_apis[c->vecs[i].kind].size]);
+            finding(c, "%s: size read back differs from the one given at creation",
+                    api_names[vec_apis[c->vecs[i].kind].size]);
     } else if (pick < 88) {
         void *h = stale_pick(c, &c->stale_vecs[kind]);
         if (!h) return;
