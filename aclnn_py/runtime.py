@@ -20,6 +20,7 @@ _state_lock = threading.Lock()
 _runtime_users = 0
 _runtime_owned = False  # True when aclInit was called by us (so aclFinalize is ours too)
 _device_users: dict[int, int] = {}
+_tls = threading.local()  # per thread: the context default_device() made current there
 
 
 def _check_acl(status, function):
@@ -27,7 +28,38 @@ def _check_acl(status, function):
         _raise_acl(status, function)
 
 
-def _acquire(device_id: int) -> None:
+def _current_context():
+    """The calling thread's current context, or NULL when it has none (CANN's current device is per thread)."""
+    if "aclStubCurrentContext" not in loader.load().missing_symbols:
+        return lib.aclStubCurrentContext()  # the same answer, without recording (and logging) an error
+    out = ffi.new("aclrtContext *")
+    if lib.aclrtGetCurrentContext(out):
+        lib.aclGetRecentErrMsg()  # having none is an answer here, not an error to report later
+        return ffi.NULL
+    return out[0]
+
+
+class _OnDevice:
+    """Run a block with ``context`` current in the calling thread, then restore the thread's own context."""
+
+    __slots__ = ("context", "previous")
+
+    def __init__(self, context):
+        self.context = context
+
+    def __enter__(self):
+        self.previous = _current_context()
+        if self.previous != self.context:
+            _check_acl(lib.aclrtSetCurrentContext(self.context), "aclrtSetCurrentContext")
+
+    def __exit__(self, *exc):
+        if self.previous != self.context and self.previous != ffi.NULL:
+            lib.aclrtSetCurrentContext(self.previous)
+
+
+def _acquire(device_id: int):
+    """aclInit (once) and aclrtSetDevice (reference-counted by the runtime); returns the device's default
+    context. A thread that already had a current context keeps it: a Device object does not switch it."""
     global _runtime_users, _runtime_owned
     loader.load()
     with _state_lock:
@@ -36,14 +68,18 @@ def _acquire(device_id: int) -> None:
             if status not in (0, lib.ACL_ERROR_REPEAT_INITIALIZE):
                 _raise_acl(status, "aclInit")
             _runtime_owned = status == 0  # REPEAT_INITIALIZE: someone else initialised and will finalise
-        if _device_users.get(device_id, 0) == 0:
-            status = lib.aclrtSetDevice(device_id)
-            if status:
-                if _runtime_users == 0 and _runtime_owned:
-                    lib.aclFinalize()
-                _raise_acl(status, "aclrtSetDevice")
+        previous = _current_context()
+        status = lib.aclrtSetDevice(device_id)
+        if status:
+            if _runtime_users == 0 and _runtime_owned:
+                lib.aclFinalize()
+            _raise_acl(status, "aclrtSetDevice")
+        context = _current_context()
+        if previous != ffi.NULL and previous != context:
+            lib.aclrtSetCurrentContext(previous)
         _device_users[device_id] = _device_users.get(device_id, 0) + 1
         _runtime_users += 1
+        return context
 
 
 def _release(device_id: int) -> None:
@@ -52,7 +88,7 @@ def _release(device_id: int) -> None:
         _device_users[device_id] -= 1
         if _device_users[device_id] == 0:
             lib.aclnnpy_workspace_release(ffi.NULL)  # the default stream's pooled workspace
-            lib.aclrtResetDevice(device_id)
+        lib.aclrtResetDevice(device_id)
         _runtime_users -= 1
         if _runtime_users == 0 and _runtime_owned:
             lib.aclFinalize()
@@ -80,12 +116,20 @@ class _Resource:
 
 
 class Device(_Resource):
-    """An initialised device: ``aclInit`` (once per process) and ``aclrtSetDevice``."""
+    """An initialised device: ``aclInit`` (once per process) and ``aclrtSetDevice`` (``aclrtResetDevice`` when
+    closed). Buffers and streams made for it are made in its default context whichever thread makes them."""
 
     def __init__(self, device_id: int = 0):
-        _acquire(device_id)
+        self.context = _acquire(device_id)
         self.device_id = device_id
         self._finalizer = weakref.finalize(self, _release, device_id)
+
+    def activate(self) -> None:
+        """Make this device current in the calling thread (``aclrtSetCurrentContext`` of its default context)."""
+        _check_acl(lib.aclrtSetCurrentContext(self.context), "aclrtSetCurrentContext")
+
+    def _on(self) -> _OnDevice:
+        return _OnDevice(self.context)
 
     def stream(self) -> "Stream":
         return Stream(self)
@@ -98,11 +142,17 @@ _default_device: Device | None = None
 
 
 def default_device() -> Device:
-    """Device 0, initialised on first use and released at interpreter exit."""
+    """Device 0, initialised on first use and released at interpreter exit. A thread that calls it without a
+    current context of its own gets device 0's (CANN's current device is per thread)."""
     global _default_device
-    if _default_device is None or _default_device.closed:
-        _default_device = Device(0)
-    return _default_device
+    device = _default_device
+    if device is None or device.closed:
+        device = _default_device = Device(0)
+    if getattr(_tls, "context", None) is not device.context:
+        if _current_context() == ffi.NULL:
+            device.activate()
+        _tls.context = device.context
+    return device
 
 
 def _destroy_stream(handle):
@@ -120,7 +170,8 @@ class Stream(_Resource):
             self.handle = _handle
             return
         out = ffi.new("aclrtStream *")
-        _check_acl(lib.aclrtCreateStream(out), "aclrtCreateStream")
+        with self.device._on():
+            _check_acl(lib.aclrtCreateStream(out), "aclrtCreateStream")
         self.handle = out[0]
         self._finalizer = weakref.finalize(self, _destroy_stream, self.handle)
 
@@ -156,26 +207,29 @@ class DeviceBuffer(_Resource):
             self.ptr = ffi.NULL
             return
         out = ffi.new("void **")
-        _check_acl(lib.aclrtMalloc(out, self.nbytes, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
-        self.ptr = out[0]
-        self._finalizer = weakref.finalize(self, lib.aclrtFree, self.ptr)
-        # The stub zero-fills; a device does not, and outputs the operator leaves untouched must read as 0.
-        if not loader.load().is_stub:
-            _check_acl(lib.aclrtMemset(self.ptr, self.nbytes, 0, self.nbytes), "aclrtMemset")
+        with self.device._on():
+            _check_acl(lib.aclrtMalloc(out, self.nbytes, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
+            self.ptr = out[0]
+            self._finalizer = weakref.finalize(self, lib.aclrtFree, self.ptr)
+            # The stub zero-fills; a device does not, and outputs the operator leaves untouched must read as 0.
+            if not loader.load().is_stub:
+                _check_acl(lib.aclrtMemset(self.ptr, self.nbytes, 0, self.nbytes), "aclrtMemset")
 
     def upload(self, host, nbytes: int | None = None, offset: int = 0) -> None:
         """Copy ``nbytes`` from a host pointer or contiguous buffer into this buffer at ``offset``."""
         src = host if isinstance(host, ffi.CData) else ffi.from_buffer(host)
         n = len(src) if nbytes is None else nbytes
-        _check_acl(lib.aclrtMemcpy(ffi.cast("char *", self.ptr) + offset, self.nbytes - offset, src, n,
-                                   lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
+        with self.device._on():
+            _check_acl(lib.aclrtMemcpy(ffi.cast("char *", self.ptr) + offset, self.nbytes - offset, src, n,
+                                       lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
 
     def download(self, host, nbytes: int | None = None, offset: int = 0) -> None:
         """Copy ``nbytes`` from this buffer at ``offset`` into a writable host buffer."""
         dst = ffi.from_buffer(host, require_writable=True)
         n = len(dst) if nbytes is None else nbytes
-        _check_acl(lib.aclrtMemcpy(dst, len(dst), ffi.cast("char *", self.ptr) + offset, n,
-                                   lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
+        with self.device._on():
+            _check_acl(lib.aclrtMemcpy(dst, len(dst), ffi.cast("char *", self.ptr) + offset, n,
+                                       lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
 
 
 def view_layout(a: np.ndarray):

@@ -206,7 +206,7 @@ def test_specific_signatures():
 
 def test_return_values():
     assert acl.aclrtSynchronizeStream(NULL) is None            # status only -> None
-    assert acl.aclrtGetDeviceCount() == 1                      # one out-parameter -> the value
+    assert acl.aclrtGetDeviceCount() == 8                      # one out-parameter -> the value
     assert acl.aclDataTypeSize(acl.ACL_BF16) == 2              # plain result -> the value
     assert isinstance(acl.aclStubVersion(), str)               # const char * -> str
     with Arena() as a:
