@@ -161,34 +161,134 @@ def _destroy_stream(handle):
     lib.aclrtDestroyStream(handle)
 
 
-class Stream(_Resource):
-    """A stream (``aclrtCreateStream``). ``Stream.default()`` is the NULL default stream."""
+class Context(_Resource):
+    """An explicit context on a device (``aclrtCreateContext``). Streams and events made with ``context=``
+    belong to it; closing it (``aclrtDestroyContext``) also releases the streams made in it."""
 
-    def __init__(self, device: Device | None = None, *, _handle=None):
+    def __init__(self, device: Device | None = None):
         self.device = device or default_device()
+        previous = _current_context()
+        out = ffi.new("aclrtContext *")
+        _check_acl(lib.aclrtCreateContext(out, self.device.device_id), "aclrtCreateContext")
+        if previous != ffi.NULL:  # creating a context makes it current; the thread keeps its own
+            lib.aclrtSetCurrentContext(previous)
+        self.handle = out[0]
+        self._finalizer = weakref.finalize(self, lib.aclrtDestroyContext, self.handle)
+
+    def activate(self) -> None:
+        """Make this context current in the calling thread (``aclrtSetCurrentContext``)."""
+        _check_acl(lib.aclrtSetCurrentContext(self.handle), "aclrtSetCurrentContext")
+
+    def _on(self) -> _OnDevice:
+        return _OnDevice(self.handle)
+
+    def __repr__(self):
+        return f"<Context on device {self.device.device_id}{' closed' if self.closed else ''}>"
+
+
+class Stream(_Resource):
+    """A stream (``aclrtCreateStream``), asynchronous: work queued on it runs after the call that queued it
+    returns, so read results after ``synchronize()`` (the high-level functions do). ``Stream.default()`` is
+    the NULL default stream of the device's (or the context's) default context."""
+
+    def __init__(self, device: Device | None = None, *, context: Context | None = None, _handle=None):
+        self.device = context.device if context is not None else device or default_device()
+        self.context = context  # kept alive: closing a context releases its streams
+        self._owner = context if context is not None else self.device
         if _handle is not None:
             self.handle = _handle
             return
         out = ffi.new("aclrtStream *")
-        with self.device._on():
+        with self._owner._on():
             _check_acl(lib.aclrtCreateStream(out), "aclrtCreateStream")
         self.handle = out[0]
         self._finalizer = weakref.finalize(self, _destroy_stream, self.handle)
 
     @classmethod
-    def default(cls, device: Device | None = None) -> "Stream":
-        return cls(device, _handle=ffi.NULL)
+    def default(cls, device: Device | None = None, *, context: Context | None = None) -> "Stream":
+        return cls(device, context=context, _handle=ffi.NULL)
 
-    def synchronize(self) -> None:
-        _check_acl(lib.aclrtSynchronizeStream(self.handle), "aclrtSynchronizeStream")
+    def _call(self, fn, *args):
+        """Call fn with this stream's context current (what the NULL stream means depends on it)."""
+        if self.handle != ffi.NULL:
+            return fn(*args)
+        with self._owner._on():
+            return fn(*args)
+
+    def synchronize(self, timeout_ms: int | None = None) -> None:
+        """Wait for the work queued so far (``aclrtSynchronizeStreamWithTimeout`` when ``timeout_ms`` is given;
+        a timeout raises the runtime's error, 507046)."""
+        if timeout_ms is None:
+            _check_acl(self._call(lib.aclrtSynchronizeStream, self.handle), "aclrtSynchronizeStream")
+        else:
+            _check_acl(self._call(lib.aclrtSynchronizeStreamWithTimeout, self.handle, int(timeout_ms)),
+                       "aclrtSynchronizeStreamWithTimeout")
+
+    def query(self) -> bool:
+        """True when every item queued on the stream has run (``aclrtStreamQuery``)."""
+        out = ffi.new("aclrtStreamStatus *")
+        _check_acl(self._call(lib.aclrtStreamQuery, self.handle, out), "aclrtStreamQuery")
+        return out[0] == lib.ACL_STREAM_STATUS_COMPLETE
+
+    def wait(self, event: "Event") -> None:
+        """Work queued on this stream from now on waits for the event's latest record (``aclrtStreamWaitEvent``)."""
+        _check_acl(self._call(lib.aclrtStreamWaitEvent, self.handle, event.handle), "aclrtStreamWaitEvent")
+
+    def record(self, event: "Event | None" = None) -> "Event":
+        """Record ``event`` (a new one when None) on this stream and return it."""
+        event = event if event is not None else Event(self.device)
+        event.record(self)
+        return event
 
     def workspace(self, nbytes: int):
         """Device memory of at least ``nbytes`` for work queued on this stream, from a pool kept per
         stream: reused while the size fits, grown (after synchronising) when it does not, freed when the
         stream is closed. Valid until the next call for this stream. ``aclnn_py`` operators use it."""
         out = ffi.new("void **")
-        _check_acl(lib.aclnnpy_workspace(self.handle, int(nbytes), out), "aclrtMalloc")
+        _check_acl(self._call(lib.aclnnpy_workspace, self.handle, int(nbytes), out), "aclrtMalloc")
         return out[0]
+
+
+class Event(_Resource):
+    """An event (``aclrtCreateEvent``; ``aclrtCreateEventWithFlag`` when ``flags`` is given): recorded on a
+    stream, it completes when the stream reaches the record; other streams can wait for it, the host can
+    wait for it or poll it, and two completed records give the time between them."""
+
+    def __init__(self, device: Device | None = None, *, flags: int | None = None):
+        self.device = device or default_device()
+        out = ffi.new("aclrtEvent *")
+        with self.device._on():
+            if flags is None:
+                _check_acl(lib.aclrtCreateEvent(out), "aclrtCreateEvent")
+            else:
+                _check_acl(lib.aclrtCreateEventWithFlag(out, int(flags)), "aclrtCreateEventWithFlag")
+        self.handle = out[0]
+        self._finalizer = weakref.finalize(self, lib.aclrtDestroyEvent, self.handle)
+
+    def record(self, stream: Stream | None = None) -> None:
+        """Record the event on ``stream`` (default: the device's default stream) (``aclrtRecordEvent``)."""
+        stream = stream if stream is not None else Stream.default(self.device)
+        _check_acl(stream._call(lib.aclrtRecordEvent, self.handle, stream.handle), "aclrtRecordEvent")
+
+    def synchronize(self, timeout_ms: int | None = None) -> None:
+        """Wait until the latest record has run (a timeout raises the runtime's error, 507047)."""
+        if timeout_ms is None:
+            _check_acl(lib.aclrtSynchronizeEvent(self.handle), "aclrtSynchronizeEvent")
+        else:
+            _check_acl(lib.aclrtSynchronizeEventWithTimeout(self.handle, int(timeout_ms)),
+                       "aclrtSynchronizeEventWithTimeout")
+
+    def query(self) -> bool:
+        """True when the latest record has run (or the event was never recorded)."""
+        out = ffi.new("aclrtEventRecordedStatus *")
+        _check_acl(lib.aclrtQueryEventStatus(self.handle, out), "aclrtQueryEventStatus")
+        return out[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE
+
+    def elapsed_time(self, end: "Event") -> float:
+        """Milliseconds from this event's completed record to ``end``'s (``aclrtEventElapsedTime``)."""
+        out = ffi.new("float *")
+        _check_acl(lib.aclrtEventElapsedTime(out, self.handle, end.handle), "aclrtEventElapsedTime")
+        return float(out[0])
 
 
 def _handle_of(stream) -> object:
