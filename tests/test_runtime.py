@@ -421,6 +421,18 @@ def test_memcpy_device_span_overflow(dev):
     acl.aclrtMemcpy(offset_ptr(p, 60), 4, host_ptr(host), 4, H2D)
 
 
+def test_memcpy_default_kind_checks_device_spans(dev):
+    """ACL_MEMCPY_DEFAULT infers each side from where it starts and checks the whole span like the other kinds."""
+    p, q = dev(64), dev(64)
+    host = np.zeros(64 << 10, np.uint8)
+    assert status_of(acl.aclrtMemcpy, p, 64 << 10, host_ptr(host), 64 << 10, DEFAULT) == 107000
+    assert status_of(acl.aclrtMemcpy, host_ptr(host), 64 << 10, p, 65, DEFAULT) == 107000
+    assert status_of(acl.aclrtMemcpy, q, 64, p, 65, DEFAULT) == 107000
+    assert status_of(acl.aclrtMemcpyAsync, p, 128, host_ptr(host), 128, DEFAULT, NULL) == 107000
+    assert status_of(acl.aclrtMemsetAsync, p, 128, 0, 128, NULL) == 107000
+    assert read_device(p, 64) == bytes(64)
+
+
 def test_memcpy_freed_block_is_not_device_memory(dev):
     p = acl.aclrtMalloc(64, HUGE)
     acl.aclrtFree(p)

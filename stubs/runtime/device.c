@@ -403,5 +403,6 @@ static void atfork_child(void) {
 }
 
 __attribute__((constructor)) static void register_fork_handlers(void) {
+    (void)rt_device_count(); /* settled now, so no fork can catch a thread inside its pthread_once */
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }

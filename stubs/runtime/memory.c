@@ -106,6 +106,9 @@ static uint64_t capacity(void) {
     return device_capacity;
 }
 
+/* Settled when the library loads, so no fork can ever catch a thread inside the pthread_once. */
+__attribute__((constructor)) static void settle_capacity(void) { (void)capacity(); }
+
 /* ---- registry (callers hold blocks_lock) ----------------------------------------------------------- */
 
 /* Index of the first block whose start is >= addr (> addr when strict). */

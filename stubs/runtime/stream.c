@@ -171,9 +171,11 @@ static void run_head_locked(RtStream *s) {
         rt_memory_hold(); /* no aclrtFree can release a block while the work reads it */
         aclError status = item->fn(item->arg);
         rt_memory_unhold();
-        const char *msg = status != ACL_SUCCESS ? aclGetRecentErrMsg() : NULL;
-        char copy[sizeof s->errmsg];
-        snprintf(copy, sizeof copy, "%s", msg ? msg : "(no message)");
+        char copy[sizeof s->errmsg] = "";
+        if (status != ACL_SUCCESS) { /* the work's own message, taken in the thread that ran it */
+            const char *msg = aclGetRecentErrMsg();
+            snprintf(copy, sizeof copy, "%s", msg ? msg : "(no message)");
+        }
         if (item->release) item->release(item->arg);
         pthread_mutex_lock(&rt_lock);
         if (status != ACL_SUCCESS) record_failure_locked(s, status, copy);
