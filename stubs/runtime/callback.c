@@ -210,3 +210,14 @@ aclError aclrtProcessReport(int32_t timeout) {
     pthread_mutex_unlock(&rt_lock);
     return ret;
 }
+
+void rt_callbacks_atfork_child(void) {
+    for (ReportQueue *q = queues; q; q = q->next) {
+        while (q->head != NULL) {
+            Report *rep = q->head;
+            q->head = rep->next;
+            free(rep);
+        }
+        q->tail = NULL;
+    }
+}

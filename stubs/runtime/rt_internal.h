@@ -126,6 +126,7 @@ bool rt_event_reached_locked(const RtEvent *e, uint64_t target);
 /* Hand a callback item to the stream's report thread; false when nobody is subscribed any more. */
 bool rt_callback_post_locked(RtStream *s, RtItem *item);
 void rt_callbacks_forget_stream_locked(RtStream *s);
+void rt_callbacks_atfork_child(void); /* drops reports of callbacks queued by the parent */
 
 /* ---- memory (memory.c) --------------------------------------------------------------------------- */
 

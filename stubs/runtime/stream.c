@@ -538,30 +538,37 @@ uint64_t aclStubPendingWork(void) {
 
 /* ---- fork ---------------------------------------------------------------------------------------- */
 
-/* In the child, no worker exists and an item that was running in one of the parent's threads will never
- * finish: it is dropped (its argument leaked, as whether it was released is unknown) and reported as a
- * failure of its stream. Waiting work stays queued and runs on
- * workers started on demand (or inline when synchronised). */
+/* The child of a fork starts with no queued work: what the parent queued reads memory of the parent's
+ * threads (their stacks are mere copies in the child) and belongs to the parent. Every queued item is
+ * discarded without running or releasing it (a release may take locks of other libraries that are only
+ * reset later in the child; its argument is leaked instead), records count as completed so no wait
+ * hangs, and each stream that lost work reports it at its next synchronisation. */
 void rt_sched_atfork_child(void) {
     init_conds();
     workers = idle_workers = 0;
     ready_head = ready_tail = NULL;
     for (RtStream *s = all_streams; s; s = s->next_all) {
         s->in_ready = false;
+        s->running = false;
         s->users = 0;
-        if (s->running) {
-            s->running = false;
-            RtItem *item = s->head; /* its arg is left alone: the parent's thread may have released it */
-            record_failure_locked(s, ACL_ERROR_RT_INTERNAL_ERROR, "the work was running in another thread when "
-                                                                  "the process forked");
+        uint64_t dropped = 0;
+        while (s->head != NULL) {
+            RtItem *item = s->head;
             s->head = item->next;
-            if (s->head == NULL) s->tail = NULL;
+            if (item->kind == ITEM_RECORD && item->target > item->event->completed)
+                item->event->completed = item->target;
+            item_free_locked(item);
             s->completed++;
             pending_items--;
-            item_free_locked(item);
+            dropped++;
+        }
+        s->tail = NULL;
+        if (dropped > 0) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%llu item(s) queued before fork() were discarded in the child process",
+                     (unsigned long long)dropped);
+            record_failure_locked(s, ACL_ERROR_RT_INTERNAL_ERROR, msg);
         }
     }
-    /* Relink the ready list without starting threads here; the next call that queues or waits does. */
-    for (RtStream *s = all_streams; s; s = s->next_all)
-        if (head_runnable(s)) append_ready_locked(s);
+    rt_callbacks_atfork_child();
 }

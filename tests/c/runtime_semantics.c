@@ -549,8 +549,8 @@ static void *hammer(void *unused) {
     MUST(aclrtSetDevice(0));
     aclrtStream s;
     MUST(aclrtCreateStream(&s));
-    unsigned char *host = malloc(256);
-    memset(host, 3, 256);
+    unsigned char host[256]; /* on this thread's stack: in a child it is a stale copy work must not read */
+    memset(host, 3, sizeof host);
     while (!hammer_stop) {
         void *p = NULL;
         if (aclrtMalloc(&p, 256, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) continue;
@@ -561,13 +561,19 @@ static void *hammer(void *unused) {
     }
     MUST(aclrtDestroyStream(s));
     MUST(aclrtResetDevice(0));
-    free(host);
     return NULL;
 }
+
+static aclrtStream parent_held; /* held by a blocking callback, with a memset of parent_block queued */
+static void *parent_block;
 
 static int child_work(void) {
     alarm(30); /* a deadlocked child dies instead of hanging the test */
     if (aclrtSetDevice(0) != ACL_SUCCESS) return 10;
+    /* Work the parent queued is not the child's: discarded, reported once, never run. */
+    if (aclrtSynchronizeStream(parent_held) != ACL_ERROR_RT_AICORE_EXCEPTION) return 20;
+    if (aclrtSynchronizeStream(parent_held) != ACL_SUCCESS) return 21;
+    if (read_byte(parent_block, 0) != 0) return 22;
     void *p = NULL;
     unsigned char host[512], back[512];
     memset(host, 9, sizeof host);
@@ -584,6 +590,9 @@ static int child_work(void) {
 
 static void group_fork(void) {
     MUST(aclrtSetDevice(0));
+    parent_held = held_stream();
+    parent_block = dmalloc(64);
+    MUST(aclrtMemsetAsync(parent_block, 64, 0x66, 64, parent_held));
     pthread_t th[4];
     for (int i = 0; i < 4; i++) pthread_create(&th[i], NULL, hammer, NULL);
     int ok = 0;
@@ -601,6 +610,9 @@ static void group_fork(void) {
     hammer_stop = 1;
     for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
     check("fork_children_use_the_library", ok == 20);
+    release_held(parent_held);
+    check("fork_parent_keeps_its_work", read_byte(parent_block, 63) == 0x66);
+    MUST(aclrtFree(parent_block));
     MUST(aclrtResetDevice(0));
 }
 
