@@ -11,8 +11,9 @@ Layers:
 
 from . import loader
 from ._native import INCLUDE_DIR as _INCLUDE_DIR, STUB_LIB_DIR as _STUB_LIB_DIR
-from .errors import AclBaseError, AclError, AclnnError, SymbolNotFoundError
-from .loader import Backend, BackendNotFoundError
+from .errors import (AclBaseError, AclError, AclnnError, AclStatusError, BackendNotFoundError,
+                     SymbolNotFoundError)
+from .loader import Backend
 from .ops import *  # noqa: F401,F403  (one function per operator)
 from .ops import __all__ as _op_names
 from .runtime import Context, Device, DeviceBuffer, Event, Stream, Tensor, default_device
@@ -36,7 +37,8 @@ def backend() -> Backend:
 
 
 __all__ = [
-    "AclBaseError", "AclError", "AclnnError", "SymbolNotFoundError", "Backend", "BackendNotFoundError",
+    "AclBaseError", "AclStatusError", "AclError", "AclnnError", "SymbolNotFoundError", "Backend",
+    "BackendNotFoundError",
     "Context", "Device", "DeviceBuffer", "Event", "Stream", "Tensor", "default_device", "get_include",
     "get_lib_dir", "backend",
     *_op_names,

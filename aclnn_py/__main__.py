@@ -109,7 +109,13 @@ def main(argv=None) -> int:
     cfg.set_defaults(fn=cmd_config)
     sub.add_parser("demo", help="run the ported official samples on the stub").set_defaults(fn=cmd_demo)
     args = parser.parse_args(argv)
-    return args.fn(args)
+    from aclnn_py.errors import AclBaseError
+
+    try:
+        return args.fn(args)
+    except AclBaseError as exc:  # e.g. a backend setting that finds no libraries: one line, not a traceback
+        print(f"{parser.prog} {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -7,6 +7,12 @@ headers; the generated signature table is checked against this one by the tests)
 Python default or required), ``IntArray`` (an ``aclIntArray``, optional) and ``Out`` (an output tensor:
 dtype and shape rules evaluated on the call's arguments, and whether the high-level function returns it).
 Rules see the arguments under their C names: tensors as numpy arrays (or None), attributes as values.
+
+Validity is stated once per argument, as the operator documents it: an input's accepted ranks (``ndim``)
+and an attribute's or int array's ``Rule`` (a predicate, the rule in words and the status the operator
+returns when it is broken). The high-level functions apply them before calling, so an invalid call fails
+with the operator's own exception class and code whatever the shapes (the operator skips its checks when
+every output is empty).
 High-level parameter names are the C names in snake_case without the ``Optional`` suffix.
 """
 
@@ -18,9 +24,23 @@ from typing import Any, Callable
 
 REQUIRED = object()
 
+# Status codes the operators return for a broken rule (aclnn/opdev/op_errno.h).
+PARAM_INVALID = 161002  # ACLNN_ERR_PARAM_INVALID: checked by the op_api layer
+TILING = 561002         # ACLNN_ERR_INNER_TILING_ERROR: checked by the operator's tiling
+
 FLOATS = ("float32", "float16", "bfloat16")
 INT32 = ("int32",)
 INDEX = ("int32", "int64")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``check(args)`` is true for a valid call; ``text`` completes "argument 'x' ..."; ``status`` is the
+    operator's code for the violation."""
+
+    check: Callable
+    text: str
+    status: int = TILING
 
 
 @dataclass(frozen=True)
@@ -34,6 +54,8 @@ class Param:
     shape: Callable | None = None   # outputs: args -> shape tuple
     returned: Callable | None = None  # outputs: args -> bool; False makes the high-level result None
     result_shape: Callable | None = None  # outputs: args -> shape returned, when not the C tensor's
+    ndim: tuple[int, ...] = ()      # inputs: the ranks the operator accepts (empty: any)
+    rules: tuple[Rule, ...] = ()    # attributes and int arrays: what makes them valid
 
     @property
     def py_name(self) -> str:
@@ -41,20 +63,20 @@ class Param:
         return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower()
 
 
-def In(name, dtypes):
-    return Param(name, "in", dtypes=dtypes)
+def In(name, dtypes, ndim=()):
+    return Param(name, "in", dtypes=dtypes, ndim=ndim)
 
 
-def Opt(name, dtypes):
-    return Param(name, "in", optional=True, dtypes=dtypes)
+def Opt(name, dtypes, ndim=()):
+    return Param(name, "in", optional=True, dtypes=dtypes, ndim=ndim)
 
 
-def Attr(name, default=REQUIRED):
-    return Param(name, "attr", default=default)
+def Attr(name, default=REQUIRED, *rules):
+    return Param(name, "attr", default=default, rules=rules)
 
 
-def IntArray(name):
-    return Param(name, "intarray", optional=True)
+def IntArray(name, *rules):
+    return Param(name, "intarray", optional=True, rules=rules)
 
 
 def Out(name, dtype, shape, returned=None, optional=False, result_shape=None):
@@ -68,6 +90,7 @@ class Op:
     summary: str
     params: tuple[Param, ...]
     spec: str = ""   # spec file stem
+    rank_status: int = TILING  # the code the operator returns for an input of the wrong rank
 
     @property
     def c_name(self) -> str:
@@ -83,6 +106,35 @@ class Op:
 
     def by_role(self, *roles) -> list[Param]:
         return [p for p in self.params if p.role in roles]
+
+
+# ---- attribute rules ------------------------------------------------------------------------------------
+
+def _divides(k: str, indices: str) -> Rule:
+    return Rule(lambda a: getattr(a, indices).size % getattr(a, k) == 0,
+                f"must divide the length of {indices}")
+
+
+_TOPK_LIMIT = Rule(lambda a: 1 <= a.numTopk <= 512, "must be in [1, 512]")
+_NOT_PADDED = Rule(lambda a: not a.paddedMode, "must be False (padded mode is not supported)")
+_DROP_PAD_MODE = "must be 0 (dropless) or 1 (drop/pad)"
+
+
+def _range_window(a) -> bool:
+    """rangeOptional: None (the whole window) or [start, end] inside [0, L]."""
+    r = a.rangeOptional
+    return r is None or (len(r) == 2 and all(0 <= v <= a.indices.size for v in r))
+
+
+def _grad_range_window(a) -> bool:
+    """rangeOptional of the EP backward: two values; a non-empty window must lie inside [0, L]."""
+    r = a.rangeOptional
+    if r is None:
+        return True
+    if len(r) != 2:
+        return False
+    start, end = r
+    return start >= end or (start >= 0 and end <= a.sortedIndices.size)
 
 
 # ---- shape helpers ----------------------------------------------------------------------------------
@@ -131,64 +183,66 @@ def _tokens(slots: int, k: int) -> int:
 OPS: tuple[Op, ...] = (
     Op("MoeTokenPermute", "Replicate each token once per selected expert and sort the copies by expert.", (
         In("tokens", FLOATS + ("int8",)),
-        In("indices", INDEX),
+        In("indices", INDEX, ndim=(1, 2)),
         Attr("numOutTokens", 0),
-        Attr("paddedMode", False),
+        Attr("paddedMode", False, _NOT_PADDED),
         # The operator needs a 2-D output even for 1-D tokens (rows of one element); numpy gets (M,).
         Out("permuteTokensOut", "tokens", lambda a: (_permute_rows(a),) + (a.tokens.shape[1:] or (1,)),
             result_shape=lambda a: (_permute_rows(a),) + a.tokens.shape[1:]),
         Out("sortedIndicesOut", "int32", lambda a: (a.indices.size,)),
     ), "moe_token_permute"),
     Op("MoeTokenPermuteGrad", "Backward of aclnnMoeTokenPermute: gather the rows of each token and sum them.", (
-        In("permutedOutputGrad", FLOATS),
-        In("sortedIndices", INT32),
-        Attr("numTopk"),
-        Attr("paddedMode", False),
+        In("permutedOutputGrad", FLOATS, ndim=(2,)),
+        In("sortedIndices", INT32, ndim=(1,)),
+        Attr("numTopk", REQUIRED, _TOPK_LIMIT, _divides("numTopk", "sortedIndices")),
+        Attr("paddedMode", False, Rule(_NOT_PADDED.check, _NOT_PADDED.text, PARAM_INVALID)),
         Out("out", "permutedOutputGrad",
             lambda a: (_tokens(a.sortedIndices.size, a.numTopk), a.permutedOutputGrad.shape[1])),
     ), "moe_token_permute_grad"),
     Op("MoeTokenPermuteWithRoutingMap", "Permute driven by a dense token-to-expert routing map.", (
-        In("tokens", FLOATS),
-        In("routingMap", ("int8", "bool")),
-        Opt("probsOptional", FLOATS),
-        Attr("numOutTokens"),
+        In("tokens", FLOATS, ndim=(2,)),
+        In("routingMap", ("int8", "bool"), ndim=(2,)),
+        Opt("probsOptional", FLOATS, ndim=(2,)),
+        Attr("numOutTokens", REQUIRED, Rule(lambda a: 0 <= a.numOutTokens <= a.routingMap.size,
+                                            "must be in [0, tokens x experts]", PARAM_INVALID)),
         Attr("dropAndPad", False),
         Out("permuteTokensOut", "tokens", lambda a: (_routing_map_rows(a), a.tokens.shape[1])),
         Out("permuteProbsOutOptional", "probsOptional", lambda a: (_routing_map_rows(a),),
             returned=lambda a: a.probsOptional is not None, optional=True),
         Out("sortedIndicesOut", "int32", lambda a: (_routing_map_rows(a),)),
-    ), "moe_token_permute_with_routing_map"),
+    ), "moe_token_permute_with_routing_map", rank_status=PARAM_INVALID),
     Op("MoeTokenPermuteWithRoutingMapGrad", "Backward of aclnnMoeTokenPermuteWithRoutingMap.", (
-        In("permutedTokenOutputGrad", FLOATS),
-        Opt("permutedProbsOutputGradOptional", FLOATS),
-        In("sortedIndices", INT32),
-        Opt("routingMapOptional", ("int8", "bool")),
-        Attr("numExperts"),
-        Attr("tokensNum"),
+        In("permutedTokenOutputGrad", FLOATS, ndim=(2,)),
+        Opt("permutedProbsOutputGradOptional", FLOATS, ndim=(1,)),
+        In("sortedIndices", INT32, ndim=(1,)),
+        Opt("routingMapOptional", ("int8", "bool"), ndim=(2,)),
+        Attr("numExperts", REQUIRED, Rule(lambda a: a.numExperts > 0, "must be > 0", PARAM_INVALID)),
+        Attr("tokensNum", REQUIRED, Rule(lambda a: a.tokensNum > 0, "must be > 0", PARAM_INVALID)),
         Attr("dropAndPad", False),
         Out("tokensGradOut", "permutedTokenOutputGrad",
             lambda a: (max(a.tokensNum, 0), a.permutedTokenOutputGrad.shape[1])),
         Out("probsGradOutOptional", "permutedTokenOutputGrad", lambda a: (max(a.tokensNum, 0), max(a.numExperts, 0)),
             returned=lambda a: a.permutedProbsOutputGradOptional is not None, optional=True),
-    ), "moe_token_permute_with_routing_map_grad"),
+    ), "moe_token_permute_with_routing_map_grad", rank_status=PARAM_INVALID),
     Op("MoeTokenPermuteWithEp", "Permute by expert id, keeping the sorted rows of an expert-parallel range.", (
-        In("tokens", FLOATS),
-        In("indices", INDEX),
-        Opt("probsOptional", FLOATS),
-        IntArray("rangeOptional"),
+        In("tokens", FLOATS, ndim=(2,)),
+        In("indices", INDEX, ndim=(1, 2)),
+        Opt("probsOptional", FLOATS, ndim=(1, 2)),
+        IntArray("rangeOptional", Rule(_range_window, "must be None or [start, end] within [0, indices.size]")),
         Attr("numOutTokens"),
-        Attr("paddedMode", False),
+        Attr("paddedMode", False, _NOT_PADDED),
         Out("permuteTokensOut", "tokens", lambda a: (_ep_window_rows(a), a.tokens.shape[1])),
         Out("sortedIndicesOut", "int32", lambda a: (a.indices.size,)),
         Out("permuteProbsOut", "tokens", lambda a: (_ep_window_rows(a),),
             returned=lambda a: a.probsOptional is not None),
     ), "moe_token_permute_with_ep"),
     Op("MoeTokenPermuteWithEpGrad", "Backward of aclnnMoeTokenPermuteWithEp.", (
-        In("permutedTokensOutputGrad", FLOATS),
+        In("permutedTokensOutputGrad", FLOATS, ndim=(2,)),
         In("sortedIndices", INT32),
-        Opt("permutedProbsOutputGradOptional", FLOATS),
-        Attr("numTopk"),
-        IntArray("rangeOptional"),
+        Opt("permutedProbsOutputGradOptional", FLOATS, ndim=(1,)),
+        Attr("numTopk", REQUIRED, _TOPK_LIMIT, _divides("numTopk", "sortedIndices")),
+        IntArray("rangeOptional", Rule(_grad_range_window, "must be None or [start, end] with a non-empty "
+                                                           "window within [0, sortedIndices.size]")),
         Attr("paddedMode", False),
         Out("tokenGradOut", "permutedTokensOutputGrad",
             lambda a: (_tokens(a.sortedIndices.size, a.numTopk), a.permutedTokensOutputGrad.shape[1])),
@@ -197,13 +251,21 @@ OPS: tuple[Op, ...] = (
             returned=lambda a: a.permutedProbsOutputGradOptional is not None),
     ), "moe_token_permute_with_ep_grad"),
     Op("MoeInitRoutingV2", "Sort token-expert assignments by expert and build the expanded token matrix.", (
-        In("x", FLOATS),
-        In("expertIdx", INT32),
-        Attr("activeNumOptional", 0),
-        Attr("expertCapacityOptional", 0),
-        Attr("expertNumOptional", 0),
-        Attr("dropPadModeOptional", 0),
-        Attr("expertTokensCountOrCumsumFlagOptional", 0),
+        In("x", FLOATS, ndim=(2,)),
+        In("expertIdx", INT32, ndim=(2,)),
+        Attr("activeNumOptional", 0, Rule(lambda a: a.activeNumOptional >= 0, "must be >= 0")),
+        Attr("expertCapacityOptional", 0,
+             Rule(lambda a: a.expertCapacityOptional >= 0, "must be >= 0"),
+             Rule(lambda a: a.dropPadModeOptional != 1 or 1 <= a.expertCapacityOptional <= a.x.shape[0],
+                  "must be in [1, number of tokens] in drop/pad mode")),
+        Attr("expertNumOptional", 0,
+             Rule(lambda a: a.expertNumOptional >= 0, "must be >= 0"),
+             Rule(lambda a: a.dropPadModeOptional != 1 or a.expertNumOptional >= 1, "must be >= 1 in drop/pad mode"),
+             Rule(lambda a: a.expertTokensCountOrCumsumFlagOptional not in (1, 2) or a.expertNumOptional > 0,
+                  "must be > 0 when expert token counts are requested")),
+        Attr("dropPadModeOptional", 0, Rule(lambda a: a.dropPadModeOptional in (0, 1), _DROP_PAD_MODE)),
+        Attr("expertTokensCountOrCumsumFlagOptional", 0,
+             Rule(lambda a: a.expertTokensCountOrCumsumFlagOptional in (0, 1, 2), "must be 0, 1 or 2")),
         Attr("expertTokensBeforeCapacityFlagOptional", False),
         Out("expandedXOut", "x", _v2_rows),
         Out("expandedRowIdxOut", "int32", lambda a: (a.expertIdx.size,)),
@@ -215,11 +277,11 @@ OPS: tuple[Op, ...] = (
             optional=True),
     ), "moe_init_routing_v2"),
     Op("MoeInitRoutingV2Grad", "Backward of aclnnMoeInitRoutingV2: sum the K expanded rows of each token.", (
-        In("gradExpandedX", FLOATS),
-        In("expandedRowIdx", INT32),
-        Attr("topK"),
-        Attr("dropPadMode", 0),
-        Attr("activeNum", 0),
+        In("gradExpandedX", FLOATS, ndim=(2, 3)),
+        In("expandedRowIdx", INT32, ndim=(1,)),
+        Attr("topK", REQUIRED, Rule(lambda a: a.topK > 0, "must be > 0"), _divides("topK", "expandedRowIdx")),
+        Attr("dropPadMode", 0, Rule(lambda a: a.dropPadMode in (0, 1), _DROP_PAD_MODE)),
+        Attr("activeNum", 0, Rule(lambda a: a.activeNum >= 0, "must be >= 0")),
         Out("out", "gradExpandedX", lambda a: (_tokens(a.expandedRowIdx.size, a.topK), a.gradExpandedX.shape[-1])),
     ), "moe_init_routing_v2_grad"),
 )

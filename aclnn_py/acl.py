@@ -14,7 +14,7 @@ Enum values and status codes keep their C names (``ACL_BF16``, ``ACL_FORMAT_ND``
 Functions with the ``aclStub`` prefix exist only in the stub (introspection).
 """
 
-from ._mirror import MirrorModule, constants
+from ._mirror import HostSpan, MirrorModule, constants
 
 globals().update(constants(("ACL_", "OK")))
 _mirror = MirrorModule(globals(), lambda n: n.startswith("acl") and not n.startswith(("aclnn", "aclnnpy")))
@@ -22,10 +22,9 @@ __getattr__ = _mirror.getattr
 __dir__ = _mirror.dir
 
 
-def host_ptr(obj):
-    """A ``void *`` to a host buffer (numpy array, bytes, bytearray, memoryview), like ``hostData.data()``
-    in C, for the pointer parameters of ``aclrtMemcpy`` and friends. The buffer is not copied; keep the
-    object alive while the pointer is in use."""
-    from ._native import ffi
-
-    return ffi.from_buffer(obj)
+def host_ptr(obj) -> HostSpan:
+    """A host buffer (numpy array, bytes, bytearray, memoryview) lent to C, like ``hostData.data()`` in C,
+    for the pointer parameters of ``aclrtMemcpy`` and friends. The buffer is not copied; the span keeps the
+    object alive. The mirror checks each count against the span's size (``ValueError``) and refuses to let
+    C write into a read-only object such as ``bytes`` (``TypeError``). ``.ptr`` is the raw address."""
+    return HostSpan(obj)

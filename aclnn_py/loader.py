@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import _native
-from .errors import AclBaseError
+from .errors import BackendNotFoundError
 
 # Loaded in this order, globally, so each resolves its dependencies on the previous ones.
 LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so")
@@ -31,17 +31,6 @@ REQUIRED_SYMBOLS = frozenset({
 })
 DEFAULT_TOOLKIT = "/usr/local/Ascend/ascend-toolkit/latest"
 TOOLKIT_VARIABLES = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")
-
-
-class BackendNotFoundError(AclBaseError):
-    """No library set could be found or loaded for the requested backend."""
-
-    def __init__(self, message: str):
-        Exception.__init__(self, message)
-        self.status, self.name, self.function, self.message = -1, "BACKEND_NOT_FOUND", "", message
-
-    def __reduce__(self):
-        return (type(self), (self.message,))
 
 
 @dataclass(frozen=True)
@@ -104,7 +93,8 @@ def choose() -> tuple[str, str, tuple[Path, ...], Path | None]:
     stub = _resolve([_native.STUB_LIB_DIR], "bundled stub")
     if backend == "stub":
         return "stub", "ACLNN_PY_BACKEND=stub", stub, None
-    looked = []
+    # Every toolkit variable is listed, set or not, so the message says where a toolkit was expected.
+    looked = [f"{var} (not set)" for var in TOOLKIT_VARIABLES if not os.environ.get(var)]
     for source, root in _toolkit_candidates():
         dirs = _toolkit_dirs(root)
         looked.extend(f"{d} ({source})" for d in dirs)

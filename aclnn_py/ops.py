@@ -11,20 +11,27 @@ Speed: each call is one crossing into C (``aclnnpy_run`` in the extension does t
 copies, tensors, both phases, the workspace and the clean-up). What only depends on the shapes, dtypes,
 strides and attributes (output shapes, the tensor descriptions) is computed once and cached as a plan.
 Input arrays are passed without a host copy, strided views included.
+
+Validation: the rules the operator table states (input ranks, attribute and int-array rules) are checked
+before the call, once per plan, and raise the operator's own exception class and code with a message
+naming the argument, also when every output is empty (where the operator itself checks nothing).
+Attributes must be integers (numpy integers and 0-d arrays are taken as their value; a float is a
+``TypeError``); inputs that are not arrays are converted with ``np.asarray`` and a dtype the operator
+refuses gets a hint; non-native byte order is converted.
 """
 
 from __future__ import annotations
 
+import operator
 import threading
 from types import SimpleNamespace
 
 import numpy as np
 
-from . import dtypes, loader
-from ._mirror import _raise_acl, _raise_aclnn
-from ._native import ffi, lib
-from ._optable import OPS, REQUIRED, Op
-from .runtime import contiguous_strides, default_device, view_layout
+from . import dtypes, errors, loader
+from ._native import SIGNATURES, ffi, lib
+from ._optable import OPS, REQUIRED, Op, Param
+from .runtime import contiguous_strides, default_device, stream_handle, view_layout
 
 _FIXED_DTYPES = ("int32", "int64", "float32", "float16", "bfloat16", "bool", "int8")
 _PLAN_CACHE_LIMIT = 4096
@@ -52,12 +59,44 @@ def _output_dtype(param, ns) -> np.dtype:
     return ref.dtype
 
 
+def _rule_error(op: Op, p: Param, text: str, status: int) -> errors.AclStatusError:
+    return errors.argument_error(op.c_name + "GetWorkspaceSize", f"{op.py_name}: argument {p.py_name!r} "
+                                 f"({p.name}) {text}", status)
+
+
+def _validate(op: Op, ns) -> None:
+    """The table's rules: every input's rank first (attribute rules may read shapes), then the rules of
+    attributes and int arrays. A rule that cannot be evaluated (its inputs are malformed in a way another
+    check reports) is left to the operator."""
+    for p in op.params:
+        v = getattr(ns, p.name, None)
+        if p.role in ("attr", "intarray") and v is not None:
+            for x in (v if p.role == "intarray" else (v,)):
+                if not _INT64[0] <= x <= _INT64[1]:
+                    raise ValueError(f"{op.py_name}: argument {p.py_name!r} = {x} is outside the int64 range")
+    for p in op.params:
+        a = getattr(ns, p.name, None)
+        if p.role == "in" and p.ndim and a is not None and a.ndim not in p.ndim:
+            ranks = " or ".join(f"{n}-D" for n in p.ndim)
+            raise _rule_error(op, p, f"must be {ranks}, got {a.ndim}-D with shape {a.shape}", op.rank_status)
+    for p in op.params:
+        for rule in p.rules:
+            try:
+                ok = rule.check(ns)
+            except (ArithmeticError, IndexError, TypeError, ValueError, AttributeError):
+                continue
+            if not ok:
+                value = getattr(ns, p.name)
+                raise _rule_error(op, p, f"{rule.text}, got {value!r}", rule.status)
+
+
 def _make_plan(op: Op, values) -> _Plan:
     ns = SimpleNamespace()
     it = iter(values)
     for p in op.params:
         if p.role != "out":
             setattr(ns, p.name, next(it))
+    _validate(op, ns)
     meta, inputs, outputs = [], [], []
     slot = 0
     value_index = 0
@@ -105,14 +144,13 @@ def _make_plan(op: Op, values) -> _Plan:
 
 _plans: dict = {}
 _tls = threading.local()
+_NULL = ffi.NULL
 
 
 def _key_part(p, v):
     if p.role == "in":
         return None if v is None else (v.shape, v.dtype, v.strides)
-    if p.role == "intarray":
-        return None if v is None else tuple(int(x) for x in v)
-    return v
+    return v  # attributes and int arrays are ints and tuples of ints by now
 
 
 # Position in OPS = the operator's number in the extension's generated dispatch (aclnnpy_run).
@@ -121,19 +159,70 @@ _INDEX = {op.c_name: i for i, op in enumerate(OPS)}
 _ARGS = {op.c_name: list(enumerate(p for p in op.params if p.role != "out")) for op in OPS}
 
 
+# C type of every attribute: "bool" attributes take truth values, the others integers.
+_ATTR_CTYPES = {op.c_name: dict(SIGNATURES[op.c_name + "GetWorkspaceSize"]["params"]) for op in OPS}
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _attr_value(op: Op, p: Param, v):
+    """An attribute as the int or bool C receives: numpy scalars and 0-d arrays are taken as their value;
+    floats, strings and other types are a TypeError naming the argument."""
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v[()]
+    if _ATTR_CTYPES[op.c_name][p.name] == "bool" and isinstance(v, np.bool_):
+        return bool(v)
+    try:
+        return operator.index(v)  # the int64 range is checked with the table's rules, once per plan
+    except TypeError:
+        raise errors.type_error(op.py_name, p.py_name, v, "an int" if _ATTR_CTYPES[op.c_name][p.name] != "bool"
+                                else "a bool", "convert it with int(...)" if isinstance(v, float) else "") from None
+
+
+def _int_array(op: Op, p: Param, v):
+    """An aclIntArray argument: None or a sequence of ints (TypeError otherwise)."""
+    if v is None:
+        return None
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        raise errors.type_error(op.py_name, p.py_name, v, "a sequence of ints or None")
+    return tuple(_attr_value(op, p, x) for x in v)
+
+
+def _dtype_hints(op: Op, values, converted) -> str | None:
+    """Advice for the inputs whose dtype the table says the operator refuses (after a PARAM_INVALID)."""
+    hints = []
+    for i, p in _ARGS[op.c_name]:
+        v = values[i]
+        if p.role == "in" and v is not None and p.dtypes and str(v.dtype) not in p.dtypes:
+            hints.append(errors.dtype_hint(p.py_name, v.dtype, p.dtypes, converted.get(i)))
+    return "; ".join(hints) or None
+
+
 def call(op: Op, values: tuple, stream=None):
     """Run ``op`` on ``values`` (one per non-output parameter, in C order) and return its outputs."""
+    handle = _NULL if stream is None else stream_handle(op.py_name, stream)
     default_device()
     inputs = _ARGS[op.c_name]
     values = list(values)
+    converted = {}
     for i, p in inputs:
         v = values[i]
-        if p.role == "in" and v is not None:
+        if p.role == "in":
+            if v is None:
+                continue
             if type(v) is not np.ndarray:
+                converted[i] = type(v).__name__
                 v = np.asarray(v)
+            if not v.dtype.isnative:
+                v = v.astype(v.dtype.newbyteorder("="))
             if v.ndim and any(s % v.itemsize for s in v.strides):
                 v = np.ascontiguousarray(v)  # strides that are not whole elements cannot be described
-            values[i] = v
+        elif p.role == "attr":
+            if type(v) is int or type(v) is bool:
+                continue
+            v = _attr_value(op, p, v)
+        else:
+            v = _int_array(op, p, v)
+        values[i] = v
     key = (op.c_name, *[_key_part(p, values[i]) for i, p in inputs])
     plan = _plans.get(key)
     if plan is None:
@@ -158,11 +247,11 @@ def call(op: Op, values: tuple, stream=None):
     failed = getattr(_tls, "failed", None)
     if failed is None:
         failed = _tls.failed = ffi.new("const char **")
-    status = lib.aclnnpy_run(_INDEX[op.c_name], host, plan.meta, ffi.NULL if stream is None else stream.handle,
-                             0 if loader.load().is_stub else 1, failed)
+    status = lib.aclnnpy_run(_INDEX[op.c_name], host, plan.meta, handle, 0 if loader.load().is_stub else 1, failed)
     if status:
         function = ffi.string(failed[0]).decode() if failed[0] != ffi.NULL else op.c_name
-        (_raise_acl if function.startswith(("aclrt", "aclInit")) else _raise_aclnn)(status, function)
+        hint = _dtype_hints(op, values, converted) if status == lib.ACLNN_ERR_PARAM_INVALID else None
+        errors.raise_status(status, function, hint=hint)
     return results[0] if len(results) == 1 else tuple(results)
 
 

@@ -1,19 +1,22 @@
-"""The Pythonic layer: devices, streams, device buffers and tensors as objects.
+"""The Pythonic layer: devices, contexts, streams, events, device buffers and tensors as objects.
 
 Every object owns one native resource, releases it in ``close()`` (also as a context manager), and
 has a finalizer so a forgotten object is released when collected or at interpreter exit, children
-before parents. Errors are the same ``AclError``/``AclnnError`` as in the mirror layer.
+before parents. Errors are the same ``AclError``/``AclnnError`` as in the mirror layer; a method of a closed
+object raises ``ValueError``, a size or offset outside an object ``ValueError``, an argument of the wrong
+type ``TypeError``. The libraries are loaded before any call into them.
 """
 
 from __future__ import annotations
 
+import operator
 import threading
 import weakref
 
 import numpy as np
 
-from . import dtypes, loader
-from ._mirror import _raise_acl, _raise_aclnn
+from . import dtypes, errors, loader
+from ._mirror import HostSpan
 from ._native import ffi, lib
 
 _state_lock = threading.Lock()
@@ -21,11 +24,6 @@ _runtime_users = 0
 _runtime_owned = False  # True when aclInit was called by us (so aclFinalize is ours too)
 _device_users: dict[int, int] = {}
 _tls = threading.local()  # per thread: the context default_device() made current there
-
-
-def _check_acl(status, function):
-    if status:
-        _raise_acl(status, function)
 
 
 def _current_context():
@@ -50,7 +48,7 @@ class _OnDevice:
     def __enter__(self):
         self.previous = _current_context()
         if self.previous != self.context:
-            _check_acl(lib.aclrtSetCurrentContext(self.context), "aclrtSetCurrentContext")
+            errors.check(lib.aclrtSetCurrentContext(self.context), "aclrtSetCurrentContext")
 
     def __exit__(self, *exc):
         if self.previous != self.context and self.previous != ffi.NULL:
@@ -66,14 +64,14 @@ def _acquire(device_id: int):
         if _runtime_users == 0:
             status = lib.aclInit(ffi.NULL)
             if status not in (0, lib.ACL_ERROR_REPEAT_INITIALIZE):
-                _raise_acl(status, "aclInit")
+                errors.raise_status(status, "aclInit")
             _runtime_owned = status == 0  # REPEAT_INITIALIZE: someone else initialised and will finalise
         previous = _current_context()
         status = lib.aclrtSetDevice(device_id)
         if status:
             if _runtime_users == 0 and _runtime_owned:
                 lib.aclFinalize()
-            _raise_acl(status, "aclrtSetDevice")
+            errors.raise_status(status, "aclrtSetDevice")
         context = _current_context()
         if previous != ffi.NULL and previous != context:
             lib.aclrtSetCurrentContext(previous)
@@ -104,6 +102,10 @@ class _Resource:
         if self._finalizer is not None:
             self._finalizer()
 
+    def _check_open(self) -> None:
+        if self.closed:
+            raise errors.closed_error(self)
+
     @property
     def closed(self) -> bool:
         return self._finalizer is None or not self._finalizer.alive
@@ -120,18 +122,23 @@ class Device(_Resource):
     closed). Buffers and streams made for it are made in its default context whichever thread makes them."""
 
     def __init__(self, device_id: int = 0):
+        device_id = _index("Device", "device_id", device_id)
+        if not -(1 << 31) <= device_id < (1 << 31):  # an int32_t in C
+            raise ValueError(f"Device: device_id {device_id} is outside the int32 range")
         self.context = _acquire(device_id)
         self.device_id = device_id
         self._finalizer = weakref.finalize(self, _release, device_id)
 
     def activate(self) -> None:
         """Make this device current in the calling thread (``aclrtSetCurrentContext`` of its default context)."""
-        _check_acl(lib.aclrtSetCurrentContext(self.context), "aclrtSetCurrentContext")
+        self._check_open()
+        errors.check(lib.aclrtSetCurrentContext(self.context), "aclrtSetCurrentContext")
 
     def _on(self) -> _OnDevice:
         return _OnDevice(self.context)
 
     def stream(self) -> "Stream":
+        self._check_open()
         return Stream(self)
 
     def __repr__(self):
@@ -162,14 +169,14 @@ def _destroy_stream(handle):
 
 
 class Context(_Resource):
-    """An explicit context on a device (``aclrtCreateContext``). Streams and events made with ``context=``
-    belong to it; closing it (``aclrtDestroyContext``) also releases the streams made in it."""
+    """An explicit context on a device (``aclrtCreateContext``). Streams made with ``context=`` belong to it;
+    closing it (``aclrtDestroyContext``) also releases the streams made in it."""
 
     def __init__(self, device: Device | None = None):
-        self.device = device or default_device()
+        self.device = _device_or_default("Context", device)
         previous = _current_context()
         out = ffi.new("aclrtContext *")
-        _check_acl(lib.aclrtCreateContext(out, self.device.device_id), "aclrtCreateContext")
+        errors.check(lib.aclrtCreateContext(out, self.device.device_id), "aclrtCreateContext")
         if previous != ffi.NULL:  # creating a context makes it current; the thread keeps its own
             lib.aclrtSetCurrentContext(previous)
         self.handle = out[0]
@@ -177,9 +184,11 @@ class Context(_Resource):
 
     def activate(self) -> None:
         """Make this context current in the calling thread (``aclrtSetCurrentContext``)."""
-        _check_acl(lib.aclrtSetCurrentContext(self.handle), "aclrtSetCurrentContext")
+        self._check_open()
+        errors.check(lib.aclrtSetCurrentContext(self.handle), "aclrtSetCurrentContext")
 
     def _on(self) -> _OnDevice:
+        self._check_open()
         return _OnDevice(self.handle)
 
     def __repr__(self):
@@ -191,16 +200,21 @@ class Stream(_Resource):
     returns, so read results after ``synchronize()`` (the high-level functions do). ``Stream.default()`` is
     the NULL default stream of the device's (or the context's) default context."""
 
+    _default = False
+
     def __init__(self, device: Device | None = None, *, context: Context | None = None, _handle=None):
-        self.device = context.device if context is not None else device or default_device()
+        if context is not None and not isinstance(context, Context):
+            raise errors.type_error("Stream", "context", context, "an aclnn_py.Context or None")
+        self.device = context.device if context is not None else _device_or_default("Stream", device)
         self.context = context  # kept alive: closing a context releases its streams
         self._owner = context if context is not None else self.device
         if _handle is not None:
             self.handle = _handle
+            self._default = True
             return
         out = ffi.new("aclrtStream *")
         with self._owner._on():
-            _check_acl(lib.aclrtCreateStream(out), "aclrtCreateStream")
+            errors.check(lib.aclrtCreateStream(out), "aclrtCreateStream")
         self.handle = out[0]
         self._finalizer = weakref.finalize(self, _destroy_stream, self.handle)
 
@@ -208,9 +222,14 @@ class Stream(_Resource):
     def default(cls, device: Device | None = None, *, context: Context | None = None) -> "Stream":
         return cls(device, context=context, _handle=ffi.NULL)
 
+    @property
+    def closed(self) -> bool:
+        return self._owner.closed if self._default else super().closed
+
     def _call(self, fn, *args):
         """Call fn with this stream's context current (what the NULL stream means depends on it)."""
-        if self.handle != ffi.NULL:
+        self._check_open()
+        if not self._default:
             return fn(*args)
         with self._owner._on():
             return fn(*args)
@@ -219,24 +238,26 @@ class Stream(_Resource):
         """Wait for the work queued so far (``aclrtSynchronizeStreamWithTimeout`` when ``timeout_ms`` is given;
         a timeout raises the runtime's error, 507046)."""
         if timeout_ms is None:
-            _check_acl(self._call(lib.aclrtSynchronizeStream, self.handle), "aclrtSynchronizeStream")
+            errors.check(self._call(lib.aclrtSynchronizeStream, self.handle), "aclrtSynchronizeStream")
         else:
-            _check_acl(self._call(lib.aclrtSynchronizeStreamWithTimeout, self.handle, int(timeout_ms)),
-                       "aclrtSynchronizeStreamWithTimeout")
+            timeout_ms = _index("Stream.synchronize", "timeout_ms", timeout_ms)
+            errors.check(self._call(lib.aclrtSynchronizeStreamWithTimeout, self.handle, _int32(timeout_ms)),
+                         "aclrtSynchronizeStreamWithTimeout")
 
     def query(self) -> bool:
         """True when every item queued on the stream has run (``aclrtStreamQuery``)."""
         out = ffi.new("aclrtStreamStatus *")
-        _check_acl(self._call(lib.aclrtStreamQuery, self.handle, out), "aclrtStreamQuery")
+        errors.check(self._call(lib.aclrtStreamQuery, self.handle, out), "aclrtStreamQuery")
         return out[0] == lib.ACL_STREAM_STATUS_COMPLETE
 
     def wait(self, event: "Event") -> None:
         """Work queued on this stream from now on waits for the event's latest record (``aclrtStreamWaitEvent``)."""
-        _check_acl(self._call(lib.aclrtStreamWaitEvent, self.handle, event.handle), "aclrtStreamWaitEvent")
+        event = _open_event("Stream.wait", event)
+        errors.check(self._call(lib.aclrtStreamWaitEvent, self.handle, event.handle), "aclrtStreamWaitEvent")
 
     def record(self, event: "Event | None" = None) -> "Event":
         """Record ``event`` (a new one when None) on this stream and return it."""
-        event = event if event is not None else Event(self.device)
+        event = _open_event("Stream.record", event) if event is not None else Event(self.device)
         event.record(self)
         return event
 
@@ -244,8 +265,11 @@ class Stream(_Resource):
         """Device memory of at least ``nbytes`` for work queued on this stream, from a pool kept per
         stream: reused while the size fits, grown (after synchronising) when it does not, freed when the
         stream is closed. Valid until the next call for this stream. ``aclnn_py`` operators use it."""
+        nbytes = _index("Stream.workspace", "nbytes", nbytes)
+        if nbytes < 0:
+            raise ValueError(f"Stream.workspace: nbytes must be >= 0, got {nbytes}")
         out = ffi.new("void **")
-        _check_acl(self._call(lib.aclnnpy_workspace, self.handle, int(nbytes), out), "aclrtMalloc")
+        errors.check(self._call(lib.aclnnpy_workspace, self.handle, nbytes, out), "aclrtMalloc")
         return out[0]
 
 
@@ -255,81 +279,171 @@ class Event(_Resource):
     wait for it or poll it, and two completed records give the time between them."""
 
     def __init__(self, device: Device | None = None, *, flags: int | None = None):
-        self.device = device or default_device()
+        self.device = _device_or_default("Event", device)
         out = ffi.new("aclrtEvent *")
         with self.device._on():
             if flags is None:
-                _check_acl(lib.aclrtCreateEvent(out), "aclrtCreateEvent")
+                errors.check(lib.aclrtCreateEvent(out), "aclrtCreateEvent")
             else:
-                _check_acl(lib.aclrtCreateEventWithFlag(out, int(flags)), "aclrtCreateEventWithFlag")
+                flags = _index("Event", "flags", flags)
+                if not 0 <= flags < (1 << 32):  # a uint32_t in C
+                    raise ValueError(f"Event: flags {flags} is outside the uint32 range")
+                errors.check(lib.aclrtCreateEventWithFlag(out, flags), "aclrtCreateEventWithFlag")
         self.handle = out[0]
         self._finalizer = weakref.finalize(self, lib.aclrtDestroyEvent, self.handle)
 
     def record(self, stream: Stream | None = None) -> None:
         """Record the event on ``stream`` (default: the device's default stream) (``aclrtRecordEvent``)."""
-        stream = stream if stream is not None else Stream.default(self.device)
-        _check_acl(stream._call(lib.aclrtRecordEvent, self.handle, stream.handle), "aclrtRecordEvent")
+        self._check_open()
+        if stream is None:
+            stream = Stream.default(self.device)
+        elif not isinstance(stream, Stream):
+            raise errors.type_error("Event.record", "stream", stream, "an aclnn_py.Stream or None")
+        errors.check(stream._call(lib.aclrtRecordEvent, self.handle, stream.handle), "aclrtRecordEvent")
 
     def synchronize(self, timeout_ms: int | None = None) -> None:
         """Wait until the latest record has run (a timeout raises the runtime's error, 507047)."""
+        self._check_open()
         if timeout_ms is None:
-            _check_acl(lib.aclrtSynchronizeEvent(self.handle), "aclrtSynchronizeEvent")
+            errors.check(lib.aclrtSynchronizeEvent(self.handle), "aclrtSynchronizeEvent")
         else:
-            _check_acl(lib.aclrtSynchronizeEventWithTimeout(self.handle, int(timeout_ms)),
-                       "aclrtSynchronizeEventWithTimeout")
+            timeout_ms = _int32(_index("Event.synchronize", "timeout_ms", timeout_ms))
+            errors.check(lib.aclrtSynchronizeEventWithTimeout(self.handle, timeout_ms),
+                         "aclrtSynchronizeEventWithTimeout")
 
     def query(self) -> bool:
         """True when the latest record has run (or the event was never recorded)."""
+        self._check_open()
         out = ffi.new("aclrtEventRecordedStatus *")
-        _check_acl(lib.aclrtQueryEventStatus(self.handle, out), "aclrtQueryEventStatus")
+        errors.check(lib.aclrtQueryEventStatus(self.handle, out), "aclrtQueryEventStatus")
         return out[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE
 
     def elapsed_time(self, end: "Event") -> float:
         """Milliseconds from this event's completed record to ``end``'s (``aclrtEventElapsedTime``)."""
+        self._check_open()
+        end = _open_event("Event.elapsed_time", end)
         out = ffi.new("float *")
-        _check_acl(lib.aclrtEventElapsedTime(out, self.handle, end.handle), "aclrtEventElapsedTime")
+        errors.check(lib.aclrtEventElapsedTime(out, self.handle, end.handle), "aclrtEventElapsedTime")
         return float(out[0])
 
 
-def _handle_of(stream) -> object:
-    return ffi.NULL if stream is None else stream.handle
+def _open_event(where: str, event) -> Event:
+    if not isinstance(event, Event):
+        raise errors.type_error(where, "event", event, "an aclnn_py.Event")
+    event._check_open()
+    return event
+
+
+def _int32(value: int) -> int:
+    if not -(1 << 31) <= value < (1 << 31):
+        raise ValueError(f"{value} is outside the int32 range of the C parameter")
+    return value
+
+
+def stream_handle(where: str, stream) -> object:
+    """The C handle for a ``stream=`` argument: None is the default stream; anything but an open Stream
+    is refused (TypeError, or ValueError for a closed one)."""
+    if stream is None:
+        return ffi.NULL
+    if not isinstance(stream, Stream):
+        raise errors.type_error(where, "stream", stream, "an aclnn_py.Stream or None",
+                                "make one with aclnn_py.Stream() or device.stream()")
+    stream._check_open()
+    return stream.handle
+
+
+def _index(where: str, argument: str, value) -> int:
+    """``value`` as an int64 (ints, numpy integers, 0-d integer arrays): TypeError naming the argument for
+    another type, ValueError outside the int64 range every C parameter here has."""
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise errors.type_error(where, argument, value, "an int") from None
+    if not -(1 << 63) <= value < (1 << 63):
+        raise ValueError(f"{where}: argument {argument!r} = {value} is outside the int64 range")
+    return value
+
+
+def _device_or_default(where: str, device) -> "Device":
+    if device is None:
+        return default_device()
+    if not isinstance(device, Device):
+        raise errors.type_error(where, "device", device, "an aclnn_py.Device or None",
+                                f"use aclnn_py.Device({device!r})" if isinstance(device, int) else "")
+    device._check_open()
+    return device
 
 
 class DeviceBuffer(_Resource):
     """``nbytes`` of device memory (``aclrtMalloc``), zero-filled. A zero-byte buffer has a NULL pointer."""
 
+    _closed_empty = False
+
     def __init__(self, nbytes: int, device: Device | None = None):
-        self.device = device or default_device()
-        self.nbytes = int(nbytes)
+        self.nbytes = _index("DeviceBuffer", "nbytes", nbytes)
         if self.nbytes < 0:
             raise ValueError(f"DeviceBuffer: nbytes must be >= 0, got {nbytes}")
+        self.device = _device_or_default("DeviceBuffer", device)
         if self.nbytes == 0:
             self.ptr = ffi.NULL
             return
         out = ffi.new("void **")
         with self.device._on():
-            _check_acl(lib.aclrtMalloc(out, self.nbytes, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
+            errors.check(lib.aclrtMalloc(out, self.nbytes, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
             self.ptr = out[0]
             self._finalizer = weakref.finalize(self, lib.aclrtFree, self.ptr)
             # The stub zero-fills; a device does not, and outputs the operator leaves untouched must read as 0.
             if not loader.load().is_stub:
-                _check_acl(lib.aclrtMemset(self.ptr, self.nbytes, 0, self.nbytes), "aclrtMemset")
+                errors.check(lib.aclrtMemset(self.ptr, self.nbytes, 0, self.nbytes), "aclrtMemset")
+
+    @property
+    def closed(self) -> bool:
+        return self._closed_empty if self.nbytes == 0 else super().closed
+
+    def close(self) -> None:
+        self._closed_empty = True
+        super().close()
+
+    def _span(self, where: str, nbytes, offset, host_bytes) -> tuple[int, int]:
+        """Check [offset, offset + nbytes) against this buffer and the host side; return both as ints."""
+        self._check_open()
+        offset = _index(where, "offset", offset)
+        nbytes = host_bytes if nbytes is None else _index(where, "nbytes", nbytes)
+        if nbytes is None:
+            raise ValueError(f"{where}: nbytes is required with a raw host pointer")
+        if offset < 0 or nbytes < 0:
+            raise ValueError(f"{where}: offset and nbytes must be >= 0, got offset={offset}, nbytes={nbytes}")
+        if offset + nbytes > self.nbytes:
+            raise ValueError(f"{where}: [{offset}, {offset + nbytes}) is outside the {self.nbytes}-byte buffer")
+        if host_bytes is not None and nbytes > host_bytes:
+            raise ValueError(f"{where}: nbytes={nbytes} is larger than the {host_bytes}-byte host buffer")
+        return nbytes, offset
 
     def upload(self, host, nbytes: int | None = None, offset: int = 0) -> None:
-        """Copy ``nbytes`` from a host pointer or contiguous buffer into this buffer at ``offset``."""
-        src = host if isinstance(host, ffi.CData) else ffi.from_buffer(host)
-        n = len(src) if nbytes is None else nbytes
-        with self.device._on():
-            _check_acl(lib.aclrtMemcpy(ffi.cast("char *", self.ptr) + offset, self.nbytes - offset, src, n,
-                                       lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
+        """Copy ``nbytes`` (default: all of ``host``) from a contiguous host buffer, an ``acl.host_ptr`` span
+        or a raw cffi pointer (then ``nbytes`` is required and trusted) into this buffer at ``offset``."""
+        if isinstance(host, ffi.CData) and ffi.typeof(host).kind == "pointer":
+            src, size = host, None
+        else:
+            span = host if isinstance(host, HostSpan) else HostSpan(host)
+            src, size = span.cdata, span.nbytes
+        n, offset = self._span("DeviceBuffer.upload", nbytes, offset, size)
+        if n:
+            with self.device._on():
+                errors.check(lib.aclrtMemcpy(ffi.cast("char *", self.ptr) + offset, self.nbytes - offset, src, n,
+                                             lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
 
     def download(self, host, nbytes: int | None = None, offset: int = 0) -> None:
-        """Copy ``nbytes`` from this buffer at ``offset`` into a writable host buffer."""
-        dst = ffi.from_buffer(host, require_writable=True)
-        n = len(dst) if nbytes is None else nbytes
-        with self.device._on():
-            _check_acl(lib.aclrtMemcpy(dst, len(dst), ffi.cast("char *", self.ptr) + offset, n,
-                                       lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
+        """Copy ``nbytes`` (default: the size of ``host``) from this buffer at ``offset`` into a writable
+        contiguous host buffer."""
+        span = host if isinstance(host, HostSpan) else HostSpan(host)
+        if not span.writable:
+            raise TypeError(f"DeviceBuffer.download: the host buffer ({type(span.obj).__name__}) is read-only")
+        n, offset = self._span("DeviceBuffer.download", nbytes, offset, span.nbytes)
+        if n:
+            with self.device._on():
+                errors.check(lib.aclrtMemcpy(span.cdata, span.nbytes, ffi.cast("char *", self.ptr) + offset, n,
+                                             lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
 
 
 def view_layout(a: np.ndarray):
@@ -358,28 +472,37 @@ class Tensor(_Resource):
 
     def __init__(self, shape, dtype, *, strides=None, offset: int = 0, buffer: DeviceBuffer | None = None,
                  device: Device | None = None, format: int | None = None):
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = tuple(_index("Tensor", "shape", d) for d in shape)
         self.dtype = dtypes.as_numpy_dtype(dtype)
         self.acl_dtype = dtypes.to_acl(self.dtype)
-        self.strides = tuple(int(s) for s in strides) if strides is not None else contiguous_strides(self.shape)
-        self.offset = int(offset)
+        self.strides = (tuple(_index("Tensor", "strides", s) for s in strides) if strides is not None
+                        else contiguous_strides(self.shape))
+        if len(self.strides) != len(self.shape):
+            raise ValueError(f"Tensor: {len(self.strides)} strides for {len(self.shape)} dimensions")
+        self.offset = _index("Tensor", "offset", offset)
+        if buffer is not None and not isinstance(buffer, DeviceBuffer):
+            raise errors.type_error("Tensor", "buffer", buffer, "an aclnn_py.DeviceBuffer or None")
+        if buffer is not None:
+            buffer._check_open()
         if buffer is None:
             numel = int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
             buffer = DeviceBuffer(numel * self.dtype.itemsize if min(self.shape, default=1) > 0 else 0, device)
         self.buffer = buffer
         shape_arr = ffi.new("int64_t[]", self.shape or [0])
         stride_arr = ffi.new("int64_t[]", self.strides or [0])
-        fmt = lib.ACL_FORMAT_ND if format is None else format
+        fmt = lib.ACL_FORMAT_ND if format is None else _index("Tensor", "format", format)
+        if not -(1 << 31) <= fmt < (1 << 31):  # an aclFormat enum in C
+            raise ValueError(f"Tensor: format {fmt} is outside the range of aclFormat")
         handle = lib.aclCreateTensor(shape_arr, len(self.shape), self.acl_dtype, stride_arr, self.offset, fmt,
                                      shape_arr, len(self.shape), buffer.ptr)
-        if handle == ffi.NULL:
-            _raise_aclnn(lib.ACLNN_ERR_INNER_NULLPTR, "aclCreateTensor")
-        self.handle = handle
+        self.handle = errors.check_handle(handle, "aclCreateTensor")
         self._finalizer = weakref.finalize(self, lib.aclDestroyTensor, handle)
 
     @classmethod
     def from_numpy(cls, array, device: Device | None = None) -> "Tensor":
         a = np.asarray(array)
+        if not a.dtype.isnative:  # the device has one byte order: the host's
+            a = a.astype(a.dtype.newbyteorder("="))
         item = a.itemsize
         if a.size == 0:
             return cls(a.shape, a.dtype, device=device)
@@ -396,8 +519,22 @@ class Tensor(_Resource):
         buf.upload(ffi.cast("char *", a.ctypes.data + lo), hi - lo)
         return cls(a.shape, a.dtype, strides=strides, offset=offset, buffer=buf, device=device)
 
+    def _check_view(self) -> None:
+        """The view (offset and strides) must lie inside the buffer before it is read on the host."""
+        self._check_open()
+        self.buffer._check_open()
+        if min(self.shape, default=1) == 0:
+            return
+        lo = self.offset + sum((d - 1) * s for d, s in zip(self.shape, self.strides) if s < 0)
+        hi = self.offset + sum((d - 1) * s for d, s in zip(self.shape, self.strides) if s > 0)
+        item = self.dtype.itemsize
+        if lo < 0 or (hi + 1) * item > self.buffer.nbytes:
+            raise ValueError(f"Tensor: the view (shape {self.shape}, strides {self.strides}, offset {self.offset}) "
+                             f"reaches elements [{lo}, {hi}], outside its {self.buffer.nbytes}-byte buffer")
+
     def numpy(self) -> np.ndarray:
         """A host copy of the tensor's view."""
+        self._check_view()
         out = np.empty(self.shape, self.dtype)
         if out.size == 0:
             return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from aclnn_py import AclBaseError, acl, dtypes, errors
+from aclnn_py import AclStatusError, acl, dtypes, errors
 from aclnn_py._native import ffi, lib
 
 NULL = ffi.NULL
@@ -125,6 +125,6 @@ def status_of(fn, *args) -> int:
     """0 if the call succeeds, else the status code of the AclError/AclnnError it raises."""
     try:
         fn(*args)
-    except AclBaseError as exc:
+    except AclStatusError as exc:
         return exc.status
     return 0

@@ -128,15 +128,47 @@ def test_loader_errors_pickle_round_trip(make):
     e = make()
     back = pickle.loads(pickle.dumps(e))
     assert type(back) is type(e)
-    assert (back.status, back.name, back.function, str(back)) == (e.status, e.name, e.function, str(e))
+    assert (back.__dict__, str(back)) == (e.__dict__, str(e))
 
 
-def test_symbol_and_backend_errors_are_base_errors():
+def test_symbol_and_backend_errors_are_base_errors_without_a_status():
     s = SymbolNotFoundError("aclX", ["/a/libascendcl.so"])
-    assert isinstance(s, AclBaseError) and not isinstance(s, (AclError, AclnnError))
+    assert isinstance(s, AclBaseError) and not isinstance(s, errors.AclStatusError)
     assert s.function == "aclX" and "aclX" in str(s) and "/a/libascendcl.so" in str(s)
+    assert s.libraries == ("/a/libascendcl.so",)
     b = BackendNotFoundError("nothing")
-    assert isinstance(b, AclBaseError) and str(b) == "nothing"
+    assert isinstance(b, AclBaseError) and not isinstance(b, errors.AclStatusError) and str(b) == "nothing"
+    for e in (s, b):  # nothing was called, so there is no status to pretend
+        assert not hasattr(e, "status") and not hasattr(e, "name")
+    assert aclnn_py.BackendNotFoundError is errors.BackendNotFoundError is aclnn_py.loader.BackendNotFoundError
+
+
+def test_status_errors_share_one_base():
+    for cls in (AclError, AclnnError, errors.AclnnErrParamInvalid, errors.AclErrorRtParamInvalid):
+        assert issubclass(cls, errors.AclStatusError) and issubclass(cls, AclBaseError)
+    assert aclnn_py.AclStatusError is errors.AclStatusError
+
+
+def test_check_raises_by_the_family_of_the_c_result_type():
+    errors.check(0, "aclrtMalloc")  # success: nothing
+    with pytest.raises(errors.AclErrorRtParamInvalid) as ei:
+        errors.check(107000, "aclrtMalloc")  # returns aclError
+    assert ei.value.function == "aclrtMalloc"
+    with pytest.raises(errors.AclnnErrParamInvalid):
+        errors.check(161002, "aclnnMoeTokenPermuteGradGetWorkspaceSize")  # returns aclnnStatus
+    with pytest.raises(errors.AclnnErrParamInvalid):
+        errors.check(161002, "aclrtMalloc", AclnnError)  # an explicit family wins
+    assert errors.family_of("aclrtSynchronizeStream") is AclError
+    assert errors.family_of("aclCreateTensor") is AclnnError  # a handle-returning meta function
+
+
+def test_layers_use_the_errors_module_only():
+    # One place turns statuses into exceptions: no layer defines or imports a raiser of its own.
+    root = Path(aclnn_py.__file__).parent
+    for name in ("runtime.py", "ops.py", "_mirror.py", "loader.py"):
+        text = (root / name).read_text()
+        assert "_raise_acl" not in text and "_raise_aclnn" not in text, name
+        assert "startswith((\"aclrt\"" not in text, name
 
 
 # ---- the mirror functions --------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ which only reads the environment and the file system.
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -312,3 +313,35 @@ def test_choose_lib_dir_missing_one_library(clean_env, tmp_path):
         loader.choose()
     assert "libnnopbase.so" in str(ei.value) and str(d) in str(ei.value)
     assert "libascendcl.so not found" not in str(ei.value)
+
+
+def test_backend_cann_lists_unset_toolkit_variables_too(clean_env):
+    clean_env.setenv("ACLNN_PY_BACKEND", "cann")
+    if default_toolkit_complete():  # the default location answers: nothing to list
+        assert loader.choose()[0] == "cann"
+        return
+    with pytest.raises(BackendNotFoundError) as ei:
+        loader.choose()
+    text = str(ei.value)
+    assert "ASCEND_HOME_PATH (not set)" in text and "ASCEND_TOOLKIT_HOME (not set)" in text
+    assert str(Path(loader.DEFAULT_TOOLKIT) / "lib64") in text
+
+
+@pytest.mark.parametrize("env, words", [
+    ({"ACLNN_PY_BACKEND": "gpu"}, ("'gpu'", "stub", "cann")),
+    ({"ACLNN_PY_BACKEND": "cann"}, ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "looked in")),
+])
+def test_info_with_a_bad_backend_prints_one_line(env, words):
+    from helpers_proc import PACKAGE_PARENT, child_env
+
+    proc = subprocess.run([sys.executable, "-m", "aclnn_py", "info"], env=child_env(env), cwd=PACKAGE_PARENT,
+                          capture_output=True, text=True, timeout=60)
+    if env["ACLNN_PY_BACKEND"] == "cann" and default_toolkit_complete():  # the default location answers
+        assert proc.returncode == 0 and "backend        cann" in proc.stdout
+        return
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "BackendNotFoundError" in lines[0], proc.stderr
+    for w in words:
+        assert w in lines[0]

@@ -90,6 +90,35 @@ def dispatch_source(signatures) -> str:
     )
 
 
+def unbound_source(names, signatures) -> str:
+    """One "not bound" function per distinct signature, and the table's initial value pointing every slot
+    at the one of its signature: a call that reaches a symbol before the libraries are bound (or one the
+    libraries lack) returns an error status (ACL_ERROR_API_NOT_SUPPORT for aclError, ACLNN_ERR_INNER for
+    aclnnStatus), NULL or zero instead of jumping through an unset pointer."""
+    functions, slots, by_signature = [], [], {}
+    for name in names:
+        result, params = signatures[name]
+        key = (result, tuple(t for _, t in params))
+        if key not in by_signature:
+            fn = by_signature[key] = f"aclnnpy_unbound_{len(by_signature)}"
+            args = ", ".join(f"{t} p{i}" for i, t in enumerate(key[1])) or "void"
+            body = "".join(f" (void)p{i};" for i in range(len(key[1])))
+            if result == "void":
+                ret = ""
+            elif result == "aclError":
+                ret = " return ACL_ERROR_API_NOT_SUPPORT;"
+            elif result == "aclnnStatus":
+                ret = " return ACLNN_ERR_INNER;"
+            elif result.endswith("*"):
+                ret = " return NULL;"
+            else:
+                ret = f" {result} zero; memset(&zero, 0, sizeof zero); return zero;"
+            functions.append(f"static {result} {fn}({args}) {{{body}{ret} }}\n")
+        slots.append(f"(void *){by_signature[key]}")
+    return ("#include <string.h>\n" + "".join(functions)
+            + "#define ACLNNPY_UNBOUND_INIT {" + ", ".join(slots) + "}\n")
+
+
 def generate(out_dir: Path, cc: str | None = None) -> None:
     import cffi
 
@@ -108,6 +137,7 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
         includes
         + f"#define ACLNNPY_NUM_SYMBOLS {len(names)}\n"
         + f"static const char *const aclnnpy_symbol_names[] = {symbol_names};\n"
+        + unbound_source(names, signatures)
         + (HERE / "loader.c").read_text()
         + redirects
         + dispatch_source(signatures)

@@ -89,6 +89,7 @@ static int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStre
     aclIntArray *arrays[ACLNNPY_MAX_ARRAYS] = {0};
     int nt = 0, na = 0, nr = 0, status = 0;
     aclOpExecutor *executor = NULL;
+    int own_executor = 0;
     uint64_t ws_size = 0;
     void *ws = NULL;
     *failed = NULL;
@@ -135,8 +136,13 @@ static int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStre
         }
     }
     if ((status = aclnnpy_gws(op, t, attrs, arrays, &ws_size, &executor))) ACLNNPY_FAIL(aclnnpy_gws_names[op]);
+    /* Phase 2 consumes a one-shot executor only when it gets as far as running it: after an early
+     * failure (a dead stream, say) the executor is still live. A repeatable executor is never consumed,
+     * so the clean-up below destroys it whichever way phase 2 ends. Where the library refuses to make it
+     * repeatable, phase 2 owns it as usual. */
+    own_executor = aclSetAclOpExecutorRepeatable(executor) == 0;
     if (ws_size && (status = aclnnpy_workspace(stream, ws_size, &ws))) {
-        aclDestroyAclOpExecutor(executor);
+        if (!own_executor) aclDestroyAclOpExecutor(executor);
         ACLNNPY_FAIL("aclrtMalloc");
     }
     if ((status = aclnnpy_exec(op, ws, ws_size, executor, stream))) ACLNNPY_FAIL(aclnnpy_exec_names[op]);
@@ -148,6 +154,7 @@ static int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStre
         }
     }
 cleanup:
+    if (own_executor) aclDestroyAclOpExecutor(executor);
     for (int i = 0; i < nt; i++) {
         if (t[i]) aclDestroyTensor(t[i]);
         if (dev[i]) aclrtFree(dev[i]);

@@ -1,5 +1,7 @@
 /* Late binding: dlopen the chosen library set, then fill the function-pointer table with dlsym.
- * Included into the generated extension source after the symbol-name table. */
+ * Included into the generated extension source after the symbol-name table and the "not bound"
+ * functions (ACLNNPY_UNBOUND_INIT): a slot is never NULL, so a call before binding, or to a symbol the
+ * libraries lack, returns an error instead of jumping to address 0. */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +11,8 @@
 static void *aclnnpy_handles[ACLNNPY_MAX_LIBS];
 static char aclnnpy_handle_paths[ACLNNPY_MAX_LIBS][4096];
 static int aclnnpy_num_handles;
-static void *aclnnpy_ptrs[ACLNNPY_NUM_SYMBOLS];
+static void *const aclnnpy_unbound[ACLNNPY_NUM_SYMBOLS] = ACLNNPY_UNBOUND_INIT;
+static void *aclnnpy_ptrs[ACLNNPY_NUM_SYMBOLS] = ACLNNPY_UNBOUND_INIT;
 static int aclnnpy_origin[ACLNNPY_NUM_SYMBOLS];
 
 /* dlopen one library of the chosen set, globally so later ones resolve against it. NULL or an error. */
@@ -26,13 +29,14 @@ static const char *aclnnpy_open(const char *path) {
 static int aclnnpy_bind(void) {
     int missing = 0;
     for (int i = 0; i < ACLNNPY_NUM_SYMBOLS; i++) {
-        aclnnpy_ptrs[i] = NULL;
+        void *found = NULL;
         aclnnpy_origin[i] = -1;
-        for (int h = 0; h < aclnnpy_num_handles && !aclnnpy_ptrs[i]; h++) {
-            aclnnpy_ptrs[i] = dlsym(aclnnpy_handles[h], aclnnpy_symbol_names[i]);
-            if (aclnnpy_ptrs[i]) aclnnpy_origin[i] = h;
+        for (int h = 0; h < aclnnpy_num_handles && !found; h++) {
+            found = dlsym(aclnnpy_handles[h], aclnnpy_symbol_names[i]);
+            if (found) aclnnpy_origin[i] = h;
         }
-        missing += aclnnpy_ptrs[i] == NULL;
+        aclnnpy_ptrs[i] = found ? found : aclnnpy_unbound[i];
+        missing += found == NULL;
     }
     return missing;
 }
