@@ -1,4 +1,4 @@
-"""Command line: ``python -m aclnn_py info | config | demo`` (also installed as ``aclnn-py``)."""
+"""Command line: ``python -m aclnn_py info | config | demo | new-op`` (also installed as ``aclnn-py``)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 LINK_LIBRARIES = ("opapi", "opapi_transformer", "ascendcl", "nnopbase", "pthread", "hccl")
+SDK_LIBRARIES = ("nnopbase", "ascendcl")  # what an operator built on aclstub/op_sdk.h links
 
 
 def _cann_version(root: Path | None) -> str | None:
@@ -62,8 +63,11 @@ def cmd_config(args) -> int:
     if args.libs:
         parts.append(f"-L{shlex.quote(lib_dir)} -Wl,-rpath,{shlex.quote(lib_dir)} "
                      + " ".join(f"-l{name}" for name in LINK_LIBRARIES))
+    if args.sdk:
+        parts.append(f"-I{shlex.quote(aclnn_py.get_include())} -L{shlex.quote(lib_dir)} "
+                     f"-Wl,-rpath,{shlex.quote(lib_dir)} " + " ".join(f"-l{name}" for name in SDK_LIBRARIES))
     if not parts:
-        print("config: give at least one of --include-dir, --lib-dir, --cflags, --libs", file=sys.stderr)
+        print("config: give at least one of --include-dir, --lib-dir, --cflags, --libs, --sdk", file=sys.stderr)
         return 2
     print(" ".join(parts))
     return 0
@@ -97,6 +101,22 @@ def cmd_demo(args) -> int:
     return 1 if failures else 0
 
 
+def cmd_new_op(args) -> int:
+    from aclnn_py.new_op import NewOpError, new_op
+
+    try:
+        text = new_op(args.name, header=args.header, include_dir=args.include_dir)
+    except (NewOpError, OSError) as exc:
+        print(f"new-op: {exc}", file=sys.stderr)
+        return 2
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.output).write_text(text)
+        print(f"new-op: wrote {args.output}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aclnn_py", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -106,8 +126,17 @@ def main(argv=None) -> int:
     cfg.add_argument("--lib-dir", action="store_true", help="print the stub library directory")
     cfg.add_argument("--cflags", action="store_true", help="print -I flags")
     cfg.add_argument("--libs", action="store_true", help="print the official link line with an rpath")
+    cfg.add_argument("--sdk", action="store_true",
+                     help="print the flags of an operator library on the operator SDK (-I, -L, rpath, -lnnopbase -lascendcl)")
     cfg.set_defaults(fn=cmd_config)
     sub.add_parser("demo", help="run the ported official samples on the stub").set_defaults(fn=cmd_demo)
+    new = sub.add_parser("new-op", help="write a skeleton C operator on the operator SDK from its official header")
+    new.add_argument("name", help="the operator, e.g. aclnnAbs")
+    where = new.add_mutually_exclusive_group()
+    where.add_argument("--header", help="the header declaring it")
+    where.add_argument("--include-dir", help="search the headers below DIR (default: ours, then the toolkit's)")
+    new.add_argument("-o", "--output", default="-", help="file to write (default: standard output)")
+    new.set_defaults(fn=cmd_new_op)
     args = parser.parse_args(argv)
     from aclnn_py.errors import AclBaseError
 

@@ -17,7 +17,7 @@ Functions with the ``aclStub`` prefix exist only in the stub (introspection).
 from ._mirror import HostSpan, MirrorModule, constants
 
 globals().update(constants(("ACL_", "OK")))
-_mirror = MirrorModule(globals(), lambda n: n.startswith("acl") and not n.startswith(("aclnn", "aclnnpy")))
+_mirror = MirrorModule(globals(), lambda n: n.startswith(("acl", "Acl")) and not n.startswith(("aclnn", "aclnnpy")))
 __getattr__ = _mirror.getattr
 __dir__ = _mirror.dir
 

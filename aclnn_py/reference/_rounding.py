@@ -27,6 +27,18 @@ def narrow(acc: np.ndarray, dtype) -> np.ndarray:
     raise TypeError(f"narrow: unsupported dtype {dtype}")
 
 
+def add_f32(acc: np.ndarray, term: np.ndarray) -> np.ndarray:
+    """``acc + term`` in float32 with the stub's NaN rule: where the running sum ``acc`` is NaN the result
+    is that NaN made quiet (sign and payload kept), whatever ``term`` is; elsewhere the IEEE sum. numpy alone
+    returns either operand's payload for NaN + NaN depending on the element's position in the array."""
+    acc = np.asarray(acc, dtype=np.float32)
+    out = acc + np.asarray(term, dtype=np.float32)
+    nan = np.isnan(acc)
+    if nan.any():
+        out[nan] = (acc[nan].view(np.uint32) | np.uint32(0x400000)).view(np.float32)
+    return out
+
+
 def widen(a: np.ndarray) -> np.ndarray:
     """float16/bfloat16/float32 -> float32, exactly."""
     return np.asarray(a).astype(np.float32)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._rounding import narrow, widen
+from ._rounding import add_f32, narrow, widen
 
 
 def moe_init_routing_v2_grad(grad_expanded_x, expanded_row_idx, top_k, drop_pad_mode=0, active_num=0):
@@ -26,5 +26,5 @@ def moe_init_routing_v2_grad(grad_expanded_x, expanded_row_idx, top_k, drop_pad_
         if j == 0:
             acc = term  # the first term is copied (keeps -0.0)
         else:
-            acc += term  # a zero term still turns -0.0 into +0.0
+            acc = add_f32(acc, term)  # a zero term still turns -0.0 into +0.0
     return narrow(acc, grad.dtype)

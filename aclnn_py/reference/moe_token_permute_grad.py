@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._rounding import narrow, widen
+from ._rounding import add_f32, narrow, widen
 
 
 def moe_token_permute_grad(permuted_output_grad, sorted_indices, num_topk, padded_mode=False):
@@ -18,5 +18,5 @@ def moe_token_permute_grad(permuted_output_grad, sorted_indices, num_topk, padde
         if k == 0:
             acc[ok] = g[col[ok]]  # the first term is copied (keeps -0.0)
         else:
-            acc[ok] += g[col[ok]]  # skipped terms leave the sum unchanged
+            acc[ok] = add_f32(acc[ok], g[col[ok]])  # skipped terms leave the sum unchanged
     return narrow(acc, grad.dtype)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._rounding import narrow, widen
+from ._rounding import add_f32, narrow, widen
 
 
 def moe_token_permute_with_ep_grad(permuted_tokens_output_grad, sorted_indices, permuted_probs_output_grad,
@@ -30,7 +30,7 @@ def moe_token_permute_with_ep_grad(permuted_tokens_output_grad, sorted_indices, 
     for j in np.arange(k):  # float32 sum from +0 in slot order, as the device
         col = idx[j::k]
         ok = (col >= start) & (col < end)
-        acc[ok] += g[col[ok] - start]
+        acc[ok] = add_f32(acc[ok], g[col[ok] - start])
         if pg is not None:
             probs_out[ok, j] = pg[col[ok] - start]
     return narrow(acc, grad.dtype), probs_out

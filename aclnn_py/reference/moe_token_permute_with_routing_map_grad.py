@@ -3,7 +3,7 @@ section 3)."""
 
 import numpy as np
 
-from ._rounding import narrow, widen
+from ._rounding import add_f32, narrow, widen
 
 
 def _routed(routing_map):
@@ -38,7 +38,7 @@ def _grad(permuted_token_output_grad, permuted_probs_output_grad, sorted_indices
         for k in range(topk):  # float32 sums in k order, from +0; rows outside [0, P) are skipped
             col = idx[k::topk][:tokens_num]
             ok = (col >= 0) & (col < p)
-            acc[ok] += g[col[ok]]
+            acc[ok] = add_f32(acc[ok], g[col[ok]])
         if pg is not None:
             sel = _routed(routing_map).T  # (E, T)
             out = np.zeros(sel.shape, pg.dtype)
@@ -48,7 +48,15 @@ def _grad(permuted_token_output_grad, permuted_probs_output_grad, sorted_indices
             probs_grad = np.ascontiguousarray(out.T)
     else:
         ok = (idx >= 0) & (idx < tokens_num)  # stub: targets outside [0, T) are dropped
-        np.add.at(acc, idx[ok], g[ok])  # float32, in ascending i
+        target, rows = idx[ok], g[ok]
+        # float32 sums in ascending i: round r adds the r-th row of every target (targets distinct per round)
+        order = np.argsort(target, kind="stable")
+        first = np.searchsorted(target[order], target[order], side="left")
+        rank = np.empty_like(target)
+        rank[order] = np.arange(target.size) - first
+        for r in range(int(rank.max()) + 1 if rank.size else 0):
+            sel = rank == r
+            acc[target[sel]] = add_f32(acc[target[sel]], rows[sel])
         if pg is not None:
             cap = p // num_experts
             n = num_experts * cap

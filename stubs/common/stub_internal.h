@@ -1,6 +1,6 @@
 /*
  * What the stub libraries share with each other and nothing else: internal entry points exported by
- * libascendcl.so and libnnopbase.so for the operator library, and the layout of a tensor.
+ * libascendcl.so and libnnopbase.so for the operator library.
  * Every symbol here has the aclStub prefix so it can never collide with a CANN symbol.
  */
 #ifndef ACLNN_STUB_INTERNAL_H_
@@ -15,6 +15,7 @@
 #include "aclnn/aclnn_base.h"
 #include "aclnn/opdev/op_errno.h"
 #include "aclstub/aclstub.h"
+#include "aclstub/op_sdk.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,49 +48,13 @@ STUB_API aclError aclStubStreamLaunch(aclrtStream stream, aclStubWorkFn fn, void
 
 /* ---- libnnopbase.so ---------------------------------------------------------------------------- */
 
-#define STUB_MAX_INLINE_DIMS 8
-
-struct aclTensor {
-    uint32_t magic;
-    aclDataType dtype;
-    aclFormat format;
-    uint64_t ndim;
-    int64_t *dims;     /* view shape, ndim entries */
-    int64_t *strides;  /* in elements, ndim entries */
-    int64_t offset;    /* in elements */
-    uint64_t storage_ndim;
-    int64_t *storage_dims;
-    void *data;
-    int64_t inline_dims[3 * STUB_MAX_INLINE_DIMS]; /* dims, strides, storage dims when they fit */
-};
-
-struct aclIntArray {
-    uint32_t magic;
-    uint64_t size;
-    int64_t *values;
-};
-
-struct aclScalar {
-    uint32_t magic;
-    aclDataType dtype;
-    unsigned char value[16];
-};
-
 /*
- * A copy of a tensor's description, taken under the registry's lock: what operators read in both phases,
- * never the live object (which the caller may change or destroy, even while queued work runs).
- * STUB_MAX_VIEW_DIMS is nnopbase's own limit (op::MAX_DIM_NUM).
+ * Tensors, scalars, arrays and executors are handle tokens (handle_table.h); their structs are private to
+ * nnopbase. Operators read aclStubTensorDesc (aclstub/op_sdk.h): a copy of a tensor's description taken
+ * under the registry's lock, never the live object (which the caller may change or destroy, even while
+ * queued work runs). STUB_MAX_VIEW_DIMS is nnopbase's own limit (op::MAX_DIM_NUM).
  */
-#define STUB_MAX_VIEW_DIMS 25
-typedef struct {
-    aclDataType dtype;
-    aclFormat format;
-    uint32_t ndim;
-    int64_t offset; /* in elements */
-    void *data;
-    int64_t dims[STUB_MAX_VIEW_DIMS];
-    int64_t strides[STUB_MAX_VIEW_DIMS]; /* in elements */
-} aclStubTensorDesc;
+#define STUB_MAX_VIEW_DIMS ACLSTUB_MAX_DIMS
 
 /* 1: *desc filled; 0: not a live tensor; -1: a live tensor of rank above STUB_MAX_VIEW_DIMS. */
 STUB_API int aclStubTensorDescribe(const aclTensor *tensor, aclStubTensorDesc *desc);
@@ -97,28 +62,6 @@ STUB_API int aclStubTensorDescribe(const aclTensor *tensor, aclStubTensorDesc *d
 /* Liveness: created by this library and not yet destroyed (never dereferences an unknown pointer). */
 STUB_API bool aclStubTensorIsLive(const aclTensor *tensor);
 STUB_API bool aclStubIntArrayIsLive(const aclIntArray *array);
-
-/*
- * Executors. Phase 1 of an operator validates its arguments, then creates an executor holding a state
- * block (attributes and borrowed tensor pointers) and the tensors it will touch. Phase 2 hands the
- * executor to aclStubExecutorRun, which applies the generic checks of the two-phase contract, re-checks
- * every recorded tensor (still live, data set, inside device memory) and calls run(state).
- */
-typedef aclnnStatus (*aclStubRunFn)(void *state);
-
-typedef struct {
-    const char *name;         /* parameter name, for messages */
-    const aclTensor *tensor;  /* may be NULL (absent optional) */
-} aclStubTensorRef;
-
-STUB_API aclOpExecutor *aclStubExecutorCreate(const char *op, aclStubRunFn run, void *state, size_t stateSize,
-                                              const aclStubTensorRef *tensors, size_t numTensors);
-
-/* A no-op executor, for calls whose outputs are all empty. */
-STUB_API aclOpExecutor *aclStubExecutorCreateEmpty(const char *op);
-
-STUB_API aclnnStatus aclStubExecutorRun(const char *op, void *workspace, uint64_t workspaceSize,
-                                        aclOpExecutor *executor, aclrtStream stream);
 
 #ifdef __cplusplus
 }

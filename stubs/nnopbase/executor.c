@@ -1,124 +1,40 @@
-/* Executors: the plan of one operator call between phase 1 and phase 2, and the generic phase-2 checks. */
-#include <stddef.h>
+/* aclOpExecutor handles: the registry, repeatable executors and aclDestroyAclOpExecutor. The executor's
+ * contents and both phases are the operator SDK's (sdk/). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptr_set.h"
-#include "tensor_util.h"
+#include "meta_internal.h"
+#include "sdk_internal.h"
 
-enum { EXECUTOR_MAGIC = 0x45584543u };
+HandleTable sdk_executors = HANDLE_TABLE_INIT(HANDLE_EXECUTOR);
 
-struct aclOpExecutor {
-    uint32_t magic;
-    bool repeatable;
-    const char *op;
-    aclStubRunFn run; /* NULL: nothing to do (every output empty) */
-    void *state;      /* points into storage */
-    size_t num_tensors;
-    aclStubTensorRef *tensors; /* points into storage */
-    max_align_t storage[];     /* tensor refs, then the state: one allocation per executor */
-};
+static void reset_after_fork(void) { handle_table_reset_after_fork(&sdk_executors); }
+__attribute__((constructor)) static void install_fork_handler(void) { pthread_atfork(NULL, NULL, reset_after_fork); }
 
-static PtrSet live_executors = PTR_SET_INIT;
-
-static void executor_free(aclOpExecutor *ex) {
-    ex->magic = 0;
-    free(ex);
-}
-
-aclOpExecutor *aclStubExecutorCreate(const char *op, aclStubRunFn run, void *state, size_t stateSize,
-                                     const aclStubTensorRef *tensors, size_t numTensors) {
-    size_t refs = numTensors * sizeof *tensors;
-    size_t state_at = (refs + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
-    aclOpExecutor *ex = malloc(sizeof *ex + state_at + stateSize);
-    if (!ex) goto oom;
-    ex->magic = EXECUTOR_MAGIC;
-    ex->repeatable = false;
-    ex->op = op;
-    ex->run = run;
-    ex->num_tensors = numTensors;
-    ex->tensors = (aclStubTensorRef *)ex->storage;
-    ex->state = (char *)ex->storage + state_at;
-    if (refs) memcpy(ex->tensors, tensors, refs);
-    if (stateSize) memcpy(ex->state, state, stateSize);
-    if (!ptr_set_insert(&live_executors, ex)) goto oom; /* published only once complete */
-    return ex;
-oom:
-    free(ex);
-    aclStubSetErrMsg("%sGetWorkspaceSize: out of host memory for the executor", op);
-    return NULL;
-}
-
-aclOpExecutor *aclStubExecutorCreateEmpty(const char *op) { return aclStubExecutorCreate(op, NULL, NULL, 0, NULL, 0); }
-
-/* Each tensor recorded in phase 1 must still be usable: live, with data, inside device memory. */
-static aclnnStatus check_tensors(const char *op, const aclOpExecutor *ex) {
-    for (size_t i = 0; i < ex->num_tensors; i++) {
-        const aclStubTensorRef *ref = &ex->tensors[i];
-        const aclTensor *t = ref->tensor;
-        if (t == NULL) continue;
-        if (!aclStubTensorIsLive(t)) {
-            aclStubSetErrMsg("%s: tensor '%s' (%p) was destroyed after %sGetWorkspaceSize", op, ref->name,
-                             (const void *)t, op);
-            return ACLNN_ERR_PARAM_INVALID;
-        }
-        if (stub_numel(t) == 0) continue;
-        if (t->data == NULL) {
-            aclStubSetErrMsg("%s: tensor '%s' is not empty but its data pointer is NULL", op, ref->name);
-            return ACLNN_ERR_PARAM_NULLPTR;
-        }
-        size_t esize = aclDataTypeSize(t->dtype);
-        if (esize > 1 && esize <= 16 && (uintptr_t)t->data % esize != 0) {
-            aclStubSetErrMsg("%s: tensor '%s' data pointer %p is not aligned to its %zu-byte elements", op,
-                             ref->name, t->data, esize);
-            return ACLNN_ERR_PARAM_INVALID;
-        }
-        int64_t lo = 0, hi = 0;
-        if (!stub_tensor_byte_range(t, &lo, &hi) || (intptr_t)t->data + lo < 0 ||
-            !aclStubIsDeviceSpan((const char *)t->data + lo, (size_t)(hi - lo))) {
-            aclStubSetErrMsg("%s: tensor '%s' addresses bytes [%p%+lld, %p%+lld) that are not inside one "
-                             "aclrtMalloc block (host memory, freed memory, or a view larger than its buffer)",
-                             op, ref->name, t->data, (long long)lo, t->data, (long long)hi);
-            return ACLNN_ERR_PARAM_INVALID;
-        }
+aclOpExecutor *sdk_block_copy(const aclOpExecutor *ex) {
+    aclOpExecutor *copy = malloc(ex->bytes);
+    if (!copy) return NULL;
+    memcpy(copy, ex, ex->bytes);
+    /* Rebase every pointer that points into the block. */
+    const char *old_lo = (const char *)ex, *old_hi = old_lo + ex->bytes;
+    ptrdiff_t delta = (char *)copy - (const char *)ex;
+#define REBASE(p)                                                                              \
+    do {                                                                                       \
+        if ((p) && (const char *)(p) >= old_lo && (const char *)(p) < old_hi)                  \
+            (p) = (__typeof__(p))(void *)((char *)(uintptr_t)(p) + delta);                     \
+    } while (0)
+    REBASE(copy->handles);
+    REBASE(copy->values);
+    REBASE(copy->call.plan);
+    copy->call.v = copy->values;
+    for (size_t i = 0; i < ex->op->num_params; i++) {
+        REBASE(copy->values[i].tensor);
+        REBASE(copy->values[i].ints);
+        REBASE(copy->values[i].s);
     }
-    return OK;
-}
-
-aclnnStatus aclStubExecutorRun(const char *op, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                               aclrtStream stream) {
-    if (executor == NULL) {
-        aclStubSetErrMsg("%s: argument 'executor' is NULL", op);
-        return ACLNN_ERR_PARAM_NULLPTR;
-    }
-    if (workspaceSize > 0 && workspace == NULL) {
-        aclStubSetErrMsg("%s: argument 'workspace' is NULL but 'workspaceSize' is %llu", op,
-                         (unsigned long long)workspaceSize);
-        return ACLNN_ERR_PARAM_NULLPTR;
-    }
-    if (!ptr_set_contains(&live_executors, executor)) {
-        aclStubSetErrMsg("%s: argument 'executor' (%p) is not a live executor (already consumed by a previous "
-                         "call, destroyed, or never created)", op, (void *)executor);
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (executor->op != op && strcmp(executor->op, op) != 0) {
-        aclStubSetErrMsg("%s: argument 'executor' was created by %sGetWorkspaceSize, not by %sGetWorkspaceSize", op,
-                         executor->op, op);
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    if (!aclStubStreamIsLive(stream)) {
-        aclStubSetErrMsg("%s: argument 'stream' (%p) is not a live stream", op, stream);
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    /* Claiming a one-shot executor by removing it makes a concurrent second run fail cleanly. */
-    if (!executor->repeatable && !ptr_set_remove(&live_executors, executor)) {
-        aclStubSetErrMsg("%s: argument 'executor' (%p) was consumed concurrently", op, (void *)executor);
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    aclnnStatus status = check_tensors(op, executor);
-    if (status == OK && executor->run) status = executor->run(executor->state);
-    if (!executor->repeatable) executor_free(executor);
-    return status;
+#undef REBASE
+    return copy;
 }
 
 aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
@@ -126,12 +42,14 @@ aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
         aclStubSetErrMsg("aclSetAclOpExecutorRepeatable: argument 'executor' is NULL");
         return ACLNN_ERR_INNER_NULLPTR;
     }
-    if (!ptr_set_contains(&live_executors, executor)) {
+    aclOpExecutor *ex = handle_acquire(&sdk_executors, executor);
+    if (!ex) {
         aclStubSetErrMsg("aclSetAclOpExecutorRepeatable: argument 'executor' (%p) is not a live executor",
                          (void *)executor);
         return ACLNN_ERR_INNER;
     }
-    executor->repeatable = true;
+    __atomic_store_n(&ex->repeatable, 1, __ATOMIC_RELAXED);
+    handle_release(&sdk_executors);
     return OK;
 }
 
@@ -140,16 +58,80 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {
         aclStubSetErrMsg("aclDestroyAclOpExecutor: argument 'executor' is NULL");
         return ACLNN_ERR_INNER_NULLPTR;
     }
-    if (!ptr_set_remove(&live_executors, executor)) {
+    aclOpExecutor *ex = handle_remove(&sdk_executors, executor);
+    if (!ex) {
         aclStubSetErrMsg("aclDestroyAclOpExecutor: argument 'executor' (%p) is not a live executor (already "
                          "consumed or destroyed)", (void *)executor);
         return ACLNN_ERR_INNER;
     }
-    executor_free(executor);
+    free(ex);
     return OK;
 }
 
-uint64_t aclStubLiveExecutors(void) { return ptr_set_count(&live_executors); }
+/* Which tensor parameters an index counts: inputs, outputs, or all (inputs first, then outputs). */
+typedef enum { COUNT_INPUTS, COUNT_OUTPUTS, COUNT_ALL } TensorCount;
+
+static bool is_input(aclStubRole r) { return r == ACLSTUB_INPUT || r == ACLSTUB_OPTIONAL_INPUT; }
+static bool is_output(aclStubRole r) { return r == ACLSTUB_OUTPUT || r == ACLSTUB_OPTIONAL_OUTPUT; }
+
+/* The parameter of op that index designates, or -1. */
+static int tensor_param(const aclStubOpDef *op, TensorCount which, size_t index) {
+    for (int pass = 0; pass < 2; pass++) {
+        bool inputs = pass == 0;
+        if ((inputs && which == COUNT_OUTPUTS) || (!inputs && which == COUNT_INPUTS)) continue;
+        for (size_t i = 0; i < op->num_params; i++)
+            if (inputs ? is_input(op->params[i].role) : is_output(op->params[i].role))
+                if (index-- == 0) return (int)i;
+    }
+    return -1;
+}
+
+/*
+ * The executor address setters: phase 2 reads every tensor's data address afresh, so setting the tensor's
+ * address is what updates the executor. The index must name one of the operator's tensors, and that tensor
+ * must be the one phase 1 recorded there.
+ */
+static aclnnStatus set_tensor_addr(const char *fn, aclOpExecutor *executor, size_t index, aclTensor *tensor,
+                                   void *addr, TensorCount which) {
+    if (tensor == NULL || executor == NULL) {
+        aclStubSetErrMsg("%s: argument '%s' is NULL", fn, tensor == NULL ? "tensor" : "executor");
+        return ACLNN_ERR_INNER_NULLPTR;
+    }
+    aclOpExecutor *ex = handle_acquire(&sdk_executors, executor);
+    if (!ex) {
+        aclStubSetErrMsg("%s: argument 'executor' (%p) is not a live executor", fn, (void *)executor);
+        return ACLNN_ERR_INNER;
+    }
+    static const char *const KIND[] = {"input", "output", "tensor"};
+    int p = tensor_param(ex->op, which, index);
+    const void *recorded = p >= 0 ? ex->handles[p] : NULL;
+    const char *op = ex->op->name, *name = p >= 0 ? ex->op->params[p].name : "";
+    handle_release(&sdk_executors);
+    if (p < 0) {
+        aclStubSetErrMsg("%s: argument 'index' (%zu) is not an %s index of %s", fn, index, KIND[which], op);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (recorded && recorded != tensor) {
+        aclStubSetErrMsg("%s: argument 'tensor' (%p) is not the tensor '%s' the executor recorded at %s index %zu",
+                         fn, (void *)tensor, name, KIND[which], index);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return meta_tensor_set_data(fn, tensor, addr);
+}
+
+#define ADDR_SETTER(fn, which)                                                                   \
+    aclnnStatus fn(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr) { \
+        return set_tensor_addr(#fn, executor, index, tensor, addr, which);                      \
+    }
+
+ADDR_SETTER(aclSetInputTensorAddr, COUNT_INPUTS)
+ADDR_SETTER(aclSetOutputTensorAddr, COUNT_OUTPUTS)
+ADDR_SETTER(aclSetTensorAddr, COUNT_ALL)
+ADDR_SETTER(AclSetInputTensorAddr, COUNT_INPUTS)
+ADDR_SETTER(AclSetOutputTensorAddr, COUNT_OUTPUTS)
+ADDR_SETTER(AclSetTensorAddr, COUNT_ALL)
+
+uint64_t aclStubLiveExecutors(void) { return handle_count(&sdk_executors); }
 
 /* The stub has no operator packages or debug configuration to load. */
 aclnnStatus aclnnInit(const char *configPath) {

@@ -1,17 +1,38 @@
 /* aclnnMoeInitRoutingV2 (spec: ops/moe_init_routing_v2.md). */
 #include <stdlib.h>
 
-#include "op_common.h"
+#include "aclstub/op_sdk.h"
 #include "aclnnop/aclnn_moe_init_routing_v2.h"
 
-static const char OP[] = "aclnnMoeInitRoutingV2";
+enum { X, EXPERT_IDX, ACTIVE_NUM, CAPACITY, EXPERT_NUM, DROP_PAD_MODE, COUNT_FLAG, BEFORE_FLAG, EXPANDED_X, ROW_IDX,
+       COUNTS, BEFORE };
+
+static const aclStubParam PARAMS[] = {
+    [X] = {"x", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS},
+    [EXPERT_IDX] = {"expertIdx", ACLSTUB_INPUT, ACLSTUB_DT(ACL_INT32)},
+    [ACTIVE_NUM] = {"activeNumOptional", ACLSTUB_INT},
+    [CAPACITY] = {"expertCapacityOptional", ACLSTUB_INT},
+    [EXPERT_NUM] = {"expertNumOptional", ACLSTUB_INT},
+    [DROP_PAD_MODE] = {"dropPadModeOptional", ACLSTUB_INT},
+    [COUNT_FLAG] = {"expertTokensCountOrCumsumFlagOptional", ACLSTUB_INT},
+    [BEFORE_FLAG] = {"expertTokensBeforeCapacityFlagOptional", ACLSTUB_BOOL},
+    [EXPANDED_X] = {"expandedXOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "x"},
+    [ROW_IDX] = {"expandedRowIdxOut", ACLSTUB_OUTPUT, ACLSTUB_DT(ACL_INT32)},
+    [COUNTS] = {"expertTokensCountOrCumsumOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT(ACL_INT32)},
+    [BEFORE] = {"expertTokensBeforeCapacityOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT(ACL_INT32)},
+};
 
 typedef struct {
-    const aclTensor *x, *expert_idx, *expanded_x, *row_idx;
-    const aclTensor *counts; /* the count output this call writes (count/cumsum or before-capacity), or NULL */
-    int64_t k, t, a;         /* topK, slots N*K, rows of expandedX in mode 0 */
-    int64_t e, c, mode;      /* expertNum, expertCapacity, dropPadMode */
-    int64_t count_flag;      /* 1 inclusive cumsum, 2 per-expert count (the before-capacity output counts too) */
+    int counts;         /* the count output this call writes (COUNTS or BEFORE), or -1 */
+    int64_t k, t, a;    /* topK, slots N*K, rows of expandedX in mode 0 */
+    int64_t e, c, mode; /* expertNum, expertCapacity, dropPadMode */
+    int64_t count_flag; /* 1 inclusive cumsum, 2 per-expert count (the before-capacity output counts too) */
+} Plan;
+
+/* What the kernel reads: the views and the plan's numbers. */
+typedef struct {
+    const aclStubTensorDesc *x, *expert_idx, *expanded_x, *row_idx, *counts;
+    int64_t k, t, a, e, c, mode, count_flag;
 } State;
 
 typedef struct {
@@ -37,7 +58,7 @@ static int64_t lower_bound(const int64_t *v, int64_t lo, int64_t hi, int64_t key
 static void load_keys(void *arg, int64_t begin, int64_t end) {
     const Ctx *c = arg;
     int64_t k = c->s->k;
-    for (int64_t i = begin; i < end; i++) c->keys[i] = *(const int32_t *)op_elem2(c->s->expert_idx, i / k, i % k);
+    for (int64_t i = begin; i < end; i++) c->keys[i] = *(const int32_t *)aclStubElem2(c->s->expert_idx, i / k, i % k);
 }
 
 static void gather_sorted(void *arg, int64_t begin, int64_t end) {
@@ -88,7 +109,7 @@ static void rows_drop_pad(void *arg, int64_t begin, int64_t end) {
             first = lower_bound(c->sorted_e, 0, s->t, e);
             last = lower_bound(c->sorted_e, first, s->t, e + 1);
         }
-        c->src_rows[d] = first + r < last ? c->order[first + r] / s->k : OP_ROW_ZERO;
+        c->src_rows[d] = first + r < last ? c->order[first + r] / s->k : ACLSTUB_ROW_ZERO;
     }
 }
 
@@ -105,178 +126,135 @@ static void count_experts(void *arg, int64_t begin, int64_t end) {
     }
 }
 
-static aclnnStatus run(void *arg) {
-    const State *s = arg;
+static aclnnStatus kernel(const aclStubOpCall *call) {
+    const Plan *p = call->plan;
+    State state = {aclStubOpTensor(call, X), aclStubOpTensor(call, EXPERT_IDX), aclStubOpTensor(call, EXPANDED_X),
+                   aclStubOpTensor(call, ROW_IDX), p->counts >= 0 ? aclStubOpTensor(call, p->counts) : NULL,
+                   p->k, p->t, p->a, p->e, p->c, p->mode, p->count_flag};
+    const State *s = &state;
     int64_t t = s->t, n1 = t > 0 ? t : 1;
     /* expandedX rows to produce: none when it is empty (H = 0), so no row list is needed then. */
-    int64_t rows = stub_numel(s->expanded_x) == 0 ? 0 : s->mode == 0 ? s->a : s->e * s->c;
+    int64_t rows = aclStubNumel(s->expanded_x) == 0 ? 0 : s->mode == 0 ? s->a : s->e * s->c;
     Ctx c = {s, malloc((size_t)n1 * sizeof(int64_t)), malloc((size_t)n1 * sizeof(int32_t)),
              malloc((size_t)n1 * sizeof(int64_t)), rows > 0 ? malloc((size_t)rows * sizeof(int64_t)) : NULL};
     bool ok = c.keys && c.order && c.sorted_e && (rows == 0 || c.src_rows);
     if (ok) {
-        op_parallel_for(t, 65536, load_keys, &c);
+        aclStubParallelFor(t, 65536, load_keys, &c);
         /* Exact integer sort: the device's float32 keys would misorder ids >= 2^24. */
-        ok = op_stable_argsort(c.keys, t, c.order);
+        ok = aclStubStableArgsort(c.keys, t, c.order);
     }
     if (ok) {
-        op_parallel_for(t, 65536, gather_sorted, &c);
+        aclStubParallelFor(t, 65536, gather_sorted, &c);
         if (s->mode == 0) {
-            op_parallel_for(t, 65536, scatter_dropless, &c);
+            aclStubParallelFor(t, 65536, scatter_dropless, &c);
         } else {
-            op_parallel_for(t, 65536, scatter_drop_pad, &c);
-            op_parallel_for(rows, 65536, rows_drop_pad, &c);
+            aclStubParallelFor(t, 65536, scatter_drop_pad, &c);
+            aclStubParallelFor(rows, 65536, rows_drop_pad, &c);
         }
-        op_copy_rows(s->expanded_x, 0, s->x, c.src_rows, rows);
-        if (s->counts) op_parallel_for(s->e, 4096, count_experts, &c);
+        aclStubCopyRows(s->expanded_x, 0, s->x, c.src_rows, rows);
+        if (s->counts) aclStubParallelFor(s->e, 4096, count_experts, &c);
     }
     free(c.keys);
     free(c.order);
     free(c.sorted_e);
     free(c.src_rows);
-    if (!ok) {
-        aclStubSetErrMsg("%s: out of host memory for the sort buffers of %lld slots", OP, (long long)t);
-        return ACLNN_ERR_INNER;
-    }
+    if (!ok) return aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the sort buffers of %lld slots", (long long)t);
     return OK;
 }
 
 /* Checks 4.14 / 4.15: a requested count output must exist and be (E,) INT32. */
-static aclnnStatus check_count_out(const char *name, const aclTensor *t, int64_t e, const char *why) {
+static aclnnStatus check_count_out(const aclStubOpCall *c, int i, int64_t e, const char *why) {
     const aclnnStatus TILING = ACLNN_ERR_INNER_TILING_ERROR;
-    if (t == NULL) return op_fail(OP, TILING, "%s is NULL but %s", name, why);
-    if (t->dtype != ACL_INT32)
-        return op_fail(OP, TILING, "%s has data type %s; must be ACL_INT32", name, op_dtype_name(t->dtype));
-    if (t->ndim != 1) return op_fail(OP, TILING, "%s must be 1-D, got %llu-D", name, (unsigned long long)t->ndim);
-    if (t->dims[0] != e)
-        return op_fail(OP, TILING, "%s.shape[0] = %lld must equal expertNum = %lld", name, (long long)t->dims[0],
-                       (long long)e);
+    const aclStubTensorDesc *t = aclStubOpTensor(c, i);
+    const char *name = aclStubOpName(c, i);
+    ACLSTUB_RETURN_ERROR_IF(t == NULL, c, TILING, "%s is NULL but %s", name, why);
+    ACLSTUB_RETURN_ERROR_IF(t->dtype != ACL_INT32, c, TILING, "%s has data type %s; must be ACL_INT32", name,
+                            aclStubDtypeName(t->dtype));
+    ACLSTUB_RETURN_ERROR_IF(t->ndim != 1, c, TILING, "%s must be 1-D, got %u-D", name, t->ndim);
+    ACLSTUB_RETURN_ERROR_IF(t->dims[0] != e, c, TILING, "%s.shape[0] = %lld must equal expertNum = %lld", name,
+                            (long long)t->dims[0], (long long)e);
     return OK;
 }
 
-aclnnStatus aclnnMoeInitRoutingV2GetWorkspaceSize(
-    const aclTensor *x, const aclTensor *expertIdx, int64_t activeNumOptional, int64_t expertCapacityOptional,
-    int64_t expertNumOptional, int64_t dropPadModeOptional, int64_t expertTokensCountOrCumsumFlagOptional,
-    bool expertTokensBeforeCapacityFlagOptional, const aclTensor *expandedXOut, const aclTensor *expandedRowIdxOut,
-    const aclTensor *expertTokensCountOrCumsumOutOptional, const aclTensor *expertTokensBeforeCapacityOutOptional,
-    uint64_t *workspaceSize, aclOpExecutor **executor) {
-    const aclTensor *ex = expandedXOut, *ri = expandedRowIdxOut;
-    const aclTensor *cnt = expertTokensCountOrCumsumOutOptional, *bef = expertTokensBeforeCapacityOutOptional;
-    const int64_t active = activeNumOptional, cap = expertCapacityOptional, e = expertNumOptional;
-    const int64_t mode = dropPadModeOptional, flag = expertTokensCountOrCumsumFlagOptional;
-    const bool before = expertTokensBeforeCapacityFlagOptional;
-    OP_TRY(op_check_not_null(OP, "x", x));
-    OP_TRY(op_check_not_null(OP, "expertIdx", expertIdx));
-    OP_TRY(op_check_not_null(OP, "expandedXOut", ex));
-    OP_TRY(op_check_not_null(OP, "expandedRowIdxOut", ri));
-    OP_TRY(op_check_not_null(OP, "workspaceSize", workspaceSize));
-    OP_TRY(op_check_not_null(OP, "executor", executor));
-    OP_TRY(op_check_live(OP, "x", x));
-    OP_TRY(op_check_live(OP, "expertIdx", expertIdx));
-    OP_TRY(op_check_live(OP, "expandedXOut", ex));
-    OP_TRY(op_check_live(OP, "expandedRowIdxOut", ri));
-    OP_TRY(op_check_live(OP, "expertTokensCountOrCumsumOut", cnt));
-    OP_TRY(op_check_live(OP, "expertTokensBeforeCapacityOut", bef));
-
-    OP_TRY(op_check_dtype(OP, "x", x, DT_FLOATS));
-    OP_TRY(op_check_dtype(OP, "expertIdx", expertIdx, DT(ACL_INT32)));
-    OP_TRY(op_check_dtype(OP, "expandedXOut", ex, DT_FLOATS));
-    OP_TRY(op_check_same_dtype(OP, "expandedXOut", ex, "x", x));
-    OP_TRY(op_check_dtype(OP, "expandedRowIdxOut", ri, DT(ACL_INT32)));
-    OP_TRY(op_check_dtype(OP, "expertTokensCountOrCumsumOut", cnt, DT(ACL_INT32)));
-    OP_TRY(op_check_dtype(OP, "expertTokensBeforeCapacityOut", bef, DT(ACL_INT32)));
-    OP_TRY(op_check_contiguous_out(OP, "expandedXOut", ex));
-    OP_TRY(op_check_contiguous_out(OP, "expandedRowIdxOut", ri));
-    OP_TRY(op_check_contiguous_out(OP, "expertTokensCountOrCumsumOut", cnt));
-    OP_TRY(op_check_contiguous_out(OP, "expertTokensBeforeCapacityOut", bef));
-
-    if (stub_numel(ex) == 0 && stub_numel(ri) == 0 && (cnt == NULL || stub_numel(cnt) == 0) &&
-        (bef == NULL || stub_numel(bef) == 0))
-        return op_finish(OP, NULL, NULL, 0, NULL, 0, workspaceSize, executor);
+static aclnnStatus check(aclStubOpCall *c) {
+    const aclStubTensorDesc *x = aclStubOpTensor(c, X), *idx = aclStubOpTensor(c, EXPERT_IDX);
+    const aclStubTensorDesc *ex = aclStubOpTensor(c, EXPANDED_X), *ri = aclStubOpTensor(c, ROW_IDX);
+    const int64_t active = aclStubOpInt(c, ACTIVE_NUM), cap = aclStubOpInt(c, CAPACITY), e = aclStubOpInt(c, EXPERT_NUM);
+    const int64_t mode = aclStubOpInt(c, DROP_PAD_MODE), flag = aclStubOpInt(c, COUNT_FLAG);
+    const bool before = aclStubOpBool(c, BEFORE_FLAG);
+    if (aclStubNumel(ex) == 0 && aclStubNumel(ri) == 0 && aclStubNumel(aclStubOpTensor(c, COUNTS)) == 0 &&
+        aclStubNumel(aclStubOpTensor(c, BEFORE)) == 0)
+        return aclStubOpNothingToDo(c);
 
     const aclnnStatus TILING = ACLNN_ERR_INNER_TILING_ERROR;
-    if (x->ndim != 2) return op_fail(OP, TILING, "x must be 2-D (N, H), got %llu-D", (unsigned long long)x->ndim);
-    if (expertIdx->ndim < 1) return op_fail(OP, TILING, "expertIdx must be 2-D (N, K), got 0-D");
-    if (x->dims[0] != expertIdx->dims[0])
-        return op_fail(OP, TILING, "x.shape[0] = %lld must equal expertIdx.shape[0] = %lld", (long long)x->dims[0],
-                       (long long)expertIdx->dims[0]);
-    if (x->dims[0] < 0 || x->dims[1] < 0)
-        return op_fail(OP, TILING, "x has a negative dimension (%lld, %lld)", (long long)x->dims[0],
-                       (long long)x->dims[1]);
-    if (cap < 0) return op_fail(OP, TILING, "expertCapacity = %lld must be >= 0", (long long)cap);
-    if (e < 0) return op_fail(OP, TILING, "expertNum = %lld must be >= 0", (long long)e);
-    if (mode != 0 && mode != 1) return op_fail(OP, TILING, "dropPadMode = %lld must be 0 or 1", (long long)mode);
-    if (mode == 1 && (cap < 1 || e < 1))
-        return op_fail(OP, TILING, "dropPadMode = 1 needs expertCapacity >= 1 and expertNum >= 1 (got %lld, %lld)",
-                       (long long)cap, (long long)e);
-    if (flag < 0 || flag > 2)
-        return op_fail(OP, TILING, "expertTokensCountOrCumsumFlag = %lld must be 0, 1 or 2", (long long)flag);
-    if (flag > 0 && e <= 0)
-        return op_fail(OP, TILING, "expertTokensCountOrCumsumFlag = %lld needs expertNum > 0 (got %lld)",
-                       (long long)flag, (long long)e);
+    ACLSTUB_RETURN_ERROR_IF(x->ndim != 2, c, TILING, "x must be 2-D (N, H), got %u-D", x->ndim);
+    ACLSTUB_RETURN_ERROR_IF(idx->ndim < 1, c, TILING, "expertIdx must be 2-D (N, K), got 0-D");
+    ACLSTUB_RETURN_ERROR_IF(x->dims[0] != idx->dims[0], c, TILING, "x.shape[0] = %lld must equal expertIdx.shape[0] = "
+                            "%lld", (long long)x->dims[0], (long long)idx->dims[0]);
+    ACLSTUB_RETURN_ERROR_IF(x->dims[0] < 0 || x->dims[1] < 0, c, TILING, "x has a negative dimension (%lld, %lld)",
+                            (long long)x->dims[0], (long long)x->dims[1]);
+    ACLSTUB_RETURN_ERROR_IF(cap < 0, c, TILING, "expertCapacity = %lld must be >= 0", (long long)cap);
+    ACLSTUB_RETURN_ERROR_IF(e < 0, c, TILING, "expertNum = %lld must be >= 0", (long long)e);
+    ACLSTUB_RETURN_ERROR_IF(mode != 0 && mode != 1, c, TILING, "dropPadMode = %lld must be 0 or 1", (long long)mode);
+    ACLSTUB_RETURN_ERROR_IF(mode == 1 && (cap < 1 || e < 1), c, TILING, "dropPadMode = 1 needs expertCapacity >= 1 and "
+                            "expertNum >= 1 (got %lld, %lld)", (long long)cap, (long long)e);
+    ACLSTUB_RETURN_ERROR_IF(flag < 0 || flag > 2, c, TILING, "expertTokensCountOrCumsumFlag = %lld must be 0, 1 or 2",
+                            (long long)flag);
+    ACLSTUB_RETURN_ERROR_IF(flag > 0 && e <= 0, c, TILING, "expertTokensCountOrCumsumFlag = %lld needs expertNum > 0 "
+                            "(got %lld)", (long long)flag, (long long)e);
     int64_t n = x->dims[0], h = x->dims[1];
-    if (mode == 1 && cap > n)
-        return op_fail(OP, TILING, "expertCapacity = %lld must be <= the number of tokens %lld", (long long)cap,
-                       (long long)n);
+    ACLSTUB_RETURN_ERROR_IF(mode == 1 && cap > n, c, TILING, "expertCapacity = %lld must be <= the number of tokens "
+                            "%lld", (long long)cap, (long long)n);
     /* expandedRowIdx holds e * C + r as INT32. */
-    if (mode == 1 && e > INT32_MAX / cap)
-        return op_fail(OP, TILING, "expertNum * expertCapacity = %lld * %lld exceeds the INT32 row index range",
-                       (long long)e, (long long)cap);
-    if (active < 0) return op_fail(OP, TILING, "activeNum = %lld must be >= 0", (long long)active);
-    if (expertIdx->ndim != 2)
-        return op_fail(OP, TILING, "expertIdx must be 2-D (N, K), got %llu-D", (unsigned long long)expertIdx->ndim);
-    int64_t k = expertIdx->dims[1], t;
-    if (k < 0) return op_fail(OP, TILING, "expertIdx.shape[1] = %lld must be >= 0", (long long)k);
+    ACLSTUB_RETURN_ERROR_IF(mode == 1 && e > INT32_MAX / cap, c, TILING, "expertNum * expertCapacity = %lld * %lld "
+                            "exceeds the INT32 row index range", (long long)e, (long long)cap);
+    ACLSTUB_RETURN_ERROR_IF(active < 0, c, TILING, "activeNum = %lld must be >= 0", (long long)active);
+    ACLSTUB_RETURN_ERROR_IF(idx->ndim != 2, c, TILING, "expertIdx must be 2-D (N, K), got %u-D", idx->ndim);
+    int64_t k = idx->dims[1], t;
+    ACLSTUB_RETURN_ERROR_IF(k < 0, c, TILING, "expertIdx.shape[1] = %lld must be >= 0", (long long)k);
     /* Positions are INT32 in expandedRowIdx. */
-    if (__builtin_mul_overflow(n, k, &t) || t > INT32_MAX)
-        return op_fail(OP, TILING, "expertIdx has %lld x %lld elements; at most %d are supported", (long long)n,
-                       (long long)k, INT32_MAX);
+    ACLSTUB_RETURN_ERROR_IF(__builtin_mul_overflow(n, k, &t) || t > INT32_MAX, c, TILING, "expertIdx has %lld x %lld "
+                            "elements; at most %d are supported", (long long)n, (long long)k, INT32_MAX);
     int64_t a = active == 0 || active > t ? t : active;
     if (mode == 1) {
         const int64_t want[3] = {e, cap, h};
-        if (ex->ndim != 3)
-            return op_fail(OP, TILING, "expandedXOut must be 3-D (E, C, H) when dropPadMode = 1, got %llu-D",
-                           (unsigned long long)ex->ndim);
+        ACLSTUB_RETURN_ERROR_IF(ex->ndim != 3, c, TILING, "expandedXOut must be 3-D (E, C, H) when dropPadMode = 1, "
+                                "got %u-D", ex->ndim);
         for (int d = 0; d < 3; d++)
-            if (ex->dims[d] != want[d])
-                return op_fail(OP, TILING, "expandedXOut.shape[%d] = %lld must be %lld (shape (E, C, H) = (%lld, "
-                               "%lld, %lld))", d, (long long)ex->dims[d], (long long)want[d], (long long)e,
-                               (long long)cap, (long long)h);
+            ACLSTUB_RETURN_ERROR_IF(ex->dims[d] != want[d], c, TILING, "expandedXOut.shape[%d] = %lld must be %lld "
+                                    "(shape (E, C, H) = (%lld, %lld, %lld))", d, (long long)ex->dims[d],
+                                    (long long)want[d], (long long)e, (long long)cap, (long long)h);
     } else {
-        if (ex->ndim != 2)
-            return op_fail(OP, TILING, "expandedXOut must be 2-D (A, H) when dropPadMode = 0, got %llu-D",
-                           (unsigned long long)ex->ndim);
-        if (ex->dims[0] != a)
-            return op_fail(OP, TILING, "expandedXOut.shape[0] = %lld must be %lld (activeNum = %lld, %lld slots)",
-                           (long long)ex->dims[0], (long long)a, (long long)active, (long long)t);
-        if (ex->dims[1] != h)
-            return op_fail(OP, TILING, "expandedXOut.shape[1] = %lld must equal x.shape[1] = %lld",
-                           (long long)ex->dims[1], (long long)h);
+        ACLSTUB_RETURN_ERROR_IF(ex->ndim != 2, c, TILING, "expandedXOut must be 2-D (A, H) when dropPadMode = 0, got "
+                                "%u-D", ex->ndim);
+        ACLSTUB_RETURN_ERROR_IF(ex->dims[0] != a, c, TILING, "expandedXOut.shape[0] = %lld must be %lld (activeNum = "
+                                "%lld, %lld slots)", (long long)ex->dims[0], (long long)a, (long long)active, (long long)t);
+        ACLSTUB_RETURN_ERROR_IF(ex->dims[1] != h, c, TILING, "expandedXOut.shape[1] = %lld must equal x.shape[1] = %lld",
+                                (long long)ex->dims[1], (long long)h);
     }
-    if (ri->ndim != 1)
-        return op_fail(OP, TILING, "expandedRowIdxOut must be 1-D, got %llu-D", (unsigned long long)ri->ndim);
-    if (ri->dims[0] != t)
-        return op_fail(OP, TILING, "expandedRowIdxOut.shape[0] = %lld must equal N * K = %lld",
-                       (long long)ri->dims[0], (long long)t);
-    const aclTensor *counts = NULL;
+    ACLSTUB_RETURN_ERROR_IF(ri->ndim != 1, c, TILING, "expandedRowIdxOut must be 1-D, got %u-D", ri->ndim);
+    ACLSTUB_RETURN_ERROR_IF(ri->dims[0] != t, c, TILING, "expandedRowIdxOut.shape[0] = %lld must equal N * K = %lld",
+                            (long long)ri->dims[0], (long long)t);
+    int counts = -1;
     if (mode == 0 && flag != 0) {
-        OP_TRY(check_count_out("expertTokensCountOrCumsumOut", cnt, e, "expertTokensCountOrCumsumFlag is not 0"));
-        counts = cnt;
+        ACLSTUB_TRY(check_count_out(c, COUNTS, e, "expertTokensCountOrCumsumFlag is not 0"));
+        counts = COUNTS;
     }
     if (mode == 1 && before) {
-        OP_TRY(check_count_out("expertTokensBeforeCapacityOut", bef, e, "expertTokensBeforeCapacityFlag is true"));
-        counts = bef;
+        ACLSTUB_TRY(check_count_out(c, BEFORE, e, "expertTokensBeforeCapacityFlag is true"));
+        counts = BEFORE;
     }
-
-    State s = {x, expertIdx, ex, ri, counts, k, t, a, e, cap, mode, mode == 0 ? flag : 2};
-    aclStubTensorRef refs[] = {{"x", x},
-                               {"expertIdx", expertIdx},
-                               {"expandedXOut", ex},
-                               {"expandedRowIdxOut", ri},
-                               {mode == 0 ? "expertTokensCountOrCumsumOut" : "expertTokensBeforeCapacityOut", counts}};
-    return op_finish(OP, run, &s, sizeof s, refs, 5, workspaceSize, executor);
+    if (counts != COUNTS) aclStubOpIgnore(c, COUNTS);
+    if (counts != BEFORE) aclStubOpIgnore(c, BEFORE);
+    *(Plan *)c->plan = (Plan){counts, k, t, a, e, cap, mode, mode == 0 ? flag : 2};
+    return OK;
 }
 
-aclnnStatus aclnnMoeInitRoutingV2(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                  aclrtStream stream) {
-    return aclStubExecutorRun(OP, workspace, workspaceSize, executor, stream);
-}
+static const aclStubOpDef OP = {"aclnnMoeInitRoutingV2", PARAMS, ACLSTUB_LEN(PARAMS), NULL, check, kernel, sizeof(Plan)};
+
+ACLSTUB_DEFINE_OP(aclnnMoeInitRoutingV2, OP, (const aclTensor *, x), (const aclTensor *, expertIdx),
+                  (int64_t, activeNumOptional), (int64_t, expertCapacityOptional), (int64_t, expertNumOptional),
+                  (int64_t, dropPadModeOptional), (int64_t, expertTokensCountOrCumsumFlagOptional),
+                  (bool, expertTokensBeforeCapacityFlagOptional), (const aclTensor *, expandedXOut),
+                  (const aclTensor *, expandedRowIdxOut), (const aclTensor *, expertTokensCountOrCumsumOutOptional),
+                  (const aclTensor *, expertTokensBeforeCapacityOutOptional))

@@ -4,14 +4,31 @@
 #include "routing_map_common.h"
 #include "aclnnop/aclnn_moe_token_permute_with_routing_map.h"
 
-static const char OP[] = "aclnnMoeTokenPermuteWithRoutingMap";
-
 #define MAX_DIM 16777215 /* op_api limit on T and E, and the tiling's limit on the sort length */
 
+enum { TOKENS, MAP, PROBS, NUM_OUT_TOKENS, DROP_AND_PAD, OUT, PROBS_OUT, IDX_OUT };
+
+static const aclStubParam PARAMS[] = {
+    [TOKENS] = {"tokens", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS},
+    [MAP] = {"routingMap", ACLSTUB_INPUT, ACLSTUB_DT(ACL_INT8) | ACLSTUB_DT(ACL_BOOL)},
+    [PROBS] = {"probsOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT_FLOATS, "tokens"},
+    [NUM_OUT_TOKENS] = {"numOutTokens", ACLSTUB_INT},
+    [DROP_AND_PAD] = {"dropAndPad", ACLSTUB_BOOL},
+    /* The kernel writes every output through its strides. */
+    [OUT] = {"permuteTokensOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "tokens", ACLSTUB_ANY_LAYOUT},
+    [PROBS_OUT] = {"permuteProbsOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT_FLOATS, "probsOptional",
+                   ACLSTUB_ANY_LAYOUT},
+    [IDX_OUT] = {"sortedIndicesOut", ACLSTUB_OUTPUT, ACLSTUB_DT(ACL_INT32), NULL, ACLSTUB_ANY_LAYOUT},
+};
+
 typedef struct {
-    const aclTensor *tokens, *map, *probs;
-    aclTensor *out, *probs_out, *idx_out;
     int64_t n_out, top_k, cap; /* top_k: non-pad mode; cap: pad mode */
+    bool pad;
+} Plan;
+
+typedef struct {
+    const aclStubTensorDesc *tokens, *map, *probs, *out, *probs_out, *idx_out;
+    int64_t n_out, top_k, cap;
     bool pad;
 } State;
 
@@ -41,32 +58,32 @@ static void copy_strided(char *dst, int64_t ds, const char *src, int64_t ss, int
 static void write_range(void *arg, int64_t begin, int64_t end) {
     const Writer *w = arg;
     const State *s = w->s;
-    const aclTensor *src = s->tokens, *out = s->out;
+    const aclStubTensorDesc *src = s->tokens, *out = s->out;
     int64_t es = (int64_t)w->esize;
     for (int64_t j = begin; j < end; j++) {
-        memcpy(op_elem1(s->idx_out, j), &w->sorted[j], sizeof(int32_t));
+        memcpy(aclStubElem1(s->idx_out, j), &w->sorted[j], sizeof(int32_t));
         const char *from = (const char *)src->data + (src->offset + w->src_row[j] * src->strides[0]) * es;
         char *to = (char *)out->data + (out->offset + j * out->strides[0]) * es;
         if (w->stream && ((out->strides[1] == 1 && src->strides[1] == 1) || w->h == 1))
-            op_copy_bytes(to, from, (size_t)w->h * w->esize, true);
+            aclStubCopyBytes(to, from, (size_t)w->h * w->esize, true);
         else
             copy_strided(to, out->strides[1], from, src->strides[1], w->h, w->esize);
         if (s->probs_out) {
-            void *p = op_elem1(s->probs_out, j);
+            void *p = aclStubElem1(s->probs_out, j);
             int64_t f = w->prob_src[j];
             if (f < 0)
                 memset(p, 0, w->esize);
             else
-                memcpy(p, op_elem2(s->probs, f / w->e_n, f % w->e_n), w->esize);
+                memcpy(p, aclStubElem2(s->probs, f / w->e_n, f % w->e_n), w->esize);
         }
     }
-    if (w->stream) op_stream_fence();
+    if (w->stream) aclStubStreamFence();
 }
 
 /* ---- pad mode: per expert, routed tokens in ascending id, then non-routed ones, first `cap` kept ---- */
 
 typedef struct {
-    const aclTensor *map;
+    const aclStubTensorDesc *map;
     int64_t cap;
     int32_t *sel;  /* (E, cap) token ids */
     int64_t *fill; /* per-expert fill level, E entries */
@@ -104,7 +121,7 @@ static void select_range(void *arg, int64_t e0, int64_t e1) {
 /* ---- non-pad mode: token ids of the set entries, expert-major, the first `limit` of them ---- */
 
 typedef struct {
-    const aclTensor *map;
+    const aclStubTensorDesc *map;
     const int64_t *offsets; /* rm_expert_offsets */
     int64_t limit;
     int64_t *tok;    /* tok[j] = token of the j-th set entry, j < limit */
@@ -128,8 +145,12 @@ static void list_range(void *arg, int64_t e0, int64_t e1) {
     }
 }
 
-static aclnnStatus run(void *arg) {
-    const State *s = arg;
+static aclnnStatus kernel(const aclStubOpCall *call) {
+    const Plan *p = call->plan;
+    State state = {aclStubOpTensor(call, TOKENS), aclStubOpTensor(call, MAP), aclStubOpTensor(call, PROBS),
+                   aclStubOpTensor(call, OUT), aclStubOpTensor(call, PROBS_OUT), aclStubOpTensor(call, IDX_OUT),
+                   p->n_out, p->top_k, p->cap, p->pad};
+    const State *s = &state;
     int64_t n = s->n_out, e_n = s->map->dims[1];
     int32_t *sorted = malloc((size_t)n * sizeof *sorted);
     int64_t *src_row = malloc((size_t)n * sizeof *src_row);
@@ -142,7 +163,7 @@ static aclnnStatus run(void *arg) {
         int64_t *fill = malloc((size_t)e_n * sizeof *fill);
         if (!fill) goto oom;
         SelectCtx c = {s->map, s->cap, sorted, fill};
-        op_parallel_for(e_n, 1 + 65536 / (s->map->dims[0] + 1), select_range, &c);
+        aclStubParallelFor(e_n, 1 + 65536 / (s->map->dims[0] + 1), select_range, &c);
         free(fill);
         for (int64_t j = 0; j < n; j++) {
             src_row[j] = sorted[j];
@@ -158,10 +179,10 @@ static aclnnStatus run(void *arg) {
         rm_expert_offsets(s->map, offsets);
         int64_t m = offsets[e_n] < n ? offsets[e_n] : n;
         ListCtx c = {s->map, offsets, m, tok, cursor};
-        op_parallel_for(e_n, 1 + 65536 / (t_n + 1), list_range, &c);
+        aclStubParallelFor(e_n, 1 + 65536 / (t_n + 1), list_range, &c);
         /* Stub rule for maps with fewer set entries than n_out: the missing keys sort last (key T). */
         for (int64_t j = m; j < n; j++) tok[j] = t_n;
-        if (!op_stable_argsort(tok, n, sorted)) goto oom;
+        if (!aclStubStableArgsort(tok, n, sorted)) goto oom;
         for (int64_t i = 0; i < n; i++) src_row[sorted[i]] = i / s->top_k;
         if (prob_src) {
             for (int64_t e = 0, j = 0; e < e_n && j < m; e++)
@@ -171,12 +192,11 @@ static aclnnStatus run(void *arg) {
     }
 
     Writer w = {s, src_row, sorted, prob_src, s->out->dims[1], e_n, aclDataTypeSize(s->tokens->dtype), false};
-    w.stream = n * w.h * (int64_t)w.esize >= OP_STREAM_MIN_BYTES;
-    op_parallel_for(n, 1 + (int64_t)(65536 / ((size_t)w.h * w.esize + 1)), write_range, &w);
+    w.stream = n * w.h * (int64_t)w.esize >= ACLSTUB_STREAM_MIN_BYTES;
+    aclStubParallelFor(n, 1 + (int64_t)(65536 / ((size_t)w.h * w.esize + 1)), write_range, &w);
     goto done;
 oom:
-    aclStubSetErrMsg("%s: out of host memory for the sort buffers", OP);
-    status = ACLNN_ERR_INNER;
+    status = aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the sort buffers");
 done:
     free(sorted);
     free(src_row);
@@ -186,107 +206,69 @@ done:
     return status;
 }
 
-aclnnStatus aclnnMoeTokenPermuteWithRoutingMapGetWorkspaceSize(const aclTensor *tokens, const aclTensor *routingMap,
-                                                               const aclTensor *probsOptional, int64_t numOutTokens,
-                                                               bool dropAndPad, aclTensor *permuteTokensOut,
-                                                               aclTensor *permuteProbsOutOptional,
-                                                               aclTensor *sortedIndicesOut, uint64_t *workspaceSize,
-                                                               aclOpExecutor **executor) {
-    const aclTensor *map = routingMap, *probs = probsOptional;
-    aclTensor *out = permuteTokensOut, *probs_out = permuteProbsOutOptional, *idx_out = sortedIndicesOut;
+static aclnnStatus check(aclStubOpCall *c) {
+    const aclStubTensorDesc *tokens = aclStubOpTensor(c, TOKENS), *map = aclStubOpTensor(c, MAP);
+    const aclStubTensorDesc *probs = aclStubOpTensor(c, PROBS), *out = aclStubOpTensor(c, OUT);
+    const aclStubTensorDesc *probs_out = aclStubOpTensor(c, PROBS_OUT), *idx_out = aclStubOpTensor(c, IDX_OUT);
+    int64_t num_out = aclStubOpInt(c, NUM_OUT_TOKENS);
+    bool pad = aclStubOpBool(c, DROP_AND_PAD);
     const aclnnStatus INVALID = ACLNN_ERR_PARAM_INVALID;
 
-    OP_TRY(op_check_not_null(OP, "tokens", tokens));
-    OP_TRY(op_check_not_null(OP, "routingMap", map));
-    OP_TRY(op_check_not_null(OP, "permuteTokensOut", out));
-    OP_TRY(op_check_not_null(OP, "sortedIndicesOut", idx_out));
-    OP_TRY(op_check_not_null(OP, "workspaceSize", workspaceSize));
-    OP_TRY(op_check_not_null(OP, "executor", executor));
-    if (probs && !probs_out)
-        return op_fail(OP, ACLNN_ERR_PARAM_NULLPTR, "argument 'permuteProbsOutOptional' is NULL but "
-                       "'probsOptional' is given");
-    OP_TRY(op_check_live(OP, "tokens", tokens));
-    OP_TRY(op_check_live(OP, "routingMap", map));
-    OP_TRY(op_check_live(OP, "probsOptional", probs));
-    OP_TRY(op_check_live(OP, "permuteTokensOut", out));
-    OP_TRY(op_check_live(OP, "permuteProbsOutOptional", probs_out));
-    OP_TRY(op_check_live(OP, "sortedIndicesOut", idx_out));
-
-    OP_TRY(op_check_dtype(OP, "tokens", tokens, DT_FLOATS));
-    OP_TRY(op_check_dtype(OP, "permuteTokensOut", out, DT_FLOATS));
-    OP_TRY(op_check_dtype(OP, "routingMap", map, DT(ACL_INT8) | DT(ACL_BOOL)));
-    OP_TRY(op_check_same_dtype(OP, "permuteTokensOut", out, "tokens", tokens));
-    OP_TRY(op_check_dtype(OP, "sortedIndicesOut", idx_out, DT(ACL_INT32)));
-    OP_TRY(op_check_dtype(OP, "probsOptional", probs, DT_FLOATS));
-    OP_TRY(op_check_same_dtype(OP, "probsOptional", probs, "tokens", tokens));
-    OP_TRY(op_check_dtype(OP, "permuteProbsOutOptional", probs_out, DT_FLOATS));
+    ACLSTUB_RETURN_ERROR_IF(probs && !probs_out, c, ACLNN_ERR_PARAM_NULLPTR, "argument 'permuteProbsOutOptional' is "
+                            "NULL but 'probsOptional' is given");
     /* The real op_api reads the dtype of probsOptional here and crashes when it is NULL. */
-    if (probs_out && !probs)
-        return op_fail(OP, ACLNN_ERR_PARAM_NULLPTR, "argument 'probsOptional' is NULL but "
-                       "'permuteProbsOutOptional' is given");
-    OP_TRY(op_check_same_dtype(OP, "permuteProbsOutOptional", probs_out, "probsOptional", probs));
-
-    if (map->ndim != 2)
-        return op_fail(OP, INVALID, "routingMap must be 2-D (T, E), got %llu-D", (unsigned long long)map->ndim);
-    if (probs && probs->ndim != 2)
-        return op_fail(OP, INVALID, "probsOptional must be 2-D (T, E), got %llu-D", (unsigned long long)probs->ndim);
-    OP_TRY(op_check_dims_non_negative(OP, "routingMap", map, INVALID));
+    ACLSTUB_RETURN_ERROR_IF(probs_out && !probs, c, ACLNN_ERR_PARAM_NULLPTR, "argument 'probsOptional' is NULL but "
+                            "'permuteProbsOutOptional' is given");
+    ACLSTUB_RETURN_ERROR_IF(map->ndim != 2, c, INVALID, "routingMap must be 2-D (T, E), got %u-D", map->ndim);
+    ACLSTUB_RETURN_ERROR_IF(probs && probs->ndim != 2, c, INVALID, "probsOptional must be 2-D (T, E), got %u-D",
+                            probs ? probs->ndim : 0);
+    ACLSTUB_TRY(aclStubOpCheckDimsNonNegative(c, MAP, INVALID));
     int64_t t_n = map->dims[0], e_n = map->dims[1], te;
     if (__builtin_mul_overflow(t_n, e_n, &te)) te = INT64_MAX;
-    if (numOutTokens < 0 || numOutTokens > te)
-        return op_fail(OP, INVALID, "numOutTokens = %lld is outside [0, T * E] = [0, %lld]", (long long)numOutTokens,
-                       (long long)te);
-    if (t_n >= MAX_DIM || e_n >= MAX_DIM)
-        return op_fail(OP, INVALID, "routingMap shape (%lld, %lld): T and E must be below %d", (long long)t_n,
-                       (long long)e_n, MAX_DIM);
-    int64_t align = dropAndPad ? e_n : t_n;
+    ACLSTUB_RETURN_ERROR_IF(num_out < 0 || num_out > te, c, INVALID, "numOutTokens = %lld is outside [0, T * E] = "
+                            "[0, %lld]", (long long)num_out, (long long)te);
+    ACLSTUB_RETURN_ERROR_IF(t_n >= MAX_DIM || e_n >= MAX_DIM, c, INVALID, "routingMap shape (%lld, %lld): T and E must "
+                            "be below %d", (long long)t_n, (long long)e_n, MAX_DIM);
+    int64_t align = pad ? e_n : t_n;
     if (align == 0) align = 1;
-    int64_t n_out = numOutTokens / align * align;
-    if (out->ndim < 1 || out->dims[0] != n_out)
-        return op_fail(OP, INVALID, "permuteTokensOut.shape[0] must be numOutTokens aligned down to a multiple of %s "
-                       "= %lld, got %s%lld", dropAndPad ? "E" : "T", (long long)n_out, out->ndim ? "" : "a 0-D tensor ",
-                       (long long)(out->ndim ? out->dims[0] : 0));
-    if (probs_out && (probs_out->ndim < 1 || probs_out->dims[0] != n_out))
-        return op_fail(OP, INVALID, "permuteProbsOutOptional.shape[0] must be %lld, got %s%lld", (long long)n_out,
-                       probs_out->ndim ? "" : "a 0-D tensor ", (long long)(probs_out->ndim ? probs_out->dims[0] : 0));
+    int64_t n_out = num_out / align * align;
+    ACLSTUB_RETURN_ERROR_IF(out->ndim < 1 || out->dims[0] != n_out, c, INVALID, "permuteTokensOut.shape[0] must be "
+                            "numOutTokens aligned down to a multiple of %s = %lld, got %s%lld", pad ? "E" : "T",
+                            (long long)n_out, out->ndim ? "" : "a 0-D tensor ", (long long)(out->ndim ? out->dims[0] : 0));
+    ACLSTUB_RETURN_ERROR_IF(probs_out && (probs_out->ndim < 1 || probs_out->dims[0] != n_out), c, INVALID,
+                            "permuteProbsOutOptional.shape[0] must be %lld, got %s%lld", (long long)n_out,
+                            probs_out && probs_out->ndim ? "" : "a 0-D tensor ",
+                            (long long)(probs_out && probs_out->ndim ? probs_out->dims[0] : 0));
 
-    if (stub_numel(map) == 0 || stub_numel(out) == 0)
-        return op_finish(OP, NULL, NULL, 0, NULL, 0, workspaceSize, executor);
+    if (aclStubNumel(map) == 0 || aclStubNumel(out) == 0) return aclStubOpNothingToDo(c);
 
     const aclnnStatus TILING = ACLNN_ERR_INNER_NULLPTR; /* the l0 op returns NULL when its tiling fails */
-    if (tokens->ndim < 1 || tokens->dims[0] != t_n)
-        return op_fail(OP, TILING, "tokens.shape[0] must equal routingMap.shape[0] = %lld, got %s%lld",
-                       (long long)t_n, tokens->ndim ? "" : "a 0-D tensor ",
-                       (long long)(tokens->ndim ? tokens->dims[0] : 0));
-    int64_t top_k = numOutTokens / t_n;
-    if (top_k > 512)
-        return op_fail(OP, TILING, "topK = numOutTokens / T = %lld exceeds 512", (long long)top_k);
-    if (!dropAndPad && t_n * top_k >= MAX_DIM)
-        return op_fail(OP, TILING, "sort length T * topK = %lld must be below %d", (long long)(t_n * top_k), MAX_DIM);
-
-    if (tokens->ndim != 2)
-        return op_fail(OP, INVALID, "tokens must be 2-D (T, H), got %llu-D", (unsigned long long)tokens->ndim);
+    ACLSTUB_RETURN_ERROR_IF(tokens->ndim < 1 || tokens->dims[0] != t_n, c, TILING, "tokens.shape[0] must equal "
+                            "routingMap.shape[0] = %lld, got %s%lld", (long long)t_n, tokens->ndim ? "" : "a 0-D tensor ",
+                            (long long)(tokens->ndim ? tokens->dims[0] : 0));
+    int64_t top_k = num_out / t_n;
+    ACLSTUB_RETURN_ERROR_IF(top_k > 512, c, TILING, "topK = numOutTokens / T = %lld exceeds 512", (long long)top_k);
+    ACLSTUB_RETURN_ERROR_IF(!pad && t_n * top_k >= MAX_DIM, c, TILING, "sort length T * topK = %lld must be below %d",
+                            (long long)(t_n * top_k), MAX_DIM);
+    ACLSTUB_RETURN_ERROR_IF(tokens->ndim != 2, c, INVALID, "tokens must be 2-D (T, H), got %u-D", tokens->ndim);
     int64_t h = tokens->dims[1];
-    if (probs && (probs->dims[0] != t_n || probs->dims[1] != e_n))
-        return op_fail(OP, INVALID, "probsOptional must have shape (T, E) = (%lld, %lld), got (%lld, %lld)",
-                       (long long)t_n, (long long)e_n, (long long)probs->dims[0], (long long)probs->dims[1]);
-    if (out->ndim != 2 || out->dims[1] != h)
-        return op_fail(OP, INVALID, "permuteTokensOut must have shape (%lld, H = %lld)", (long long)n_out, (long long)h);
-    if (idx_out->ndim != 1 || idx_out->dims[0] != n_out)
-        return op_fail(OP, INVALID, "sortedIndicesOut must have shape (%lld,)", (long long)n_out);
-    if (probs_out && probs_out->ndim != 1)
-        return op_fail(OP, INVALID, "permuteProbsOutOptional must be 1-D, got %llu-D",
-                       (unsigned long long)probs_out->ndim);
-
-    State s = {tokens, map, probs, out, probs_out, idx_out, n_out, dropAndPad ? 0 : top_k,
-               dropAndPad ? n_out / e_n : 0, dropAndPad};
-    aclStubTensorRef refs[] = {{"tokens", tokens}, {"routingMap", map}, {"probsOptional", probs},
-                               {"permuteTokensOut", out}, {"permuteProbsOutOptional", probs_out},
-                               {"sortedIndicesOut", idx_out}};
-    return op_finish(OP, run, &s, sizeof s, refs, sizeof refs / sizeof refs[0], workspaceSize, executor);
+    ACLSTUB_RETURN_ERROR_IF(probs && (probs->dims[0] != t_n || probs->dims[1] != e_n), c, INVALID, "probsOptional must "
+                            "have shape (T, E) = (%lld, %lld), got (%lld, %lld)", (long long)t_n, (long long)e_n,
+                            (long long)(probs ? probs->dims[0] : 0), (long long)(probs ? probs->dims[1] : 0));
+    ACLSTUB_RETURN_ERROR_IF(out->ndim != 2 || out->dims[1] != h, c, INVALID, "permuteTokensOut must have shape (%lld, "
+                            "H = %lld)", (long long)n_out, (long long)h);
+    ACLSTUB_RETURN_ERROR_IF(idx_out->ndim != 1 || idx_out->dims[0] != n_out, c, INVALID, "sortedIndicesOut must have "
+                            "shape (%lld,)", (long long)n_out);
+    ACLSTUB_RETURN_ERROR_IF(probs_out && probs_out->ndim != 1, c, INVALID, "permuteProbsOutOptional must be 1-D, got "
+                            "%u-D", probs_out ? probs_out->ndim : 0);
+    *(Plan *)c->plan = (Plan){n_out, pad ? 0 : top_k, pad ? n_out / e_n : 0, pad};
+    return OK;
 }
 
-aclnnStatus aclnnMoeTokenPermuteWithRoutingMap(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                               aclrtStream stream) {
-    return aclStubExecutorRun(OP, workspace, workspaceSize, executor, stream);
-}
+static const aclStubOpDef OP = {"aclnnMoeTokenPermuteWithRoutingMap", PARAMS, ACLSTUB_LEN(PARAMS), NULL, check, kernel,
+                                sizeof(Plan)};
+
+ACLSTUB_DEFINE_OP(aclnnMoeTokenPermuteWithRoutingMap, OP, (const aclTensor *, tokens), (const aclTensor *, routingMap),
+                  (const aclTensor *, probsOptional), (int64_t, numOutTokens), (bool, dropAndPad),
+                  (aclTensor *, permuteTokensOut), (aclTensor *, permuteProbsOutOptional),
+                  (aclTensor *, sortedIndicesOut))

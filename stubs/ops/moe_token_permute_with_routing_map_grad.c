@@ -4,11 +4,31 @@
 #include "routing_map_common.h"
 #include "aclnnop/aclnn_moe_token_permute_with_routing_map_grad.h"
 
-static const char OP[] = "aclnnMoeTokenPermuteWithRoutingMapGrad";
+enum { GRAD, PG, IDX, MAP, NUM_EXPERTS, TOKENS_NUM, DROP_AND_PAD, OUT, PROBS_OUT };
+
+static const aclStubParam PARAMS[] = {
+    [GRAD] = {"permutedTokenOutputGrad", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS},
+    [PG] = {"permutedProbsOutputGradOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT_FLOATS, "permutedTokenOutputGrad"},
+    [IDX] = {"sortedIndices", ACLSTUB_INPUT, ACLSTUB_DT(ACL_INT32)},
+    [MAP] = {"routingMapOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_INT8) | ACLSTUB_DT(ACL_BOOL)},
+    [NUM_EXPERTS] = {"numExperts", ACLSTUB_INT},
+    [TOKENS_NUM] = {"tokensNum", ACLSTUB_INT},
+    [DROP_AND_PAD] = {"dropAndPad", ACLSTUB_BOOL},
+    /* Not checked by the real op_api, where a mismatch makes the device read or write out of bounds: the
+     * stub checks them after the shapes (ACLSTUB_CHECK_LATER). */
+    [OUT] = {"tokensGradOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "permutedTokenOutputGrad", ACLSTUB_CHECK_LATER},
+    [PROBS_OUT] = {"probsGradOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT_FLOATS,
+                   "permutedProbsOutputGradOptional", ACLSTUB_CHECK_LATER},
+};
 
 typedef struct {
-    const aclTensor *grad, *pg, *idx, *map; /* pg, map: NULL unless the probs gradient is computed */
-    aclTensor *out, *probs_out;             /* probs_out: NULL unless the probs gradient is computed */
+    int64_t t_n, e_n;
+    bool pad;
+} Plan;
+
+typedef struct {
+    const aclStubTensorDesc *grad, *pg, *idx, *map; /* pg, map: NULL unless the probs gradient is computed */
+    const aclStubTensorDesc *out, *probs_out;       /* probs_out: NULL unless the probs gradient is computed */
     int64_t t_n, e_n;
     bool pad;
 } State;
@@ -31,7 +51,7 @@ typedef struct {
 static void index_add_range(void *arg, int64_t begin, int64_t end) {
     const IndexAddCtx *c = arg;
     const State *s = c->s;
-    const aclTensor *g = s->grad;
+    const aclStubTensorDesc *g = s->grad;
     aclDataType dt = g->dtype;
     bool direct = dt == ACL_FLOAT; /* fp32 sums straight into the output */
     int64_t es = (int64_t)c->esize, inner = g->strides[1];
@@ -41,7 +61,7 @@ static void index_add_range(void *arg, int64_t begin, int64_t end) {
         /* Out of memory inside a kernel cannot be reported per item; fall back to zero outputs. */
         for (int64_t it = begin; it < end; it++) {
             int64_t t = it % s->t_n, c0 = it / s->t_n * c->hb, n = c->h - c0 < c->hb ? c->h - c0 : c->hb;
-            memset(op_elem2(s->out, t, c0), 0, (size_t)n * c->esize);
+            memset(aclStubElem2(s->out, t, c0), 0, (size_t)n * c->esize);
         }
         free(acc);
         free(scratch);
@@ -49,7 +69,7 @@ static void index_add_range(void *arg, int64_t begin, int64_t end) {
     }
     for (int64_t it = begin; it < end; it++) {
         int64_t t = it % s->t_n, c0 = it / s->t_n * c->hb, n = c->h - c0 < c->hb ? c->h - c0 : c->hb;
-        float *a = direct ? (float *)op_elem2(s->out, t, c0) : acc;
+        float *a = direct ? (float *)aclStubElem2(s->out, t, c0) : acc;
         memset(a, 0, (size_t)n * sizeof(float));
         for (int64_t r = c->start[t]; r < c->start[t + 1]; r++) {
             const char *p = (const char *)g->data + (g->offset + c->rows[r] * g->strides[0] + c0 * inner) * es;
@@ -62,46 +82,46 @@ static void index_add_range(void *arg, int64_t begin, int64_t end) {
                 for (int64_t j = 0; j < n; j++) memcpy(scratch + j * es, p + j * inner * es, c->esize);
                 p = scratch;
             }
-            row_add_f32(a, p, dt, n);
+            aclStubRowAddF32(a, p, dt, n);
         }
-        if (!direct) row_store_f32(op_elem2(s->out, t, c0), acc, dt, n);
+        if (!direct) aclStubRowStoreF32(aclStubElem2(s->out, t, c0), acc, dt, n);
     }
     free(acc);
     free(scratch);
 }
 
-static aclnnStatus pad_tokens(const State *s) {
+/* false when out of memory */
+static bool pad_tokens(const State *s) {
     int64_t p = s->grad->dims[0], t_n = s->t_n, h = s->grad->dims[1];
     int64_t *start = calloc((size_t)t_n + 2, sizeof *start);
     int64_t *rows = malloc((size_t)p * sizeof *rows);
     if (!start || !rows) {
         free(start);
         free(rows);
-        aclStubSetErrMsg("%s: out of host memory for the index buffers", OP);
-        return ACLNN_ERR_INNER;
+        return false;
     }
     /* Stable counting sort of the rows by target token; targets outside [0, T) are dropped. */
     for (int64_t i = 0; i < p; i++) {
-        int64_t t = op_index1(s->idx, i);
+        int64_t t = aclStubIndex1(s->idx, i);
         if (t >= 0 && t < t_n) start[t + 2]++;
     }
     for (int64_t t = 0; t < t_n; t++) start[t + 2] += start[t + 1];
     for (int64_t i = 0; i < p; i++) {
-        int64_t t = op_index1(s->idx, i);
+        int64_t t = aclStubIndex1(s->idx, i);
         if (t >= 0 && t < t_n) rows[start[t + 1]++] = i;
     }
     /* start[t + 1] now ends token t's rows, start[t] begins them. */
-    int threads = op_num_threads();
+    int threads = aclStubNumThreads();
     int64_t hb = (h + threads - 1) / threads;
     if (hb < 512) hb = 512;
     hb = (hb + 15) / 16 * 16;
     if (hb > h) hb = h;
     IndexAddCtx c = {s, start, rows, h, hb, aclDataTypeSize(s->grad->dtype)};
     int64_t items = (h + hb - 1) / hb * t_n;
-    op_parallel_for(items, 1 + 65536 / (hb + 1), index_add_range, &c);
+    aclStubParallelFor(items, 1 + 65536 / (hb + 1), index_add_range, &c);
     free(start);
     free(rows);
-    return OK;
+    return true;
 }
 
 /* ---- probs ---- */
@@ -128,11 +148,11 @@ static void scatter_range(void *arg, int64_t e0, int64_t e1) {
     for (int64_t e = e0; e < e1; e++) c->cursor[e] = c->offsets[e];
     for (int64_t t = 0; t < s->t_n; t++) {
         const uint8_t *row = rm_row(s->map, t);
-        char *dst = op_elem2(s->probs_out, t, 0);
+        char *dst = aclStubElem2(s->probs_out, t, 0);
         memset(dst + e0 * es, 0, (size_t)(e1 - e0) * es);
         for (int64_t e = rm_next_set(row, s1, e0, e1); e < e1; e = rm_next_set(row, s1, e + 1, e1)) {
             int64_t j = c->cursor[e]++;
-            if (j < c->limit) memcpy(dst + e * es, op_elem1(s->pg, j), es);
+            if (j < c->limit) memcpy(dst + e * es, aclStubElem1(s->pg, j), es);
         }
     }
 }
@@ -140,7 +160,7 @@ static void scatter_range(void *arg, int64_t e0, int64_t e1) {
 static void zero_rows(void *arg, int64_t begin, int64_t end) {
     const ProbsCtx *c = arg;
     int64_t e_n = c->s->e_n;
-    for (int64_t t = begin; t < end; t++) memset(op_elem2(c->s->probs_out, t, 0), 0, (size_t)e_n * c->esize);
+    for (int64_t t = begin; t < end; t++) memset(aclStubElem2(c->s->probs_out, t, 0), 0, (size_t)e_n * c->esize);
 }
 
 /* Pad: out[idx[i], i / cap] = pg[i]; expert e owns column e and rows [e * cap, (e + 1) * cap), so the last i wins. */
@@ -149,134 +169,114 @@ static void place_range(void *arg, int64_t e0, int64_t e1) {
     const State *s = c->s;
     for (int64_t e = e0; e < e1; e++) {
         for (int64_t i = e * c->cap; i < (e + 1) * c->cap; i++) {
-            int64_t t = op_index1(s->idx, i);
-            if (t >= 0 && t < s->t_n) memcpy(op_elem2(s->probs_out, t, e), op_elem1(s->pg, i), c->esize);
+            int64_t t = aclStubIndex1(s->idx, i);
+            if (t >= 0 && t < s->t_n) memcpy(aclStubElem2(s->probs_out, t, e), aclStubElem1(s->pg, i), c->esize);
         }
     }
 }
 
-static aclnnStatus probs(const State *s) {
+/* false when out of memory */
+static bool probs(const State *s) {
     ProbsCtx c = {s, NULL, NULL, 0, 0, aclDataTypeSize(s->pg->dtype)};
     if (s->pad) {
         c.cap = s->grad->dims[0] / s->e_n;
-        op_parallel_for(s->t_n, 1 + 65536 / (s->e_n * (int64_t)c.esize + 1), zero_rows, &c);
-        op_parallel_for(s->e_n, 1 + 65536 / (c.cap + 1), place_range, &c);
-        return OK;
+        aclStubParallelFor(s->t_n, 1 + 65536 / (s->e_n * (int64_t)c.esize + 1), zero_rows, &c);
+        aclStubParallelFor(s->e_n, 1 + 65536 / (c.cap + 1), place_range, &c);
+        return true;
     }
     int64_t *buf = malloc(((size_t)s->e_n * 2 + 1) * sizeof *buf);
     if (!buf) {
-        aclStubSetErrMsg("%s: out of host memory for the routing-map offsets", OP);
-        return ACLNN_ERR_INNER;
+        return false;
     }
     rm_expert_offsets(s->map, buf);
     c.offsets = buf;
     c.cursor = buf + s->e_n + 1;
     c.limit = s->pg->dims[0]; /* stub rule: set entries beyond the length of pg stay 0 */
-    op_parallel_for(s->e_n, 1 + 65536 / (s->t_n + 1), scatter_range, &c);
+    aclStubParallelFor(s->e_n, 1 + 65536 / (s->t_n + 1), scatter_range, &c);
     free(buf);
-    return OK;
+    return true;
 }
 
-static aclnnStatus run(void *arg) {
-    const State *s = arg;
+static aclnnStatus kernel(const aclStubOpCall *call) {
+    const Plan *p = call->plan;
+    State state = {aclStubOpTensor(call, GRAD), aclStubOpTensor(call, PG), aclStubOpTensor(call, IDX),
+                   aclStubOpTensor(call, MAP), aclStubOpTensor(call, OUT), aclStubOpTensor(call, PROBS_OUT),
+                   p->t_n, p->e_n, p->pad};
+    const State *s = &state;
     if (s->pad) {
-        OP_TRY(pad_tokens(s));
+        if (!pad_tokens(s)) return aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the index buffers");
     } else {
         /* Indices outside [0, P) are skipped; the sum starts from +0 like the kernel's zeroed accumulator. */
         int64_t p = s->grad->dims[0];
-        GatherSum g = {s->grad, s->idx, s->out, p / s->t_n, 0, p, GATHER_ZERO_INIT};
-        op_gather_sum(&g);
+        aclStubGatherSum g = {s->grad, s->idx, s->out, p / s->t_n, 0, p, ACLSTUB_SUM_ZERO_INIT};
+        aclStubRowGatherSum(&g);
     }
-    if (s->probs_out) OP_TRY(probs(s));
+    if (s->probs_out && !probs(s))
+        return aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the routing-map offsets");
     return OK;
 }
 
-aclnnStatus aclnnMoeTokenPermuteWithRoutingMapGradGetWorkspaceSize(
-    const aclTensor *permutedTokenOutputGrad, const aclTensor *permutedProbsOutputGradOptional,
-    const aclTensor *sortedIndices, const aclTensor *routingMapOptional, int64_t numExperts, int64_t tokensNum,
-    bool dropAndPad, aclTensor *tokensGradOut, aclTensor *probsGradOutOptional, uint64_t *workspaceSize,
-    aclOpExecutor **executor) {
-    const aclTensor *grad = permutedTokenOutputGrad, *pg = permutedProbsOutputGradOptional, *idx = sortedIndices;
-    const aclTensor *map = routingMapOptional;
-    aclTensor *out = tokensGradOut, *probs_out = probsGradOutOptional;
+/* op_api checks the attributes before any tensor. */
+static aclnnStatus precheck(aclStubOpCall *c) {
+    int64_t e_n = aclStubOpInt(c, NUM_EXPERTS), t_n = aclStubOpInt(c, TOKENS_NUM);
+    ACLSTUB_RETURN_ERROR_IF(e_n <= 0, c, ACLNN_ERR_PARAM_INVALID, "numExperts = %lld must be positive", (long long)e_n);
+    ACLSTUB_RETURN_ERROR_IF(t_n <= 0, c, ACLNN_ERR_PARAM_INVALID, "tokensNum = %lld must be positive", (long long)t_n);
+    return OK;
+}
+
+static aclnnStatus check(aclStubOpCall *c) {
+    const aclStubTensorDesc *grad = aclStubOpTensor(c, GRAD), *pg = aclStubOpTensor(c, PG);
+    const aclStubTensorDesc *idx = aclStubOpTensor(c, IDX), *map = aclStubOpTensor(c, MAP);
+    const aclStubTensorDesc *out = aclStubOpTensor(c, OUT), *probs_out = aclStubOpTensor(c, PROBS_OUT);
+    int64_t t_n = aclStubOpInt(c, TOKENS_NUM), e_n = aclStubOpInt(c, NUM_EXPERTS);
+    bool pad = aclStubOpBool(c, DROP_AND_PAD);
     const aclnnStatus INVALID = ACLNN_ERR_PARAM_INVALID;
 
-    /* op_api checks the attributes before any tensor. */
-    if (numExperts <= 0)
-        return op_fail(OP, INVALID, "numExperts = %lld must be positive", (long long)numExperts);
-    if (tokensNum <= 0) return op_fail(OP, INVALID, "tokensNum = %lld must be positive", (long long)tokensNum);
-    OP_TRY(op_check_not_null(OP, "permutedTokenOutputGrad", grad));
-    OP_TRY(op_check_not_null(OP, "sortedIndices", idx));
-    OP_TRY(op_check_not_null(OP, "tokensGradOut", out));
-    OP_TRY(op_check_not_null(OP, "workspaceSize", workspaceSize));
-    OP_TRY(op_check_not_null(OP, "executor", executor));
-    if (pg && !map)
-        return op_fail(OP, ACLNN_ERR_PARAM_NULLPTR, "argument 'routingMapOptional' is NULL but "
-                       "'permutedProbsOutputGradOptional' is given");
-    OP_TRY(op_check_live(OP, "permutedTokenOutputGrad", grad));
-    OP_TRY(op_check_live(OP, "permutedProbsOutputGradOptional", pg));
-    OP_TRY(op_check_live(OP, "sortedIndices", idx));
-    OP_TRY(op_check_live(OP, "routingMapOptional", map));
-    OP_TRY(op_check_live(OP, "tokensGradOut", out));
-    OP_TRY(op_check_live(OP, "probsGradOutOptional", probs_out));
+    ACLSTUB_RETURN_ERROR_IF(pg && !map, c, ACLNN_ERR_PARAM_NULLPTR, "argument 'routingMapOptional' is NULL but "
+                            "'permutedProbsOutputGradOptional' is given");
+    ACLSTUB_RETURN_ERROR_IF(grad->ndim != 2, c, INVALID, "permutedTokenOutputGrad must be 2-D (P, H), got %u-D",
+                            grad->ndim);
+    ACLSTUB_RETURN_ERROR_IF(map && map->ndim != 2, c, INVALID, "routingMapOptional must be 2-D (T, E), got %u-D",
+                            map ? map->ndim : 0);
+    ACLSTUB_RETURN_ERROR_IF(pg && pg->ndim != 1, c, INVALID, "permutedProbsOutputGradOptional must be 1-D (P,), got "
+                            "%u-D", pg ? pg->ndim : 0);
 
-    OP_TRY(op_check_dtype(OP, "permutedTokenOutputGrad", grad, DT_FLOATS));
-    OP_TRY(op_check_dtype(OP, "permutedProbsOutputGradOptional", pg, DT_FLOATS));
-    OP_TRY(op_check_same_dtype(OP, "permutedProbsOutputGradOptional", pg, "permutedTokenOutputGrad", grad));
-    OP_TRY(op_check_dtype(OP, "routingMapOptional", map, DT(ACL_INT8) | DT(ACL_BOOL)));
-    OP_TRY(op_check_dtype(OP, "sortedIndices", idx, DT(ACL_INT32)));
+    if (aclStubNumel(grad) == 0 || aclStubNumel(out) == 0) return aclStubOpNothingToDo(c);
 
-    if (grad->ndim != 2)
-        return op_fail(OP, INVALID, "permutedTokenOutputGrad must be 2-D (P, H), got %llu-D",
-                       (unsigned long long)grad->ndim);
-    if (map && map->ndim != 2)
-        return op_fail(OP, INVALID, "routingMapOptional must be 2-D (T, E), got %llu-D", (unsigned long long)map->ndim);
-    if (pg && pg->ndim != 1)
-        return op_fail(OP, INVALID, "permutedProbsOutputGradOptional must be 1-D (P,), got %llu-D",
-                       (unsigned long long)pg->ndim);
-
-    if (stub_numel(grad) == 0 || stub_numel(out) == 0)
-        return op_finish(OP, NULL, NULL, 0, NULL, 0, workspaceSize, executor);
-
-    int64_t p = grad->dims[0], h = grad->dims[1], t_n = tokensNum, e_n = numExperts;
-    if (!dropAndPad && p / t_n > 512)
-        return op_fail(OP, ACLNN_ERR_INNER_NULLPTR, "topK = P / tokensNum = %lld / %lld exceeds 512", (long long)p,
-                       (long long)t_n);
-
-    /* Not checked by the real op_api, where a mismatch makes the device read or write out of bounds. */
-    OP_TRY(op_check_same_dtype(OP, "tokensGradOut", out, "permutedTokenOutputGrad", grad));
-    OP_TRY(op_check_contiguous_out(OP, "tokensGradOut", out));
-    if (out->ndim != 2 || out->dims[0] != t_n || out->dims[1] != h)
-        return op_fail(OP, INVALID, "tokensGradOut must have shape (tokensNum, H) = (%lld, %lld)", (long long)t_n,
-                       (long long)h);
-    if (idx->ndim != 1 || idx->dims[0] != p)
-        return op_fail(OP, INVALID, "sortedIndices must have shape (P,) = (%lld,)", (long long)p);
-    if (!dropAndPad && (p < t_n || p % t_n != 0))
-        return op_fail(OP, INVALID, "P = %lld must be a positive multiple of tokensNum = %lld (P = tokensNum * topK)",
-                       (long long)p, (long long)t_n);
-    if (pg && pg->dims[0] != p)
-        return op_fail(OP, INVALID, "permutedProbsOutputGradOptional must have shape (P,) = (%lld,)", (long long)p);
+    int64_t p = grad->dims[0], h = grad->dims[1];
+    ACLSTUB_RETURN_ERROR_IF(!pad && p / t_n > 512, c, ACLNN_ERR_INNER_NULLPTR, "topK = P / tokensNum = %lld / %lld "
+                            "exceeds 512", (long long)p, (long long)t_n);
+    ACLSTUB_TRY(aclStubOpCheckTensor(c, OUT));
+    ACLSTUB_RETURN_ERROR_IF(out->ndim != 2 || out->dims[0] != t_n || out->dims[1] != h, c, INVALID, "tokensGradOut "
+                            "must have shape (tokensNum, H) = (%lld, %lld)", (long long)t_n, (long long)h);
+    ACLSTUB_RETURN_ERROR_IF(idx->ndim != 1 || idx->dims[0] != p, c, INVALID, "sortedIndices must have shape (P,) = "
+                            "(%lld,)", (long long)p);
+    ACLSTUB_RETURN_ERROR_IF(!pad && (p < t_n || p % t_n != 0), c, INVALID, "P = %lld must be a positive multiple of "
+                            "tokensNum = %lld (P = tokensNum * topK)", (long long)p, (long long)t_n);
+    ACLSTUB_RETURN_ERROR_IF(pg && pg->dims[0] != p, c, INVALID, "permutedProbsOutputGradOptional must have shape (P,) "
+                            "= (%lld,)", (long long)p);
     bool with_probs = pg && probs_out; /* a probs output without a probs gradient is left untouched */
     if (with_probs) {
-        OP_TRY(op_check_same_dtype(OP, "probsGradOutOptional", probs_out, "permutedProbsOutputGradOptional", pg));
-        OP_TRY(op_check_contiguous_out(OP, "probsGradOutOptional", probs_out));
-        if (probs_out->ndim != 2 || probs_out->dims[0] != t_n || probs_out->dims[1] != e_n)
-            return op_fail(OP, INVALID, "probsGradOutOptional must have shape (tokensNum, numExperts) = (%lld, %lld)",
-                           (long long)t_n, (long long)e_n);
-        if (!dropAndPad && (map->dims[0] != t_n || map->dims[1] != e_n))
-            return op_fail(OP, INVALID, "routingMapOptional must have shape (tokensNum, numExperts) = (%lld, %lld)",
-                           (long long)t_n, (long long)e_n);
+        ACLSTUB_TRY(aclStubOpCheckTensor(c, PROBS_OUT));
+        ACLSTUB_RETURN_ERROR_IF(probs_out->ndim != 2 || probs_out->dims[0] != t_n || probs_out->dims[1] != e_n, c,
+                                INVALID, "probsGradOutOptional must have shape (tokensNum, numExperts) = (%lld, %lld)",
+                                (long long)t_n, (long long)e_n);
+        ACLSTUB_RETURN_ERROR_IF(!pad && (map->dims[0] != t_n || map->dims[1] != e_n), c, INVALID, "routingMapOptional "
+                                "must have shape (tokensNum, numExperts) = (%lld, %lld)", (long long)t_n, (long long)e_n);
     }
-
-    State s = {grad, with_probs ? pg : NULL, idx, with_probs && !dropAndPad ? map : NULL, out,
-               with_probs ? probs_out : NULL, t_n, e_n, dropAndPad};
-    aclStubTensorRef refs[] = {{"permutedTokenOutputGrad", grad}, {"permutedProbsOutputGradOptional", s.pg},
-                               {"sortedIndices", idx}, {"routingMapOptional", s.map}, {"tokensGradOut", out},
-                               {"probsGradOutOptional", s.probs_out}};
-    return op_finish(OP, run, &s, sizeof s, refs, sizeof refs / sizeof refs[0], workspaceSize, executor);
+    if (!with_probs) {
+        aclStubOpIgnore(c, PG);
+        aclStubOpIgnore(c, PROBS_OUT);
+    }
+    if (!with_probs || pad) aclStubOpIgnore(c, MAP);
+    *(Plan *)c->plan = (Plan){t_n, e_n, pad};
+    return OK;
 }
 
-aclnnStatus aclnnMoeTokenPermuteWithRoutingMapGrad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                                   const aclrtStream stream) {
-    return aclStubExecutorRun(OP, workspace, workspaceSize, executor, stream);
-}
+static const aclStubOpDef OP = {"aclnnMoeTokenPermuteWithRoutingMapGrad", PARAMS, ACLSTUB_LEN(PARAMS), precheck, check,
+                                kernel, sizeof(Plan)};
+
+ACLSTUB_DEFINE_OP(aclnnMoeTokenPermuteWithRoutingMapGrad, OP, (const aclTensor *, permutedTokenOutputGrad),
+                  (const aclTensor *, permutedProbsOutputGradOptional), (const aclTensor *, sortedIndices),
+                  (const aclTensor *, routingMapOptional), (int64_t, numExperts), (int64_t, tokensNum),
+                  (bool, dropAndPad), (aclTensor *, tokensGradOut), (aclTensor *, probsGradOutOptional))

@@ -2,7 +2,7 @@
 #include "routing_map_common.h"
 
 typedef struct {
-    const aclTensor *map;
+    const aclStubTensorDesc *map;
     int64_t *counts; /* counts[e] = set entries of column e */
 } CountCtx;
 
@@ -18,13 +18,13 @@ static void count_range(void *arg, int64_t e0, int64_t e1) {
     }
 }
 
-void rm_expert_offsets(const aclTensor *map, int64_t *offsets) {
+void rm_expert_offsets(const aclStubTensorDesc *map, int64_t *offsets) {
     int64_t t_n = map->dims[0], e_n = map->dims[1];
     /* The counts land one slot up so the prefix sum can run in place. */
     offsets[0] = 0;
     if (e_n > 0 && t_n > 0) {
         CountCtx c = {map, offsets + 1};
-        op_parallel_for(e_n, 1 + 65536 / (t_n + 1), count_range, &c);
+        aclStubParallelFor(e_n, 1 + 65536 / (t_n + 1), count_range, &c);
     } else {
         for (int64_t e = 0; e < e_n; e++) offsets[e + 1] = 0;
     }

@@ -7,10 +7,10 @@
 #ifndef ACLNN_STUB_ROUTING_MAP_COMMON_H_
 #define ACLNN_STUB_ROUTING_MAP_COMMON_H_
 
-#include "op_common.h"
+#include "aclstub/op_sdk.h"
 
 /* Byte pointer to map[t, 0]; element e is at [e * map->strides[1]]. Both map dtypes are one byte wide. */
-static inline const uint8_t *rm_row(const aclTensor *map, int64_t t) {
+static inline const uint8_t *rm_row(const aclStubTensorDesc *map, int64_t t) {
     return (const uint8_t *)map->data + map->offset + t * map->strides[0];
 }
 
@@ -40,6 +40,6 @@ static inline int64_t rm_next_set(const uint8_t *row, int64_t s1, int64_t e, int
  * offsets[e] = number of set entries in the columns before e, offsets[E] = all set entries: the expert-major
  * rank of column e's first set entry. offsets has E + 1 entries.
  */
-void rm_expert_offsets(const aclTensor *map, int64_t *offsets);
+void rm_expert_offsets(const aclStubTensorDesc *map, int64_t *offsets);
 
 #endif /* ACLNN_STUB_ROUTING_MAP_COMMON_H_ */

@@ -5,6 +5,7 @@
 #ifndef ACLSTUB_ACLSTUB_H_
 #define ACLSTUB_ACLSTUB_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "acl/acl_base.h"
@@ -31,9 +32,16 @@ ACL_FUNC_VISIBILITY uint64_t aclStubLiveScalars(void);
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveIntArrays(void);
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveExecutors(void);
 
-/* libopapi_transformer.so: kernel threads; n <= 0 restores the default
+/* libnnopbase.so: kernel threads; n <= 0 restores the default
  * (ACLNN_STUB_NUM_THREADS, else the number of cores). Returns the count now in force. */
 ACL_FUNC_VISIBILITY int32_t aclStubSetNumThreads(int32_t n);
+
+/* libnnopbase.so: the operators built on the operator SDK (aclstub/op_sdk.h) loaded in this process.
+ * aclStubRegisteredOp(i): the i-th operator's name, NULL past the last. aclStubDescribeOp writes one line per
+ * parameter, "name<TAB>role<TAB>dtype,dtype,...<TAB>same-dtype-as", into buf (cap bytes, always
+ * terminated) and returns the size a complete description needs (1 when the operator is unknown). */
+ACL_FUNC_VISIBILITY const char *aclStubRegisteredOp(size_t index);
+ACL_FUNC_VISIBILITY size_t aclStubDescribeOp(const char *name, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

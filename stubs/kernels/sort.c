@@ -1,9 +1,9 @@
 /* Stable LSD radix argsort on 64-bit keys: exact for any value, O(n) per byte that actually varies. */
 #include <stdlib.h>
 
-#include "op_common.h"
+#include "stub_internal.h"
 
-bool op_stable_argsort(const int64_t *keys, int64_t n, int32_t *order) {
+bool aclStubStableArgsort(const int64_t *keys, int64_t n, int32_t *order) {
     if (n <= 0) return true;
     uint64_t *k0 = malloc((size_t)n * sizeof *k0), *k1 = malloc((size_t)n * sizeof *k1);
     int32_t *v1 = malloc((size_t)n * sizeof *v1);

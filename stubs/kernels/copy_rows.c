@@ -1,12 +1,12 @@
-/* Row gather shared by the forward operators (see op_copy_rows in op_common.h). */
-#include "op_common.h"
+/* Row gather shared by the forward operators (see aclStubCopyRows in aclstub/op_sdk.h). */
+#include "stub_internal.h"
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #endif
 
 typedef struct {
-    const aclTensor *out, *src;
+    const aclStubTensorDesc *out, *src;
     const int64_t *src_rows;
     int64_t out_row0, c;
     size_t esize;
@@ -14,7 +14,7 @@ typedef struct {
     bool stream;              /* use non-temporal stores */
 } CopyCtx;
 
-void op_copy_bytes(void *dst_, const void *src_, size_t n, bool stream) {
+void aclStubCopyBytes(void *dst_, const void *src_, size_t n, bool stream) {
     char *dst = dst_;
     const char *src = src_;
 #if defined(__x86_64__)
@@ -39,7 +39,7 @@ void op_copy_bytes(void *dst_, const void *src_, size_t n, bool stream) {
     memcpy(dst, src, n);
 }
 
-void op_stream_fence(void) {
+void aclStubStreamFence(void) {
 #if defined(__x86_64__)
     _mm_sfence(); /* streamed stores are visible before the pool reports the chunk done */
 #endif
@@ -47,16 +47,15 @@ void op_stream_fence(void) {
 
 /* Copy source row r element by element, walking its trailing dimensions in row-major order. */
 static void copy_strided_row(const CopyCtx *x, char *dst, int64_t r) {
-    const aclTensor *s = x->src;
-    int64_t idx[STUB_MAX_INLINE_DIMS * 4] = {0};
-    uint64_t nd = s->ndim;
+    const aclStubTensorDesc *s = x->src;
+    int64_t idx[ACLSTUB_MAX_DIMS] = {0};
+    uint32_t nd = s->ndim;
     int64_t base = s->offset + r * s->strides[0];
-    if (nd > sizeof idx / sizeof idx[0]) nd = sizeof idx / sizeof idx[0]; /* rank is validated far below this */
     for (int64_t e = 0; e < x->c; e++) {
         int64_t off = base;
-        for (uint64_t d = 1; d < nd; d++) off += idx[d] * s->strides[d];
+        for (uint32_t d = 1; d < nd; d++) off += idx[d] * s->strides[d];
         memcpy(dst + e * (int64_t)x->esize, (const char *)s->data + off * (int64_t)x->esize, x->esize);
-        for (uint64_t d = nd; d-- > 1;) { /* odometer increment */
+        for (uint32_t d = nd; d-- > 1;) { /* odometer increment */
             if (++idx[d] < s->dims[d]) break;
             idx[d] = 0;
         }
@@ -68,20 +67,20 @@ static void copy_range(void *arg, int64_t begin, int64_t end) {
     size_t row_bytes = (size_t)x->c * x->esize;
     for (int64_t j = begin; j < end; j++) {
         int64_t r = x->src_rows[j];
-        if (r == OP_ROW_KEEP) continue;
+        if (r == ACLSTUB_ROW_KEEP) continue;
         char *dst = (char *)x->out->data + (x->out->offset + (x->out_row0 + j) * x->c) * (int64_t)x->esize;
-        if (r == OP_ROW_ZERO)
+        if (r == ACLSTUB_ROW_ZERO)
             memset(dst, 0, row_bytes);
         else if (x->src_rows_contiguous)
-            op_copy_bytes(dst, (const char *)x->src->data + (x->src->offset + r * x->src->strides[0]) * (int64_t)x->esize,
+            aclStubCopyBytes(dst, (const char *)x->src->data + (x->src->offset + r * x->src->strides[0]) * (int64_t)x->esize,
                      row_bytes, x->stream);
         else
             copy_strided_row(x, dst, r);
     }
-    if (x->stream) op_stream_fence();
+    if (x->stream) aclStubStreamFence();
 }
 
-void op_copy_rows(const aclTensor *out, int64_t out_row0, const aclTensor *src, const int64_t *src_rows, int64_t m) {
+void aclStubCopyRows(const aclStubTensorDesc *out, int64_t out_row0, const aclStubTensorDesc *src, const int64_t *src_rows, int64_t m) {
     int64_t c = 1;
     bool contiguous = true;
     for (uint64_t d = src->ndim; d-- > 1;) {
@@ -90,6 +89,6 @@ void op_copy_rows(const aclTensor *out, int64_t out_row0, const aclTensor *src, 
     }
     if (m <= 0 || c <= 0) return;
     size_t esize = aclDataTypeSize(src->dtype);
-    CopyCtx x = {out, src, src_rows, out_row0, c, esize, contiguous, (int64_t)esize * c * m >= OP_STREAM_MIN_BYTES};
-    op_parallel_for(m, 1 + (int64_t)(65536 / ((size_t)c * x.esize + 1)), copy_range, &x);
+    CopyCtx x = {out, src, src_rows, out_row0, c, esize, contiguous, (int64_t)esize * c * m >= ACLSTUB_STREAM_MIN_BYTES};
+    aclStubParallelFor(m, 1 + (int64_t)(65536 / ((size_t)c * x.esize + 1)), copy_range, &x);
 }

@@ -4,7 +4,7 @@
  * build runs anywhere. fp16 conversions get explicit F16C code on x86-64: compilers do not vectorise
  * _Float16 conversions on their own.
  */
-#include "op_common.h"
+#include "stub_internal.h"
 
 #if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 #define ROW_KERNEL __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -13,6 +13,24 @@
 #endif
 
 typedef _Float16 f16;
+
+/*
+ * The NaN rule of every sum (the numpy references follow it too): a + b where a is the running sum is a
+ * made quiet when a is NaN, whatever b is; otherwise the IEEE sum (a NaN b comes out quiet). Hardware
+ * returns either operand's payload for NaN + NaN depending on operand order, which compilers are free to
+ * swap, so the rule is applied explicitly.
+ */
+static inline float sum_f32(float a, float b) {
+    float r = a + b;
+    uint32_t ua, ur;
+    memcpy(&ua, &a, 4);
+    memcpy(&ur, &r, 4);
+    /* integer operations only, so the loops around this vectorise */
+    uint32_t a_is_nan = (int32_t)(ua & 0x7fffffffu) > 0x7f800000 ? 0xffffffffu : 0u;
+    ur = (ur & ~a_is_nan) | ((ua | 0x400000u) & a_is_nan);
+    memcpy(&r, &ur, 4);
+    return r;
+}
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -35,9 +53,11 @@ F16C_KERNEL static void f16c_add(float *dst, const uint16_t *src, int64_t n) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + i)));
-        _mm256_storeu_ps(dst + i, _mm256_add_ps(_mm256_loadu_ps(dst + i), v));
+        __m256 a = _mm256_loadu_ps(dst + i);
+        __m256 quiet_a = _mm256_or_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x400000)));
+        _mm256_storeu_ps(dst + i, _mm256_blendv_ps(_mm256_add_ps(a, v), quiet_a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q)));
     }
-    for (; i < n; i++) dst[i] += (float)((const f16 *)src)[i];
+    for (; i < n; i++) dst[i] = sum_f32(dst[i], (float)((const f16 *)src)[i]);
 }
 
 F16C_KERNEL static void f16c_store(uint16_t *dst, const float *src, int64_t n) {
@@ -53,7 +73,7 @@ static bool has_f16c(void) { return false; }
 #define f16c_store(d, s, n) ((void)0)
 #endif
 
-ROW_KERNEL void row_load_f32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
+ROW_KERNEL void aclStubRowLoadF32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
     if (dtype == ACL_FLOAT) {
         memcpy(dst, src, (size_t)n * sizeof(float));
     } else if (dtype == ACL_BF16) {
@@ -70,31 +90,31 @@ ROW_KERNEL void row_load_f32(float *restrict dst, const void *restrict src, aclD
     }
 }
 
-ROW_KERNEL void row_add_f32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
+ROW_KERNEL void aclStubRowAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
     if (dtype == ACL_FLOAT) {
         const float *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] += s[i];
+        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], s[i]);
     } else if (dtype == ACL_BF16) {
         const uint16_t *s = src;
         for (int64_t i = 0; i < n; i++) {
             uint32_t u = (uint32_t)s[i] << 16;
             float f;
             memcpy(&f, &u, 4);
-            dst[i] += f;
+            dst[i] = sum_f32(dst[i], f);
         }
     } else if (has_f16c()) {
         f16c_add(dst, src, n);
     } else {
         const f16 *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] += (float)s[i];
+        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], (float)s[i]);
     }
 }
 
-ROW_KERNEL void row_add_zero_f32(float *restrict dst, int64_t n) {
+ROW_KERNEL void aclStubRowAddZeroF32(float *restrict dst, int64_t n) {
     for (int64_t i = 0; i < n; i++) dst[i] += 0.0f;
 }
 
-ROW_KERNEL void row_store_f32(void *restrict dst, const float *restrict src, aclDataType dtype, int64_t n) {
+ROW_KERNEL void aclStubRowStoreF32(void *restrict dst, const float *restrict src, aclDataType dtype, int64_t n) {
     if (dtype == ACL_FLOAT) {
         memcpy(dst, src, (size_t)n * sizeof(float));
     } else if (dtype == ACL_BF16) {

@@ -1,17 +1,17 @@
-/* The gather-and-sum kernel shared by the backward operators (see GatherSum in op_common.h). */
+/* The gather-and-sum kernel shared by the backward operators (see aclStubGatherSum in aclstub/op_sdk.h). */
 #include <stdlib.h>
 
-#include "op_common.h"
+#include "stub_internal.h"
 
 typedef struct {
-    const GatherSum *g;
+    const aclStubGatherSum *g;
     int64_t h, rows_per_group; /* rows_per_group: C of a 3-D (E, C, H) source, else 0 */
     size_t esize;
 } GatherCtx;
 
 /* Pointer to a contiguous copy of source row r: the row itself when its elements are adjacent. */
 static const void *source_row(const GatherCtx *c, int64_t r, void *scratch) {
-    const aclTensor *s = c->g->src;
+    const aclStubTensorDesc *s = c->g->src;
     int64_t base, inner;
     if (c->rows_per_group) {
         base = s->offset + (r / c->rows_per_group) * s->strides[0] + (r % c->rows_per_group) * s->strides[1];
@@ -31,7 +31,7 @@ static const void *source_row(const GatherCtx *c, int64_t r, void *scratch) {
 
 static void gather_range(void *arg, int64_t begin, int64_t end) {
     const GatherCtx *c = arg;
-    const GatherSum *g = c->g;
+    const aclStubGatherSum *g = c->g;
     aclDataType dt = g->src->dtype;
     bool direct = dt == ACL_FLOAT; /* fp32 accumulates straight into the output row */
     float stack_acc[STACK_ROW], stack_scratch[STACK_ROW];
@@ -40,7 +40,7 @@ static void gather_range(void *arg, int64_t begin, int64_t end) {
     void *scratch = small ? (void *)stack_scratch : malloc((size_t)c->h * c->esize);
     if ((!direct && !acc) || !scratch) {
         /* Out of memory inside a kernel cannot be reported per row; fall back to zero rows. */
-        for (int64_t t = begin; t < end; t++) memset(op_elem2(g->out, t, 0), 0, (size_t)c->h * c->esize);
+        for (int64_t t = begin; t < end; t++) memset(aclStubElem2(g->out, t, 0), 0, (size_t)c->h * c->esize);
         if (!small) {
             free(acc);
             free(scratch);
@@ -48,30 +48,30 @@ static void gather_range(void *arg, int64_t begin, int64_t end) {
         return;
     }
     for (int64_t t = begin; t < end; t++) {
-        float *a = direct ? (float *)op_elem2(g->out, t, 0) : acc;
+        float *a = direct ? (float *)aclStubElem2(g->out, t, 0) : acc;
         bool have = false;
         for (int64_t k = 0; k < g->k; k++) {
-            int64_t d = op_index1(g->idx, t * g->k + k);
+            int64_t d = aclStubIndex1(g->idx, t * g->k + k);
             bool valid = d >= g->lo && d < g->hi;
             if (valid) {
                 const void *row = source_row(c, d - g->lo, scratch);
                 if (have)
-                    row_add_f32(a, row, dt, c->h);
-                else if (g->init == GATHER_ZERO_INIT) {
+                    aclStubRowAddF32(a, row, dt, c->h);
+                else if (g->init == ACLSTUB_SUM_ZERO_INIT) {
                     memset(a, 0, (size_t)c->h * sizeof(float));
-                    row_add_f32(a, row, dt, c->h);
+                    aclStubRowAddF32(a, row, dt, c->h);
                 } else
-                    row_load_f32(a, row, dt, c->h);
+                    aclStubRowLoadF32(a, row, dt, c->h);
                 have = true;
             } else if (!have && k == 0) {
                 memset(a, 0, (size_t)c->h * sizeof(float));
                 have = true;
-            } else if (g->init == GATHER_COPY_FIRST_ADD_ZERO && have) {
-                row_add_zero_f32(a, c->h);
+            } else if (g->init == ACLSTUB_SUM_COPY_FIRST_ADD_ZERO && have) {
+                aclStubRowAddZeroF32(a, c->h);
             }
         }
         if (!have) memset(a, 0, (size_t)c->h * sizeof(float)); /* K == 0 cannot happen; kept for safety */
-        if (!direct) row_store_f32(op_elem2(g->out, t, 0), acc, dt, c->h);
+        if (!direct) aclStubRowStoreF32(aclStubElem2(g->out, t, 0), acc, dt, c->h);
     }
     if (!small) {
         free(acc);
@@ -79,11 +79,11 @@ static void gather_range(void *arg, int64_t begin, int64_t end) {
     }
 }
 
-void op_gather_sum(const GatherSum *g) {
+void aclStubRowGatherSum(const aclStubGatherSum *g) {
     GatherCtx c = {g, g->out->dims[1], g->src->ndim == 3 ? g->src->dims[1] : 0, aclDataTypeSize(g->src->dtype)};
     int64_t n = g->out->dims[0];
     if (n <= 0 || c.h <= 0) return;
     /* Enough rows per chunk that thread start-up is paid for; bounded below by one row. */
     int64_t min_chunk = (int64_t)(65536 / (g->k * c.h + 1)) + 1;
-    op_parallel_for(n, min_chunk, gather_range, &c);
+    aclStubParallelFor(n, min_chunk, gather_range, &c);
 }

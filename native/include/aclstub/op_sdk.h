@@ -1,0 +1,468 @@
+/*
+ * The operator SDK of the aclnn-py CPU stub: how to add an aclnn operator to the stub in one small C file.
+ * Not part of the CANN ABI; everything here lives in libnnopbase.so, so an operator library links with
+ * -lnnopbase -lascendcl (`python -m aclnn_py config --sdk` prints the flags).
+ *
+ * An operator is a static table of its parameters (aclStubParam, in the order of the official prototype)
+ * plus two functions of its own: `check` (shapes and attributes) and `kernel` (the computation).
+ * ACLSTUB_DEFINE_OP then writes both official entry points:
+ *
+ *   enum { X, Y, OUT };
+ *   static const aclStubParam kParams[] = {
+ *       [X] = {"self", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS},
+ *       [Y] = {"alpha", ACLSTUB_FLOAT},
+ *       [OUT] = {"out", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "self"},
+ *   };
+ *   static const aclStubOpDef kOp = {"aclnnFoo", kParams, 3, NULL, check, kernel, sizeof(Plan)};
+ *   ACLSTUB_DEFINE_OP(aclnnFoo, kOp, (const aclTensor *, self), (double, alpha), (aclTensor *, out))
+ *
+ * Phase 1 (aclnnFooGetWorkspaceSize) then runs, in this order, with the official codes and messages
+ * "<op>GetWorkspaceSize: argument '<name>' ...": the argument kinds against the table (a mismatch is a
+ * mistake of the operator's author: 561000); op->precheck if any; NULL required tensors and out-parameters
+ * (161001); liveness of every handle (161002); per tensor, its dtype set and ND-like format, then its
+ * same-dtype rule (161002); contiguity of outputs (161002); rank rules (161002). It then snapshots every
+ * tensor and array (aclStubTensorDesc: what check and kernel read, never the live object), calls
+ * op->check, and creates the executor. Phase 2 (aclnnFoo) applies the two-phase rules (NULL, consumed or
+ * foreign executor, workspace NULL or too small, dead stream), checks every recorded handle again (still
+ * live, unchanged description, data inside one aclrtMalloc block, aligned) and queues op->kernel on the
+ * stream with its own copy of every view, array and attribute.
+ *
+ * The header is valid C11 and C++; operator tables are most easily written in C (designated initializers).
+ */
+#ifndef ACLSTUB_OP_SDK_H_
+#define ACLSTUB_OP_SDK_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "acl/acl_base.h"
+#include "aclnn/acl_meta.h"
+#include "aclnn/opdev/op_errno.h"
+
+#ifdef __cplusplus
+#define ACLSTUB_EXTERN_C extern "C"
+extern "C" {
+#else
+#define ACLSTUB_EXTERN_C
+#endif
+
+#define ACLSTUB_API __attribute__((visibility("default")))
+
+/* ---- parameter tables ----------------------------------------------------------------------------- */
+
+typedef enum {
+    ACLSTUB_INPUT = 1,       /* const aclTensor *, must not be NULL */
+    ACLSTUB_OPTIONAL_INPUT,  /* const aclTensor *, may be NULL */
+    ACLSTUB_OUTPUT,          /* aclTensor * (or const), must not be NULL */
+    ACLSTUB_OPTIONAL_OUTPUT, /* may be NULL */
+    ACLSTUB_INT,             /* int64_t attribute */
+    ACLSTUB_BOOL,            /* bool attribute */
+    ACLSTUB_FLOAT,           /* double or float attribute */
+    ACLSTUB_STRING,          /* const char * attribute (copied; NULL allowed) */
+    ACLSTUB_DTYPE,           /* aclDataType attribute */
+    ACLSTUB_INT_ARRAY,       /* const aclIntArray * (NULL allowed when flagged ACLSTUB_NULLABLE) */
+    ACLSTUB_BOOL_ARRAY,      /* const aclBoolArray *: declared, not yet snapshotted by this version */
+    ACLSTUB_FLOAT_ARRAY,     /* const aclFloatArray *: declared, not yet snapshotted by this version */
+    ACLSTUB_SCALAR,          /* const aclScalar * (NULL allowed when flagged ACLSTUB_NULLABLE) */
+    ACLSTUB_TENSOR_LIST,     /* const aclTensorList *: declared, not yet snapshotted by this version */
+    ACLSTUB_SCALAR_LIST,     /* const aclScalarList *: declared, not yet snapshotted by this version */
+    ACLSTUB_ROLE_END
+} aclStubRole;
+
+/* Number of entries of a static array (a parameter table). */
+#define ACLSTUB_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Sets of data types (every aclDataType of interest is below 64). */
+#define ACLSTUB_DT(x) (UINT64_C(1) << (x))
+#define ACLSTUB_DT_FLOATS (ACLSTUB_DT(ACL_FLOAT) | ACLSTUB_DT(ACL_FLOAT16) | ACLSTUB_DT(ACL_BF16))
+#define ACLSTUB_DT_INDEX (ACLSTUB_DT(ACL_INT32) | ACLSTUB_DT(ACL_INT64))
+
+/* aclStubParam.flags */
+#define ACLSTUB_NULLABLE 1u      /* array/scalar/list parameters: NULL is allowed */
+#define ACLSTUB_CHECK_LATER 2u   /* tensors: dtype, same-dtype and contiguity run when check() calls
+                                    aclStubOpCheckTensor, not in the generic pass (op_api checks them late) */
+#define ACLSTUB_ANY_LAYOUT 4u    /* outputs: strided outputs allowed (the kernel honours strides) */
+
+typedef struct {
+    const char *name;          /* the official parameter name: used in every message */
+    aclStubRole role;
+    uint64_t dtypes;           /* tensors: accepted ACLSTUB_DT set; 0 = any (no dtype or format rule) */
+    const char *same_dtype_as; /* tensors: another tensor parameter this one must match (either NULL passes) */
+    unsigned flags;
+    uint8_t min_rank, max_rank; /* tensors: accepted ranks; max_rank 0 = no rule */
+} aclStubParam;
+
+/* A copy of a tensor's description: what check and kernel read. The rank limit is nnopbase's (op::MAX_DIM_NUM). */
+#define ACLSTUB_MAX_DIMS 25
+typedef struct {
+    aclDataType dtype;
+    aclFormat format;
+    uint32_t ndim;
+    int64_t offset; /* in elements */
+    void *data;
+    int64_t dims[ACLSTUB_MAX_DIMS];
+    int64_t strides[ACLSTUB_MAX_DIMS]; /* in elements */
+} aclStubTensorDesc;
+
+/* One parameter's value as check and kernel see it. */
+typedef struct {
+    const aclStubTensorDesc *tensor; /* tensors: NULL when absent (or ignored by check) */
+    const int64_t *ints;             /* int arrays: the values (NULL when absent) */
+    uint64_t size;                   /* int arrays: number of values */
+    int64_t i;                       /* INT attributes */
+    double f;                        /* FLOAT attributes */
+    bool b;                          /* BOOL attributes */
+    const char *s;                   /* STRING attributes */
+    aclDataType dtype;               /* DTYPE attributes; SCALAR: the scalar's type */
+    unsigned char scalar[16];        /* SCALAR: the value's bytes */
+    bool present;                    /* handles: not NULL */
+} aclStubValue;
+
+typedef struct aclStubOpDef aclStubOpDef;
+
+/* What check writes and kernel reads. */
+typedef struct {
+    const aclStubOpDef *op;
+    const aclStubValue *v;   /* v[i]: parameter i of op->params */
+    void *plan;              /* op->plan_size zeroed bytes: check fills them, kernel reads them */
+    void *workspace;         /* kernel: the caller's workspace (workspace_size bytes) */
+    uint64_t workspace_size; /* check: the size asked so far; kernel: the size given */
+} aclStubOpCall;
+
+typedef aclnnStatus (*aclStubCheckFn)(aclStubOpCall *call);
+typedef aclnnStatus (*aclStubKernelFn)(const aclStubOpCall *call);
+
+struct aclStubOpDef {
+    const char *name;            /* "aclnnFoo": messages say "aclnnFooGetWorkspaceSize: ..." */
+    const aclStubParam *params;  /* in the order of the official prototype */
+    size_t num_params;
+    aclStubCheckFn precheck;     /* optional: before the generic checks; sees attributes only (tensors NULL) */
+    aclStubCheckFn check;        /* after the generic checks: shapes and attributes */
+    aclStubKernelFn kernel;      /* phase 2, on the stream; a non-zero return is the phase-2 status */
+    size_t plan_size;
+};
+
+/* ---- helpers for check -------------------------------------------------------------------------------- */
+
+/* Record "<op>GetWorkspaceSize: <message>" (in check) or "<op>: <message>" (in a kernel) for
+ * aclGetRecentErrMsg and return status. */
+ACLSTUB_API aclnnStatus aclStubCallFail(const aclStubOpCall *call, int in_kernel, aclnnStatus status, const char *fmt,
+                                        ...) __attribute__((format(printf, 4, 5)));
+#define aclStubOpFail(call, status, ...) aclStubCallFail((call), 0, (status), __VA_ARGS__)
+
+/* zstd-style early returns: ACLSTUB_RETURN_ERROR_IF(k < 1, call, ACLNN_ERR_INNER_TILING_ERROR, "k = %lld ...", k) */
+#define ACLSTUB_RETURN_ERROR_IF(cond, call, status, ...)                       \
+    do {                                                                       \
+        if (cond) return aclStubOpFail((call), (status), __VA_ARGS__);         \
+    } while (0)
+#define ACLSTUB_TRY(expr)                          \
+    do {                                           \
+        aclnnStatus aclstub_try_ = (expr);         \
+        if (aclstub_try_ != OK) return aclstub_try_; \
+    } while (0)
+
+/* From check: every output is empty (or nothing else to do): phase 2 checks nothing and runs no kernel. */
+ACLSTUB_API aclnnStatus aclStubOpNothingToDo(aclStubOpCall *call);
+/* From check: the kernel needs `bytes` of the caller's workspace (phase 1 reports the largest request). */
+ACLSTUB_API void aclStubOpRequestWorkspace(aclStubOpCall *call, uint64_t bytes);
+/* From check: tensor parameter i is not used by this call: not recorded, not checked in phase 2, and
+ * call->v[i].tensor is NULL for the kernel. */
+ACLSTUB_API void aclStubOpIgnore(aclStubOpCall *call, int i);
+/* The generic dtype, same-dtype and contiguity rules of tensor parameter i (for ACLSTUB_CHECK_LATER). */
+ACLSTUB_API aclnnStatus aclStubOpCheckTensor(const aclStubOpCall *call, int i);
+/* 'status' when tensor parameter i (if present) has a negative dimension. */
+ACLSTUB_API aclnnStatus aclStubOpCheckDimsNonNegative(const aclStubOpCall *call, int i, aclnnStatus status);
+
+ACLSTUB_API const char *aclStubDtypeName(aclDataType dtype);
+
+static inline const aclStubTensorDesc *aclStubOpTensor(const aclStubOpCall *call, int i) { return call->v[i].tensor; }
+static inline int64_t aclStubOpInt(const aclStubOpCall *call, int i) { return call->v[i].i; }
+static inline bool aclStubOpBool(const aclStubOpCall *call, int i) { return call->v[i].b; }
+static inline double aclStubOpFloat(const aclStubOpCall *call, int i) { return call->v[i].f; }
+static inline const char *aclStubOpName(const aclStubOpCall *call, int i) { return call->op->params[i].name; }
+
+/* Number of elements of a view; 0 for NULL or when any dimension is 0 or negative; INT64_MAX on overflow. */
+static inline int64_t aclStubNumel(const aclStubTensorDesc *t) {
+    if (t == NULL) return 0;
+    int64_t n = 1;
+    for (uint32_t i = 0; i < t->ndim; i++) {
+        if (t->dims[i] <= 0) return 0;
+        if (__builtin_mul_overflow(n, t->dims[i], &n)) return INT64_MAX;
+    }
+    return n;
+}
+
+/* ---- helpers for kernels --------------------------------------------------------------------------------- */
+
+/* From a kernel: record "<op>: <message>" and return status (e.g. ACLNN_ERR_INNER when out of memory). */
+#define aclStubKernelFail(call, status, ...) aclStubCallFail((call), 1, (status), __VA_ARGS__)
+
+/*
+ * Run fn(ctx, begin, end) over [0, n) split into contiguous chunks, one per thread of the stub's pool.
+ * Chunks depend on n and the thread count only, and every item must be computed independently of the
+ * others, so results do not depend on the thread count. Calls from several threads are serialised.
+ */
+typedef void (*aclStubRangeFn)(void *ctx, int64_t begin, int64_t end);
+ACLSTUB_API void aclStubParallelFor(int64_t n, int64_t min_chunk, aclStubRangeFn fn, void *ctx);
+ACLSTUB_API int aclStubNumThreads(void);
+
+/* Element pointers of views (offsets were checked against the device block in phase 2). */
+static inline void *aclStubElem1(const aclStubTensorDesc *t, int64_t i) {
+    return (char *)t->data + (t->offset + i * t->strides[0]) * (int64_t)aclDataTypeSize(t->dtype);
+}
+static inline void *aclStubElem2(const aclStubTensorDesc *t, int64_t i, int64_t j) {
+    return (char *)t->data + (t->offset + i * t->strides[0] + j * t->strides[1]) * (int64_t)aclDataTypeSize(t->dtype);
+}
+/* Element i, in row-major order, of a non-empty view of any rank (0 <= i < aclStubNumel(t)). */
+static inline void *aclStubElemAt(const aclStubTensorDesc *t, int64_t i) {
+    int64_t off = t->offset;
+    for (uint32_t d = t->ndim; d-- > 0;) {
+        off += (i % t->dims[d]) * t->strides[d];
+        i /= t->dims[d];
+    }
+    return (char *)t->data + off * (int64_t)aclDataTypeSize(t->dtype);
+}
+/* Element i of a 1-D view, or of the row-major flattening of a 2-D (rows, k) view. */
+static inline void *aclStubElemFlat(const aclStubTensorDesc *t, int64_t i, int64_t k) {
+    return t->ndim == 1 ? aclStubElem1(t, i) : aclStubElem2(t, i / k, i % k);
+}
+/* Integer elements of INT32/INT64 views. */
+static inline int64_t aclStubIndex1(const aclStubTensorDesc *t, int64_t i) {
+    const void *p = aclStubElem1(t, i);
+    return t->dtype == ACL_INT64 ? *(const int64_t *)p : *(const int32_t *)p;
+}
+static inline int64_t aclStubIndexFlat(const aclStubTensorDesc *t, int64_t i, int64_t k) {
+    const void *p = aclStubElemFlat(t, i, k);
+    return t->dtype == ACL_INT64 ? *(const int64_t *)p : *(const int32_t *)p;
+}
+
+/* Scalar conversions with the device's rounding (round to nearest even; NaN stays NaN, quiet). */
+ACLSTUB_API float aclStubF16ToF32(uint16_t h);
+ACLSTUB_API uint16_t aclStubF32ToF16(float f);
+static inline float aclStubBf16ToF32(uint16_t b) {
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static inline uint16_t aclStubF32ToBf16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+/* Element i of a 1-D FLOAT/FLOAT16/BF16 view as float, and the narrowing store. */
+static inline float aclStubLoadF32(const aclStubTensorDesc *t, int64_t i) {
+    const void *p = aclStubElem1(t, i);
+    if (t->dtype == ACL_FLOAT) return *(const float *)p;
+    return t->dtype == ACL_BF16 ? aclStubBf16ToF32(*(const uint16_t *)p) : aclStubF16ToF32(*(const uint16_t *)p);
+}
+static inline void aclStubStoreF32(const aclStubTensorDesc *t, int64_t i, float f) {
+    void *p = aclStubElem1(t, i);
+    if (t->dtype == ACL_FLOAT)
+        *(float *)p = f;
+    else
+        *(uint16_t *)p = t->dtype == ACL_BF16 ? aclStubF32ToBf16(f) : aclStubF32ToF16(f);
+}
+
+/*
+ * Row kernels on contiguous rows (vectorised for the host CPU, chosen at run time). A sum with two NaN
+ * operands takes the running sum's NaN, made quiet (the rule the numpy references follow).
+ */
+ACLSTUB_API void aclStubRowLoadF32(float *dst, const void *src, aclDataType dtype, int64_t n); /* dst = float(src) */
+ACLSTUB_API void aclStubRowAddF32(float *dst, const void *src, aclDataType dtype, int64_t n);  /* dst += float(src) */
+ACLSTUB_API void aclStubRowAddZeroF32(float *dst, int64_t n); /* dst += +0.0f (turns -0.0 into +0.0) */
+ACLSTUB_API void aclStubRowStoreF32(void *dst, const float *src, aclDataType dtype, int64_t n); /* narrowing */
+
+/* memcpy, with non-temporal stores when stream is set (end such a region with aclStubStreamFence). */
+#define ACLSTUB_STREAM_MIN_BYTES ((int64_t)32 << 20)
+ACLSTUB_API void aclStubCopyBytes(void *dst, const void *src, size_t n, bool stream);
+ACLSTUB_API void aclStubStreamFence(void);
+
+/*
+ * Row gather: for j in [0, m), row (out_row0 + j) of `out` (contiguous rows of C elements, C = the product
+ * of src's trailing dimensions) becomes a copy of row src_rows[j] of `src` (any rank, read through its
+ * strides). ACLSTUB_ROW_ZERO writes zero bytes, ACLSTUB_ROW_KEEP leaves the row alone. Indices are trusted.
+ */
+#define ACLSTUB_ROW_ZERO (-1)
+#define ACLSTUB_ROW_KEEP (-2)
+ACLSTUB_API void aclStubCopyRows(const aclStubTensorDesc *out, int64_t out_row0, const aclStubTensorDesc *src,
+                                 const int64_t *src_rows, int64_t m);
+
+/*
+ * Row gather-sum, the core of backward operators:
+ *   out[t] = narrow( combine over k in [0, K) of src[idx[t*K + k] - lo] ),  index d valid when lo <= d < hi.
+ * `init` decides how terms combine (and so the sign of zero sums).
+ */
+typedef enum {
+    ACLSTUB_SUM_COPY_FIRST_SKIP,     /* acc = first term if valid else +0; invalid later terms skipped */
+    ACLSTUB_SUM_COPY_FIRST_ADD_ZERO, /* acc = first term if valid else +0; invalid later terms add +0.0 */
+    ACLSTUB_SUM_ZERO_INIT,           /* acc = +0, then every valid term is added */
+} aclStubSumInit;
+
+typedef struct {
+    const aclStubTensorDesc *src; /* 2-D (rows, H), or 3-D (E, C, H) read as E*C rows */
+    const aclStubTensorDesc *idx; /* 1-D INT32/INT64 view of N*K indices */
+    const aclStubTensorDesc *out; /* contiguous (N, H) */
+    int64_t k;
+    int64_t lo, hi;
+    aclStubSumInit init;
+} aclStubGatherSum;
+ACLSTUB_API void aclStubRowGatherSum(const aclStubGatherSum *g);
+
+/* Stable ascending argsort of n int64 keys (ties in ascending position). false when out of memory. */
+ACLSTUB_API bool aclStubStableArgsort(const int64_t *keys, int64_t n, int32_t *order);
+/* An int64 key that sorts like float f (total order: -0.0 before +0.0, NaN last). */
+static inline int64_t aclStubFloatSortKey(float f) {
+    int32_t i;
+    memcpy(&i, &f, 4);
+    return i < 0 ? (int64_t)(int32_t)~(uint32_t)i - INT64_C(0x80000000) : (int64_t)i;
+}
+
+/* ---- the entry points -------------------------------------------------------------------------------------- */
+
+typedef enum {
+    ACLSTUB_KIND_TENSOR = 1,
+    ACLSTUB_KIND_INT_ARRAY,
+    ACLSTUB_KIND_BOOL_ARRAY,
+    ACLSTUB_KIND_FLOAT_ARRAY,
+    ACLSTUB_KIND_SCALAR,
+    ACLSTUB_KIND_TENSOR_LIST,
+    ACLSTUB_KIND_SCALAR_LIST,
+    ACLSTUB_KIND_INT,
+    ACLSTUB_KIND_BOOL,
+    ACLSTUB_KIND_FLOAT,
+    ACLSTUB_KIND_STRING,
+    ACLSTUB_KIND_DTYPE
+} aclStubArgKind;
+
+/* One boxed argument of a phase-1 call. */
+typedef struct {
+    aclStubArgKind kind;
+    const void *handle;
+    int64_t i;
+    double f;
+} aclStubArg;
+
+ACLSTUB_API aclnnStatus aclStubOpPlan(const aclStubOpDef *op, const aclStubArg *args, size_t num_args,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLSTUB_API aclnnStatus aclStubOpRun(const aclStubOpDef *op, void *workspace, uint64_t workspaceSize,
+                                     aclOpExecutor *executor, aclrtStream stream);
+
+/* The registry behind introspection (aclStubRegisteredOp / aclStubDescribeOp in aclstub.h); ACLSTUB_DEFINE_OP
+ * registers its operator when the library loads and removes it when the library is unloaded. */
+ACLSTUB_API void aclStubOpRegister(const aclStubOpDef *op);
+ACLSTUB_API void aclStubOpUnregister(const aclStubOpDef *op);
+
+#ifdef __cplusplus
+} /* extern "C" */
+
+inline aclStubArg aclStubBoxHandle_(aclStubArgKind k, const void *h) { aclStubArg a = {k, h, 0, 0.0}; return a; }
+inline aclStubArg aclStubBox(const aclTensor *x) { return aclStubBoxHandle_(ACLSTUB_KIND_TENSOR, x); }
+inline aclStubArg aclStubBox(const aclIntArray *x) { return aclStubBoxHandle_(ACLSTUB_KIND_INT_ARRAY, x); }
+inline aclStubArg aclStubBox(const aclBoolArray *x) { return aclStubBoxHandle_(ACLSTUB_KIND_BOOL_ARRAY, x); }
+inline aclStubArg aclStubBox(const aclFloatArray *x) { return aclStubBoxHandle_(ACLSTUB_KIND_FLOAT_ARRAY, x); }
+inline aclStubArg aclStubBox(const aclScalar *x) { return aclStubBoxHandle_(ACLSTUB_KIND_SCALAR, x); }
+inline aclStubArg aclStubBox(const aclTensorList *x) { return aclStubBoxHandle_(ACLSTUB_KIND_TENSOR_LIST, x); }
+inline aclStubArg aclStubBox(const aclScalarList *x) { return aclStubBoxHandle_(ACLSTUB_KIND_SCALAR_LIST, x); }
+inline aclStubArg aclStubBox(int64_t x) { aclStubArg a = {ACLSTUB_KIND_INT, 0, x, 0.0}; return a; }
+inline aclStubArg aclStubBox(bool x) { aclStubArg a = {ACLSTUB_KIND_BOOL, 0, x, 0.0}; return a; }
+inline aclStubArg aclStubBox(double x) { aclStubArg a = {ACLSTUB_KIND_FLOAT, 0, 0, x}; return a; }
+inline aclStubArg aclStubBox(float x) { aclStubArg a = {ACLSTUB_KIND_FLOAT, 0, 0, x}; return a; }
+inline aclStubArg aclStubBox(const char *x) { return aclStubBoxHandle_(ACLSTUB_KIND_STRING, x); }
+inline aclStubArg aclStubBox(aclDataType x) { aclStubArg a = {ACLSTUB_KIND_DTYPE, 0, (int64_t)x, 0.0}; return a; }
+#define ACLSTUB_BOX_VALUE_(x) aclStubBox(x)
+#else
+static inline aclStubArg aclStubBoxTensor_(const aclTensor *x) { return (aclStubArg){ACLSTUB_KIND_TENSOR, x, 0, 0.0}; }
+static inline aclStubArg aclStubBoxIntArray_(const aclIntArray *x) { return (aclStubArg){ACLSTUB_KIND_INT_ARRAY, x, 0, 0.0}; }
+static inline aclStubArg aclStubBoxBoolArray_(const aclBoolArray *x) { return (aclStubArg){ACLSTUB_KIND_BOOL_ARRAY, x, 0, 0.0}; }
+static inline aclStubArg aclStubBoxFloatArray_(const aclFloatArray *x) { return (aclStubArg){ACLSTUB_KIND_FLOAT_ARRAY, x, 0, 0.0}; }
+static inline aclStubArg aclStubBoxScalar_(const aclScalar *x) { return (aclStubArg){ACLSTUB_KIND_SCALAR, x, 0, 0.0}; }
+static inline aclStubArg aclStubBoxTensorList_(const aclTensorList *x) { return (aclStubArg){ACLSTUB_KIND_TENSOR_LIST, x, 0, 0.0}; }
+static inline aclStubArg aclStubBoxScalarList_(const aclScalarList *x) { return (aclStubArg){ACLSTUB_KIND_SCALAR_LIST, x, 0, 0.0}; }
+static inline aclStubArg aclStubBoxInt_(int64_t x) { return (aclStubArg){ACLSTUB_KIND_INT, NULL, x, 0.0}; }
+static inline aclStubArg aclStubBoxBool_(bool x) { return (aclStubArg){ACLSTUB_KIND_BOOL, NULL, x, 0.0}; }
+static inline aclStubArg aclStubBoxFloat_(double x) { return (aclStubArg){ACLSTUB_KIND_FLOAT, NULL, 0, x}; }
+static inline aclStubArg aclStubBoxString_(const char *x) { return (aclStubArg){ACLSTUB_KIND_STRING, x, 0, 0.0}; }
+static inline aclStubArg aclStubBoxDtype_(aclDataType x) { return (aclStubArg){ACLSTUB_KIND_DTYPE, NULL, (int64_t)x, 0.0}; }
+#define ACLSTUB_BOX_VALUE_(x)                                                                                 \
+    _Generic((x),                                                                                            \
+        const aclTensor *: aclStubBoxTensor_, aclTensor *: aclStubBoxTensor_,                                \
+        const aclIntArray *: aclStubBoxIntArray_, aclIntArray *: aclStubBoxIntArray_,                        \
+        const aclBoolArray *: aclStubBoxBoolArray_, aclBoolArray *: aclStubBoxBoolArray_,                    \
+        const aclFloatArray *: aclStubBoxFloatArray_, aclFloatArray *: aclStubBoxFloatArray_,                \
+        const aclScalar *: aclStubBoxScalar_, aclScalar *: aclStubBoxScalar_,                                \
+        const aclTensorList *: aclStubBoxTensorList_, aclTensorList *: aclStubBoxTensorList_,                \
+        const aclScalarList *: aclStubBoxScalarList_, aclScalarList *: aclStubBoxScalarList_,                \
+        int64_t: aclStubBoxInt_, bool: aclStubBoxBool_, double: aclStubBoxFloat_, float: aclStubBoxFloat_,   \
+        const char *: aclStubBoxString_, char *: aclStubBoxString_, aclDataType: aclStubBoxDtype_)(x)
+#endif
+
+/* Parameters of ACLSTUB_DEFINE_OP are (type, name) pairs in the order of the official prototype. */
+#define ACLSTUB_DECL_(pair) ACLSTUB_DECL2_ pair
+#define ACLSTUB_DECL2_(type, name) type name
+#define ACLSTUB_BOX_(pair) ACLSTUB_BOX2_ pair
+#define ACLSTUB_BOX2_(type, name) ACLSTUB_BOX_VALUE_(name)
+
+/* ACLSTUB_MAP_(f, a, b, ...) expands to f(a), f(b), ... (up to 32 arguments). */
+#define ACLSTUB_NARGS_(...) ACLSTUB_NARGS_N_(__VA_ARGS__, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define ACLSTUB_NARGS_N_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, n, ...) n
+#define ACLSTUB_CAT_(a, b) ACLSTUB_CAT2_(a, b)
+#define ACLSTUB_CAT2_(a, b) a##b
+#define ACLSTUB_MAP_(f, ...) ACLSTUB_CAT_(ACLSTUB_MAP_, ACLSTUB_NARGS_(__VA_ARGS__))(f, __VA_ARGS__)
+#define ACLSTUB_MAP_1(f, x) f(x)
+#define ACLSTUB_MAP_2(f, x, ...) f(x), ACLSTUB_MAP_1(f, __VA_ARGS__)
+#define ACLSTUB_MAP_3(f, x, ...) f(x), ACLSTUB_MAP_2(f, __VA_ARGS__)
+#define ACLSTUB_MAP_4(f, x, ...) f(x), ACLSTUB_MAP_3(f, __VA_ARGS__)
+#define ACLSTUB_MAP_5(f, x, ...) f(x), ACLSTUB_MAP_4(f, __VA_ARGS__)
+#define ACLSTUB_MAP_6(f, x, ...) f(x), ACLSTUB_MAP_5(f, __VA_ARGS__)
+#define ACLSTUB_MAP_7(f, x, ...) f(x), ACLSTUB_MAP_6(f, __VA_ARGS__)
+#define ACLSTUB_MAP_8(f, x, ...) f(x), ACLSTUB_MAP_7(f, __VA_ARGS__)
+#define ACLSTUB_MAP_9(f, x, ...) f(x), ACLSTUB_MAP_8(f, __VA_ARGS__)
+#define ACLSTUB_MAP_10(f, x, ...) f(x), ACLSTUB_MAP_9(f, __VA_ARGS__)
+#define ACLSTUB_MAP_11(f, x, ...) f(x), ACLSTUB_MAP_10(f, __VA_ARGS__)
+#define ACLSTUB_MAP_12(f, x, ...) f(x), ACLSTUB_MAP_11(f, __VA_ARGS__)
+#define ACLSTUB_MAP_13(f, x, ...) f(x), ACLSTUB_MAP_12(f, __VA_ARGS__)
+#define ACLSTUB_MAP_14(f, x, ...) f(x), ACLSTUB_MAP_13(f, __VA_ARGS__)
+#define ACLSTUB_MAP_15(f, x, ...) f(x), ACLSTUB_MAP_14(f, __VA_ARGS__)
+#define ACLSTUB_MAP_16(f, x, ...) f(x), ACLSTUB_MAP_15(f, __VA_ARGS__)
+#define ACLSTUB_MAP_17(f, x, ...) f(x), ACLSTUB_MAP_16(f, __VA_ARGS__)
+#define ACLSTUB_MAP_18(f, x, ...) f(x), ACLSTUB_MAP_17(f, __VA_ARGS__)
+#define ACLSTUB_MAP_19(f, x, ...) f(x), ACLSTUB_MAP_18(f, __VA_ARGS__)
+#define ACLSTUB_MAP_20(f, x, ...) f(x), ACLSTUB_MAP_19(f, __VA_ARGS__)
+#define ACLSTUB_MAP_21(f, x, ...) f(x), ACLSTUB_MAP_20(f, __VA_ARGS__)
+#define ACLSTUB_MAP_22(f, x, ...) f(x), ACLSTUB_MAP_21(f, __VA_ARGS__)
+#define ACLSTUB_MAP_23(f, x, ...) f(x), ACLSTUB_MAP_22(f, __VA_ARGS__)
+#define ACLSTUB_MAP_24(f, x, ...) f(x), ACLSTUB_MAP_23(f, __VA_ARGS__)
+#define ACLSTUB_MAP_25(f, x, ...) f(x), ACLSTUB_MAP_24(f, __VA_ARGS__)
+#define ACLSTUB_MAP_26(f, x, ...) f(x), ACLSTUB_MAP_25(f, __VA_ARGS__)
+#define ACLSTUB_MAP_27(f, x, ...) f(x), ACLSTUB_MAP_26(f, __VA_ARGS__)
+#define ACLSTUB_MAP_28(f, x, ...) f(x), ACLSTUB_MAP_27(f, __VA_ARGS__)
+#define ACLSTUB_MAP_29(f, x, ...) f(x), ACLSTUB_MAP_28(f, __VA_ARGS__)
+#define ACLSTUB_MAP_30(f, x, ...) f(x), ACLSTUB_MAP_29(f, __VA_ARGS__)
+#define ACLSTUB_MAP_31(f, x, ...) f(x), ACLSTUB_MAP_30(f, __VA_ARGS__)
+#define ACLSTUB_MAP_32(f, x, ...) f(x), ACLSTUB_MAP_31(f, __VA_ARGS__)
+
+/*
+ * Both official entry points of operator NAME, whose table is the aclStubOpDef DEF: NAME##GetWorkspaceSize
+ * with the given parameters followed by workspaceSize and executor, and NAME(workspace, workspaceSize,
+ * executor, stream). Including the operator's official header in the same file makes the compiler check
+ * the prototypes. The operator is registered for introspection while its library is loaded.
+ */
+#define ACLSTUB_DEFINE_OP(NAME, DEF, ...)                                                                    \
+    ACLSTUB_EXTERN_C ACLSTUB_API aclnnStatus NAME##GetWorkspaceSize(                                         \
+        ACLSTUB_MAP_(ACLSTUB_DECL_, __VA_ARGS__), uint64_t *workspaceSize, aclOpExecutor **executor) {       \
+        const aclStubArg aclstub_args_[] = {ACLSTUB_MAP_(ACLSTUB_BOX_, __VA_ARGS__)};                        \
+        return aclStubOpPlan(&(DEF), aclstub_args_, sizeof aclstub_args_ / sizeof aclstub_args_[0],          \
+                             workspaceSize, executor);                                                       \
+    }                                                                                                        \
+    ACLSTUB_EXTERN_C ACLSTUB_API aclnnStatus NAME(void *workspace, uint64_t workspaceSize,                   \
+                                                  aclOpExecutor *executor, aclrtStream stream) {             \
+        return aclStubOpRun(&(DEF), workspace, workspaceSize, executor, stream);                             \
+    }                                                                                                        \
+    __attribute__((constructor)) static void NAME##_register_(void) { aclStubOpRegister(&(DEF)); }           \
+    __attribute__((destructor)) static void NAME##_unregister_(void) { aclStubOpUnregister(&(DEF)); }
+
+#endif /* ACLSTUB_OP_SDK_H_ */

@@ -1,0 +1,117 @@
+/* Phase 2 of every SDK operator: the two-phase rules (abi.md 4.6), the re-check of every recorded handle,
+ * and the kernel queued on the stream with a work item that owns everything it reads. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta_internal.h"
+#include "sdk_internal.h"
+
+static bool same_description(const aclStubTensorDesc *a, const aclStubTensorDesc *b) {
+    return a->dtype == b->dtype && a->format == b->format && a->ndim == b->ndim && a->offset == b->offset &&
+           memcmp(a->dims, b->dims, a->ndim * sizeof a->dims[0]) == 0 &&
+           memcmp(a->strides, b->strides, a->ndim * sizeof a->strides[0]) == 0;
+}
+
+/* The tensor behind token, as phase 1 saw it but with today's data pointer; its bytes inside one device block. */
+static aclnnStatus recheck_tensor(const char *op, const char *name, const void *token, aclStubTensorDesc *desc) {
+    aclStubTensorDesc now;
+    if (aclStubTensorDescribe(token, &now) != 1)
+        return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor '%s' (%p) was destroyed after %sGetWorkspaceSize", op,
+                        name, token, op);
+    if (!same_description(&now, desc))
+        return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor '%s' was changed after %sGetWorkspaceSize (shape, "
+                        "strides, offset, data type or format)", op, name, op);
+    desc->data = now.data; /* the one thing a caller may change between the phases */
+    if (aclStubNumel(desc) == 0) return OK;
+    if (desc->data == NULL)
+        return sdk_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: tensor '%s' is not empty but its data pointer is NULL", op, name);
+    size_t esize = aclDataTypeSize(desc->dtype);
+    if (esize > 1 && esize <= 16 && (uintptr_t)desc->data % esize != 0)
+        return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor '%s' data pointer %p is not aligned to its %zu-byte "
+                        "elements", op, name, desc->data, esize);
+    int64_t lo = 0, hi = 0;
+    uintptr_t data = (uintptr_t)desc->data;
+    bool ok = sdk_view_byte_range(desc, &lo, &hi);
+    /* The first byte must not wrap below address 0 or past the top of the address space. */
+    ok = ok && (lo >= 0 ? (uint64_t)lo <= UINTPTR_MAX - data : (uint64_t)0 - (uint64_t)lo <= data);
+    if (!ok || !aclStubIsDeviceSpan((const char *)(data + (uintptr_t)lo), (size_t)((uint64_t)hi - (uint64_t)lo)))
+        return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor '%s' addresses bytes [%p%+lld, %p%+lld) that are not "
+                        "inside one aclrtMalloc block (host memory, freed memory, or a view larger than its buffer)",
+                        op, name, desc->data, (long long)lo, desc->data, (long long)hi);
+    return OK;
+}
+
+static aclnnStatus recheck(aclOpExecutor *w) {
+    const aclStubOpDef *op = w->op;
+    for (size_t i = 0; i < op->num_params; i++) {
+        const void *h = w->handles[i];
+        aclStubValue *v = &w->values[i];
+        const char *name = op->params[i].name;
+        if (h == NULL) continue;
+        if (v->tensor) {
+            ACLSTUB_TRY(recheck_tensor(op->name, name, h, (aclStubTensorDesc *)(uintptr_t)v->tensor));
+        } else if (op->params[i].role == ACLSTUB_INT_ARRAY) {
+            uint64_t size;
+            if (!meta_int_array_size(h, &size))
+                return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: int array '%s' (%p) was destroyed after "
+                                "%sGetWorkspaceSize", op->name, name, h, op->name);
+            /* Int arrays are immutable, so equal sizes mean the values phase 1 copied. */
+            if (size != v->size)
+                return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: int array '%s' was changed after %sGetWorkspaceSize",
+                                op->name, name, op->name);
+        } else if (op->params[i].role == ACLSTUB_SCALAR) {
+            aclDataType dtype;
+            unsigned char value[16];
+            if (!meta_scalar_copy(h, &dtype, value))
+                return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: scalar '%s' (%p) was destroyed after "
+                                "%sGetWorkspaceSize", op->name, name, h, op->name);
+        }
+    }
+    return OK;
+}
+
+static aclError run_kernel(void *arg) {
+    aclOpExecutor *w = arg;
+    return w->op->kernel(&w->call);
+}
+
+aclnnStatus aclStubOpRun(const aclStubOpDef *op, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                         aclrtStream stream) {
+    const char *name = op->name;
+    if (executor == NULL) return sdk_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: argument 'executor' is NULL", name);
+    if (workspaceSize > 0 && workspace == NULL)
+        return sdk_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: argument 'workspace' is NULL but 'workspaceSize' is %llu", name,
+                        (unsigned long long)workspaceSize);
+    aclOpExecutor *ex = handle_acquire(&sdk_executors, executor);
+    if (!ex)
+        return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: argument 'executor' (%p) is not a live executor (already "
+                        "consumed by a previous call, destroyed, or never created)", name, (void *)executor);
+    aclnnStatus status = OK;
+    if (ex->op != op && strcmp(ex->op->name, name) != 0)
+        status = sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: argument 'executor' was created by %sGetWorkspaceSize, not by "
+                          "%sGetWorkspaceSize", name, ex->op->name, name);
+    else if (workspaceSize < ex->workspace_size)
+        status = sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: argument 'workspaceSize' is %llu but %sGetWorkspaceSize asked "
+                          "for %llu bytes", name, (unsigned long long)workspaceSize, name,
+                          (unsigned long long)ex->workspace_size);
+    else if (!aclStubStreamIsLive(stream))
+        status = sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: argument 'stream' (%p) is not a live stream", name, stream);
+    bool repeatable = __atomic_load_n(&ex->repeatable, __ATOMIC_RELAXED);
+    /* A repeatable executor stays; the work item is a copy, taken while no destroy can run. */
+    aclOpExecutor *work = status == OK && repeatable ? sdk_block_copy(ex) : NULL;
+    handle_release(&sdk_executors);
+    if (status != OK) return status;
+    if (repeatable && !work)
+        return sdk_fail(ACLNN_ERR_INNER, "%s: out of host memory for the work item", name);
+    /* Claiming a one-shot executor by removing it makes a concurrent second run fail cleanly. */
+    if (!repeatable && (work = handle_remove(&sdk_executors, executor)) == NULL)
+        return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: argument 'executor' (%p) was consumed concurrently", name,
+                        (void *)executor);
+    if (work->nothing_to_do || (status = recheck(work)) != OK) {
+        free(work);
+        return status;
+    }
+    work->call.workspace = workspace;
+    work->call.workspace_size = workspaceSize;
+    return aclStubStreamLaunch(stream, run_kernel, work, free);
+}

@@ -1,0 +1,47 @@
+/* The executor of the operator SDK: one allocation holding everything phase 2 and the kernel read. */
+#ifndef ACLNN_STUB_SDK_INTERNAL_H_
+#define ACLNN_STUB_SDK_INTERNAL_H_
+
+#include "handle_table.h"
+#include "stub_internal.h"
+
+#define SDK_MAX_PARAMS 32
+
+/*
+ * Private: callers hold a token (handle_table.h). Layout of the allocation: this header, then handles[n],
+ * values[n], the tensor descriptions, the array values, the strings, and the plan. Every internal pointer
+ * points into the same allocation, so a copy is made valid by sdk_block_rebase.
+ */
+struct aclOpExecutor {
+    const aclStubOpDef *op;
+    int repeatable; /* read and written atomically: aclSetAclOpExecutorRepeatable runs under a read lock */
+    bool nothing_to_do;
+    uint64_t workspace_size; /* what phase 2 must be given */
+    size_t bytes;            /* of the whole allocation */
+    const void **handles;    /* per parameter: the token phase 2 checks again, or NULL */
+    aclStubValue *values;    /* per parameter */
+    aclStubOpCall call;      /* call.v == values */
+    max_align_t storage[];
+};
+
+extern HandleTable sdk_executors;
+
+/* A copy of executor ex (the caller holds it, e.g. under the table's read lock); NULL when out of memory. */
+aclOpExecutor *sdk_block_copy(const aclOpExecutor *ex);
+
+/* Record "<fmt>" as the calling thread's error message and return status (no operator prefix). */
+aclnnStatus sdk_fail(aclnnStatus status, const char *fmt, ...) STUB_PRINTF(2, 3);
+
+/* ND-like formats: nnopbase normalises them to ND before matching an ND-only operator. */
+bool sdk_format_is_nd_like(aclFormat format);
+
+/* Byte range [*lo, *hi) that a non-empty view addresses relative to its data; false on overflow. */
+bool sdk_view_byte_range(const aclStubTensorDesc *t, int64_t *lo, int64_t *hi);
+
+/* Generic rules of tensor parameter i (NULL tensors pass): dtype set, ND-like format and same-dtype;
+ * contiguity of outputs; the table's rank rule. */
+aclnnStatus sdk_check_dtypes(const aclStubOpCall *call, int i);
+aclnnStatus sdk_check_layout(const aclStubOpCall *call, int i);
+aclnnStatus sdk_check_rank(const aclStubOpCall *call, int i);
+
+#endif /* ACLNN_STUB_SDK_INTERNAL_H_ */

@@ -1,0 +1,57 @@
+/*
+ * Mistakes an operator author can make with the operator SDK are clear 561000 errors, never crashes: a
+ * table whose parameter kinds do not match the entry point, a same-dtype rule naming no tensor, and a
+ * skeleton whose check still says "not implemented". Prints one line per case; exits non-zero on a mismatch.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "aclstub/op_sdk.h"
+
+static aclnnStatus check_ok(aclStubOpCall *c) { return aclStubOpNothingToDo(c); }
+static aclnnStatus kernel_none(const aclStubOpCall *c) { return aclStubKernelFail(c, ACLNN_ERR_INNER, "never runs"); }
+
+/* The table says the first parameter is an int attribute; the entry point passes a tensor. */
+static const aclStubParam WRONG_KIND[] = {[0] = {"self", ACLSTUB_INT}, [1] = {"out", ACLSTUB_OUTPUT}};
+static const aclStubOpDef WRONG_KIND_OP = {"aclnnWrongKind", WRONG_KIND, 2, NULL, check_ok, kernel_none, 0};
+ACLSTUB_DEFINE_OP(aclnnWrongKind, WRONG_KIND_OP, (const aclTensor *, self), (aclTensor *, out))
+
+/* Three parameters declared, two passed. */
+static const aclStubParam TOO_MANY[] = {[0] = {"self", ACLSTUB_INPUT}, [1] = {"out", ACLSTUB_OUTPUT},
+                                       [2] = {"alpha", ACLSTUB_FLOAT}};
+static const aclStubOpDef TOO_MANY_OP = {"aclnnTooMany", TOO_MANY, 3, NULL, check_ok, kernel_none, 0};
+ACLSTUB_DEFINE_OP(aclnnTooMany, TOO_MANY_OP, (const aclTensor *, self), (aclTensor *, out))
+
+/* A same-dtype rule naming an attribute. */
+static const aclStubParam BAD_SAME[] = {[0] = {"self", ACLSTUB_INPUT}, [1] = {"k", ACLSTUB_INT},
+                                       [2] = {"out", ACLSTUB_OUTPUT, 0, "k"}};
+static const aclStubOpDef BAD_SAME_OP = {"aclnnBadSame", BAD_SAME, 3, NULL, check_ok, kernel_none, 0};
+ACLSTUB_DEFINE_OP(aclnnBadSame, BAD_SAME_OP, (const aclTensor *, self), (int64_t, k), (aclTensor *, out))
+
+static int failures;
+
+static void expect(const char *what, aclnnStatus got, aclnnStatus want, const char *fragment) {
+    const char *msg = aclGetRecentErrMsg();
+    bool ok = got == want && msg && strstr(msg, fragment);
+    printf("%s: %d %s\n", what, (int)got, ok ? "ok" : msg ? msg : "(no message)");
+    failures += !ok;
+}
+
+int main(void) {
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) return 2;
+    int64_t dims[1] = {4};
+    void *dev = NULL;
+    if (aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) return 2;
+    aclTensor *t = aclCreateTensor(dims, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, dims, 1, dev);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    expect("kind", aclnnWrongKindGetWorkspaceSize(t, t, &ws, &ex), ACLNN_ERR_INNER, "'self' is an int64_t");
+    expect("count", aclnnTooManyGetWorkspaceSize(t, t, &ws, &ex), ACLNN_ERR_INNER, "passes 2 arguments");
+    expect("same", aclnnBadSameGetWorkspaceSize(t, 3, t, &ws, &ex), ACLNN_ERR_INNER, "not a tensor parameter");
+    aclDestroyTensor(t);
+    aclrtFree(dev);
+    aclrtResetDevice(0);
+    aclFinalize();
+    return failures ? 1 : 0;
+}
