@@ -282,6 +282,7 @@ def test_documented_aclnn_example_with_none():
         workspace = acl.aclrtMalloc(ws_size, acl.ACL_MEM_MALLOC_HUGE_FIRST) if ws_size else None
         try:
             aclnn.aclnnMoeTokenPermuteGrad(workspace, ws_size, executor, None)
+            acl.aclrtSynchronizeStream(None)  # phase 2 is queued: results exist after this
         except TypeError:
             discard_executor(executor)
             raise

@@ -157,6 +157,9 @@ static bool registry_reserve(void) {
 
 /* ---- aclrtMalloc / aclrtFree ---------------------------------------------------------------------- */
 
+static void release_raw(void *raw, size_t mapped);
+static bool bury(void *raw, size_t mapped, uint64_t seq);
+
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
     (void)policy; /* only selects the page type on a device; any value is accepted */
     if (devPtr == NULL) {
@@ -241,11 +244,72 @@ aclError aclrtFree(void *devPtr) {
                          "(never allocated or already freed)", devPtr);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
+    /* The block is gone for every later call; work queued before this free may still hold its address. */
+    pthread_mutex_lock(&rt_lock);
+    uint64_t seq = rt_unfinished_up_to_locked();
+    bool deferred = seq != 0 && bury(raw, mapped, seq);
+    pthread_mutex_unlock(&rt_lock);
+    if (!deferred) release_raw(raw, mapped);
+    return ACL_SUCCESS;
+}
+
+/* ---- blocks freed while earlier queued work may still read them -------------------------------------- */
+
+/* A queued kernel validated its spans when it was launched; if the caller frees a block before the kernel
+ * runs (a bug on a device too), the memory stays mapped until all work queued before the free has run,
+ * so the stub never touches memory it no longer owns. The block has already left the registry. */
+typedef struct Grave {
+    struct Grave *next;
+    void *raw;
+    size_t mapped;
+    uint64_t seq; /* work items queued before the free: 1..seq */
+} Grave;
+
+static pthread_mutex_t graveyard_lock = PTHREAD_MUTEX_INITIALIZER;
+static Grave *graveyard;
+static int graves; /* read without the lock as a hint */
+
+static void release_raw(void *raw, size_t mapped) {
     if (mapped)
         munmap(raw, mapped);
     else
         free(raw);
-    return ACL_SUCCESS;
+}
+
+static bool bury(void *raw, size_t mapped, uint64_t seq) {
+    Grave *g = malloc(sizeof *g);
+    if (g == NULL) return false; /* then released at once: the best left to do */
+    pthread_mutex_lock(&graveyard_lock);
+    *g = (Grave){graveyard, raw, mapped, seq};
+    graveyard = g;
+    __atomic_add_fetch(&graves, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&graveyard_lock);
+    return true;
+}
+
+bool rt_memory_has_graves(void) { return __atomic_load_n(&graves, __ATOMIC_RELAXED) != 0; }
+
+void rt_memory_release_graves(uint64_t oldest_pending) {
+    Grave *ready = NULL;
+    pthread_mutex_lock(&graveyard_lock);
+    for (Grave **p = &graveyard; *p;) {
+        Grave *g = *p;
+        if (g->seq < oldest_pending) {
+            *p = g->next;
+            g->next = ready;
+            ready = g;
+            __atomic_sub_fetch(&graves, 1, __ATOMIC_RELAXED);
+        } else {
+            p = &g->next;
+        }
+    }
+    pthread_mutex_unlock(&graveyard_lock);
+    while (ready) {
+        Grave *g = ready;
+        ready = g->next;
+        release_raw(g->raw, g->mapped);
+        free(g);
+    }
 }
 
 /* ---- host memory ---------------------------------------------------------------------------------- */
@@ -367,6 +431,41 @@ static aclError mem_op(const MemOp *op, bool perform) {
  * since the blocks may have been freed in between (then the failure surfaces at synchronisation). */
 static aclError mem_op_work(void *arg) { return mem_op_locked(arg, true); }
 
+/* Where a copy's side lives: what its kind says, or for ACL_MEMCPY_DEFAULT where its first byte is. */
+static bool side_is_host(int kind_side, const void *ptr) {
+    if (kind_side != SIDE_ANY) return kind_side == SIDE_HOST;
+    pthread_rwlock_rdlock(&blocks_lock);
+    bool host = !span_in_device(ptr, 1);
+    pthread_rwlock_unlock(&blocks_lock);
+    return host;
+}
+
+/*
+ * Every host buffer is treated as pageable memory, which the caller may free or reuse as soon as the call
+ * returns (a Python object may be collected): an asynchronous copy reads its host source when it is
+ * queued (into a staging buffer the work owns), and writes a host destination before returning, after
+ * the stream's earlier work (as CUDA does for pageable memory). Device memory is touched in stream order.
+ */
+static aclError queue_mem_op(const MemOp *op, aclrtStream stream) {
+    bool host_dst = op->src != NULL && side_is_host(kind_sides[op->kind].dst, op->dst);
+    bool host_src = op->src != NULL && side_is_host(kind_sides[op->kind].src, op->src);
+    if (host_dst) {
+        aclError ret = rt_stream_drain(op->func, stream);
+        return ret != ACL_SUCCESS ? ret : mem_op(op, true);
+    }
+    MemOp *copy = malloc(sizeof *copy + (host_src ? op->count : 0));
+    if (copy == NULL) {
+        aclStubSetErrMsg("%s: out of host memory queueing %zu bytes", op->func, op->count);
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    *copy = *op;
+    if (host_src) {
+        memcpy(copy + 1, op->src, op->count);
+        copy->src = copy + 1;
+    }
+    return aclStubStreamLaunch(stream, mem_op_work, copy, free);
+}
+
 static aclError mem_op_submit(const MemOp *op, bool async, aclrtStream stream) {
     int32_t device;
     aclError ret = rt_require_device(op->func, &device);
@@ -378,13 +477,7 @@ static aclError mem_op_submit(const MemOp *op, bool async, aclrtStream stream) {
     }
     ret = mem_op(op, !async);
     if (ret != ACL_SUCCESS || !async) return ret;
-    MemOp *copy = malloc(sizeof *copy);
-    if (copy == NULL) {
-        aclStubSetErrMsg("%s: out of host memory", op->func);
-        return ACL_ERROR_RT_MEMORY_ALLOCATION;
-    }
-    *copy = *op;
-    return aclStubStreamLaunch(stream, mem_op_work, copy, free);
+    return queue_mem_op(op, stream);
 }
 
 static aclError copy(const char *func, void *dst, size_t destMax, const void *src, size_t count,
@@ -469,14 +562,17 @@ void rt_memory_unhold(void) { pthread_rwlock_unlock(&blocks_lock); }
 void rt_memory_atfork_prepare(void) {
     pthread_rwlock_wrlock(&blocks_lock);
     pthread_mutex_lock(&host_blocks.lock);
+    pthread_mutex_lock(&graveyard_lock);
 }
 
 void rt_memory_atfork_parent(void) {
+    pthread_mutex_unlock(&graveyard_lock);
     pthread_mutex_unlock(&host_blocks.lock);
     pthread_rwlock_unlock(&blocks_lock);
 }
 
 void rt_memory_atfork_child(void) {
+    pthread_mutex_init(&graveyard_lock, NULL);
     pthread_mutex_init(&host_blocks.lock, NULL);
     pthread_rwlock_init(&blocks_lock, NULL);
 }

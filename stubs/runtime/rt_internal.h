@@ -56,6 +56,7 @@ typedef struct RtItem {
     void *user_data;
     bool block;
     bool posted; /* ITEM_CALLBACK with block: handed to the report thread, waiting for it */
+    uint64_t seq;  /* queue number, process-wide (frees wait for the items queued before them) */
 } RtItem;
 
 struct RtStream {
@@ -106,6 +107,9 @@ RtStream *rt_stream_new_locked(int32_t device, const void *context, uint32_t fla
 /* Wait for the stream's queue to drain, then unlink and free it (rt_lock held; the handle is gone). */
 void rt_stream_free_locked(RtStream *s);
 
+/* Wait for the work queued on a stream so far, leaving its failures for the next synchronisation. */
+aclError rt_stream_drain(const char *func, aclrtStream stream);
+
 /* The first unreported failure of queued work on s, cleared (rt_lock held). */
 aclError rt_stream_take_error_locked(const char *func, RtStream *s);
 
@@ -133,6 +137,14 @@ void rt_callbacks_atfork_child(void); /* drops reports of callbacks queued by th
 /* Hold device memory read-locked while queued work runs, so no block is freed under it. */
 void rt_memory_hold(void);
 void rt_memory_unhold(void);
+
+/* Blocks freed while earlier work was unfinished are released once every item queued before the free has
+ * run (rt_lock held): oldest_pending is the queue number of the oldest unfinished item (UINT64_MAX: none). */
+bool rt_memory_has_graves(void);
+void rt_memory_release_graves(uint64_t oldest_pending);
+
+/* Queue number of the latest item queued so far when some item is unfinished, else 0 (rt_lock held). */
+uint64_t rt_unfinished_up_to_locked(void);
 
 /* ---- fork handlers (one per source file that owns locks or threads) ------------------------------ */
 

@@ -31,6 +31,7 @@ static pthread_cond_t done_cv;   /* an item finished, or a stream became ready (
 static RtStream *ready_head, *ready_tail;
 static RtStream *all_streams;
 static uint64_t pending_items;
+static uint64_t queued_items; /* queue numbers handed out so far */
 static int workers, idle_workers, max_workers;
 
 static pthread_once_t sched_once = PTHREAD_ONCE_INIT;
@@ -142,8 +143,19 @@ void rt_enqueue_locked(RtStream *s, RtItem *item) {
     s->tail = item;
     s->submitted++;
     pending_items++;
+    item->seq = ++queued_items;
     make_ready_locked(s);
 }
+
+/* Queue number of the oldest unfinished item: each stream's head is its oldest (rt_lock held). */
+static uint64_t oldest_pending_locked(void) {
+    uint64_t oldest = UINT64_MAX;
+    for (const RtStream *s = all_streams; s; s = s->next_all)
+        if (s->head != NULL && s->head->seq < oldest) oldest = s->head->seq;
+    return oldest;
+}
+
+uint64_t rt_unfinished_up_to_locked(void) { return pending_items > 0 ? queued_items : 0; }
 
 void rt_item_done_locked(RtStream *s, RtItem *item) {
     s->head = item->next;
@@ -153,6 +165,7 @@ void rt_item_done_locked(RtStream *s, RtItem *item) {
     item_free_locked(item);
     make_ready_locked(s);
     pthread_cond_broadcast(&done_cv);
+    if (rt_memory_has_graves()) rt_memory_release_graves(pending_items ? oldest_pending_locked() : UINT64_MAX);
 }
 
 static void record_failure_locked(RtStream *s, aclError status, const char *msg) {
@@ -386,7 +399,7 @@ aclError aclrtDestroyStream(aclrtStream stream) {
     return ACL_SUCCESS;
 }
 
-static aclError synchronize(const char *func, aclrtStream stream, int32_t timeout) {
+static aclError synchronize(const char *func, aclrtStream stream, int32_t timeout, bool take_error) {
     if (!rt_timeout_valid(func, timeout)) return ACL_ERROR_INVALID_PARAM;
     pthread_mutex_lock(&rt_lock);
     RtStream *s;
@@ -400,7 +413,7 @@ static aclError synchronize(const char *func, aclrtStream stream, int32_t timeou
         if (!ok) {
             aclStubSetErrMsg("%s: the stream's work did not finish within %d ms", func, (int)timeout);
             ret = ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
-        } else {
+        } else if (take_error) {
             ret = rt_stream_take_error_locked(func, s);
         }
     }
@@ -408,11 +421,15 @@ static aclError synchronize(const char *func, aclrtStream stream, int32_t timeou
     return ret;
 }
 
-aclError aclrtSynchronizeStream(aclrtStream stream) { return synchronize("aclrtSynchronizeStream", stream, -1); }
+aclError aclrtSynchronizeStream(aclrtStream stream) {
+    return synchronize("aclrtSynchronizeStream", stream, -1, true);
+}
 
 aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) {
-    return synchronize("aclrtSynchronizeStreamWithTimeout", stream, timeout);
+    return synchronize("aclrtSynchronizeStreamWithTimeout", stream, timeout, true);
 }
+
+aclError rt_stream_drain(const char *func, aclrtStream stream) { return synchronize(func, stream, -1, false); }
 
 aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status) {
     if (status == NULL) {
@@ -571,4 +588,5 @@ void rt_sched_atfork_child(void) {
         }
     }
     rt_callbacks_atfork_child();
+    rt_memory_release_graves(UINT64_MAX); /* nothing queued is left to read them */
 }

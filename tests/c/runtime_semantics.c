@@ -320,6 +320,12 @@ static aclError meet(void *arg) {
     return __atomic_load_n(&rendezvous, __ATOMIC_SEQ_CST) >= 2 ? ACL_SUCCESS : ACL_ERROR_RT_TASK_TIMEOUT;
 }
 
+/* What a kernel does: write through an address validated when it was queued. */
+static aclError write_block(void *arg) {
+    memset(arg, 0x3c, 8 << 20);
+    return ACL_SUCCESS;
+}
+
 static aclError failing_work(void *arg) {
     (void)arg;
     aclStubSetErrMsg("deliberate failure of queued work");
@@ -433,6 +439,29 @@ static void group_streams(void) {
     check("stream_freed_memory_fails_at_sync", aclrtSynchronizeStream(h) == ACL_ERROR_RT_AICORE_EXCEPTION);
     MUST(aclrtUnSubscribeReport((uint64_t)pthread_self(), h));
     MUST(aclrtDestroyStream(h));
+    /* A block freed while queued work still holds its address stays mapped until that work has run: the
+     * free succeeds, the block is gone for later calls, and the work touches no memory the stub gave back
+     * (8 MiB: a mapping of its own, which would fault once unmapped). */
+    h = held_stream();
+    void *big = dmalloc(8 << 20);
+    MUST(aclStubStreamLaunch(h, write_block, big, NULL));
+    check("stream_free_under_queued_work", aclrtFree(big) == ACL_SUCCESS &&
+                                               aclrtMemset(big, 8, 0, 8) == ACL_ERROR_RT_PARAM_INVALID);
+    release_held(h);
+    check("stream_freed_block_outlives_its_work", aclStubLiveAllocations() == 1); /* blk only */
+    /* Host buffers are pageable: an asynchronous copy reads its host source when queued, and writes a host
+     * destination (after the stream's earlier work) before returning. */
+    h = held_stream();
+    unsigned char src[64], dst[64];
+    memset(src, 0x11, sizeof src);
+    MUST(aclrtMemcpyAsync(blk, 64, src, 64, ACL_MEMCPY_HOST_TO_DEVICE, h));
+    memset(src, 0x99, sizeof src); /* reused at once, as a caller may */
+    release_held(h);
+    check("stream_async_h2d_reads_host_when_queued", read_byte(blk, 0) == 0x11 && read_byte(blk, 63) == 0x11);
+    MUST(aclrtMemsetAsync(blk, 64, 0x42, 64, s));
+    memset(dst, 0, sizeof dst);
+    MUST(aclrtMemcpyAsync(dst, 64, blk, 64, ACL_MEMCPY_DEFAULT, s));
+    check("stream_async_d2h_writes_host_before_returning", dst[0] == 0x42 && dst[63] == 0x42);
     /* The default stream of the current context is a stream like any other. */
     MUST(aclrtMemsetAsync(blk, 64, 0x22, 64, NULL));
     check("stream_default_stream", aclrtSynchronizeStream(NULL) == ACL_SUCCESS && read_byte(blk, 5) == 0x22);
