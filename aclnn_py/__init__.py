@@ -31,6 +31,21 @@ def get_lib_dir() -> str:
     return str(_STUB_LIB_DIR)
 
 
+def add_include_dir(path) -> None:
+    """Search ``path`` for operator headers (``aclnn_*.h`` or ``aclnnop/aclnn_*.h``) before the toolkit's:
+    their functions appear in ``aclnn_py.aclnn``."""
+    from . import _headers
+
+    _headers.add_include_dir(path)
+
+
+def load_op_library(path) -> None:
+    """Open an operator library so the ``aclnn*`` functions it exports resolve in ``aclnn_py.aclnn``."""
+    from . import _dynamic
+
+    _dynamic.load_op_library(path)
+
+
 def backend() -> Backend:
     """Load the libraries (if not yet done) and describe what was loaded."""
     return loader.load()
@@ -40,6 +55,6 @@ __all__ = [
     "AclBaseError", "AclStatusError", "AclError", "AclnnError", "SymbolNotFoundError", "Backend",
     "BackendNotFoundError",
     "Context", "Device", "DeviceBuffer", "Event", "Stream", "Tensor", "default_device", "get_include",
-    "get_lib_dir", "backend",
+    "get_lib_dir", "backend", "add_include_dir", "load_op_library",
     *_op_names,
 ]

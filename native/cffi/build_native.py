@@ -27,6 +27,10 @@ int aclnnpy_symbol_count(void);
 const char *aclnnpy_symbol_name(int index);
 const char *aclnnpy_symbol_library(int index);
 void aclnnpy_free(void *ptr);
+int aclnnpy_library_count(void);
+const char *aclnnpy_library_path(int library);
+void *aclnnpy_symbol_in(int library, const char *name);
+void *aclnnpy_symbol_address(const char *name, int *library);
 int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int zero_outputs,
                 const char **failed);
 int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr);

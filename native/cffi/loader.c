@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ACLNNPY_MAX_LIBS 16
+#define ACLNNPY_MAX_LIBS 64
 
 static void *aclnnpy_handles[ACLNNPY_MAX_LIBS];
 static char aclnnpy_handle_paths[ACLNNPY_MAX_LIBS][4096];
@@ -55,3 +55,29 @@ static const char *aclnnpy_symbol_library(int index) {
 
 /* Arrays that aclGetViewShape and friends hand over to the caller are released with free(). */
 static void aclnnpy_free(void *ptr) { free(ptr); }
+
+/* Symbols looked up by name at run time (operators whose headers are found after the build). */
+static int aclnnpy_library_count(void) { return aclnnpy_num_handles; }
+
+static const char *aclnnpy_library_path(int library) {
+    return library >= 0 && library < aclnnpy_num_handles ? aclnnpy_handle_paths[library] : NULL;
+}
+
+/* Address of NAME in one opened library (or what it depends on), NULL when absent. */
+static void *aclnnpy_symbol_in(int library, const char *name) {
+    if (library < 0 || library >= aclnnpy_num_handles || !name) return NULL;
+    return dlsym(aclnnpy_handles[library], name);
+}
+
+/* Address of NAME in the opened libraries, first match in opening order; *library is its index or -1. */
+static void *aclnnpy_symbol_address(const char *name, int *library) {
+    for (int h = 0; h < aclnnpy_num_handles; h++) {
+        void *found = aclnnpy_symbol_in(h, name);
+        if (found) {
+            if (library) *library = h;
+            return found;
+        }
+    }
+    if (library) *library = -1;
+    return NULL;
+}
