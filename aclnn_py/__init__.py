@@ -3,7 +3,8 @@
 Layers:
 - ``aclnn_py.acl`` / ``aclnn_py.aclnn``: the C API mirrored name for name (two phases, status codes
   become exceptions, out-parameters become return values);
-- ``aclnn_py.Device``, ``Stream``, ``DeviceBuffer``, ``Tensor``: resources as Python objects;
+- ``aclnn_py.Device``, ``Context``, ``Stream``, ``Event``, ``DeviceBuffer``, ``Tensor``: resources as Python
+  objects;
 - ``aclnn_py.moe_token_permute_grad(...)`` and the other operators: numpy in, numpy out;
 - ``aclnn_py.reference``: numpy references of every operator.
 """
@@ -15,7 +16,7 @@ from .errors import (AclBaseError, AclError, AclnnError, AclStatusError, Backend
 from .loader import Backend
 from .ops import *  # noqa: F401,F403  (one function per operator)
 from .ops import __all__ as _op_names
-from .runtime import Device, DeviceBuffer, Stream, Tensor, default_device
+from .runtime import Context, Device, DeviceBuffer, Event, Stream, Tensor, default_device
 
 __version__ = "0.1.0"
 
@@ -53,7 +54,7 @@ def backend() -> Backend:
 __all__ = [
     "AclBaseError", "AclStatusError", "AclError", "AclnnError", "SymbolNotFoundError", "Backend",
     "BackendNotFoundError",
-    "Device", "DeviceBuffer", "Stream", "Tensor", "default_device", "get_include", "get_lib_dir", "backend",
-    "add_include_dir", "load_op_library",
+    "Context", "Device", "DeviceBuffer", "Event", "Stream", "Tensor", "default_device", "get_include",
+    "get_lib_dir", "backend", "add_include_dir", "load_op_library",
     *_op_names,
 ]

@@ -27,6 +27,7 @@ REQUIRED_SYMBOLS = frozenset({
     "aclInit", "aclFinalize", "aclrtSetDevice", "aclrtResetDevice", "aclrtCreateStream", "aclrtDestroyStream",
     "aclrtSynchronizeStream", "aclrtMalloc", "aclrtFree", "aclrtMemcpy", "aclrtMemset", "aclCreateTensor",
     "aclDestroyTensor", "aclCreateIntArray", "aclDestroyIntArray", "aclDestroyAclOpExecutor",
+    "aclrtGetCurrentContext", "aclrtSetCurrentContext",
 })
 DEFAULT_TOOLKIT = "/usr/local/Ascend/ascend-toolkit/latest"
 TOOLKIT_VARIABLES = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")

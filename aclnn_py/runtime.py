@@ -1,4 +1,4 @@
-"""The Pythonic layer: devices, streams, device buffers and tensors as objects.
+"""The Pythonic layer: devices, contexts, streams, events, device buffers and tensors as objects.
 
 Every object owns one native resource, releases it in ``close()`` (also as a context manager), and
 has a finalizer so a forgotten object is released when collected or at interpreter exit, children
@@ -23,9 +23,41 @@ _state_lock = threading.Lock()
 _runtime_users = 0
 _runtime_owned = False  # True when aclInit was called by us (so aclFinalize is ours too)
 _device_users: dict[int, int] = {}
+_tls = threading.local()  # per thread: the context default_device() made current there
 
 
-def _acquire(device_id: int) -> None:
+def _current_context():
+    """The calling thread's current context, or NULL when it has none (CANN's current device is per thread)."""
+    if "aclStubCurrentContext" not in loader.load().missing_symbols:
+        return lib.aclStubCurrentContext()  # the same answer, without recording (and logging) an error
+    out = ffi.new("aclrtContext *")
+    if lib.aclrtGetCurrentContext(out):
+        lib.aclGetRecentErrMsg()  # having none is an answer here, not an error to report later
+        return ffi.NULL
+    return out[0]
+
+
+class _OnDevice:
+    """Run a block with ``context`` current in the calling thread, then restore the thread's own context."""
+
+    __slots__ = ("context", "previous")
+
+    def __init__(self, context):
+        self.context = context
+
+    def __enter__(self):
+        self.previous = _current_context()
+        if self.previous != self.context:
+            errors.check(lib.aclrtSetCurrentContext(self.context), "aclrtSetCurrentContext")
+
+    def __exit__(self, *exc):
+        if self.previous != self.context and self.previous != ffi.NULL:
+            lib.aclrtSetCurrentContext(self.previous)
+
+
+def _acquire(device_id: int):
+    """aclInit (once) and aclrtSetDevice (reference-counted by the runtime); returns the device's default
+    context. A thread that already had a current context keeps it: a Device object does not switch it."""
     global _runtime_users, _runtime_owned
     loader.load()
     with _state_lock:
@@ -34,14 +66,18 @@ def _acquire(device_id: int) -> None:
             if status not in (0, lib.ACL_ERROR_REPEAT_INITIALIZE):
                 errors.raise_status(status, "aclInit")
             _runtime_owned = status == 0  # REPEAT_INITIALIZE: someone else initialised and will finalise
-        if _device_users.get(device_id, 0) == 0:
-            status = lib.aclrtSetDevice(device_id)
-            if status:
-                if _runtime_users == 0 and _runtime_owned:
-                    lib.aclFinalize()
-                errors.raise_status(status, "aclrtSetDevice")
+        previous = _current_context()
+        status = lib.aclrtSetDevice(device_id)
+        if status:
+            if _runtime_users == 0 and _runtime_owned:
+                lib.aclFinalize()
+            errors.raise_status(status, "aclrtSetDevice")
+        context = _current_context()
+        if previous != ffi.NULL and previous != context:
+            lib.aclrtSetCurrentContext(previous)
         _device_users[device_id] = _device_users.get(device_id, 0) + 1
         _runtime_users += 1
+        return context
 
 
 def _release(device_id: int) -> None:
@@ -50,7 +86,7 @@ def _release(device_id: int) -> None:
         _device_users[device_id] -= 1
         if _device_users[device_id] == 0:
             lib.aclnnpy_workspace_release(ffi.NULL)  # the default stream's pooled workspace
-            lib.aclrtResetDevice(device_id)
+        lib.aclrtResetDevice(device_id)
         _runtime_users -= 1
         if _runtime_users == 0 and _runtime_owned:
             lib.aclFinalize()
@@ -82,15 +118,24 @@ class _Resource:
 
 
 class Device(_Resource):
-    """An initialised device: ``aclInit`` (once per process) and ``aclrtSetDevice``."""
+    """An initialised device: ``aclInit`` (once per process) and ``aclrtSetDevice`` (``aclrtResetDevice`` when
+    closed). Buffers and streams made for it are made in its default context whichever thread makes them."""
 
     def __init__(self, device_id: int = 0):
         device_id = _index("Device", "device_id", device_id)
         if not -(1 << 31) <= device_id < (1 << 31):  # an int32_t in C
             raise ValueError(f"Device: device_id {device_id} is outside the int32 range")
-        _acquire(device_id)
+        self.context = _acquire(device_id)
         self.device_id = device_id
         self._finalizer = weakref.finalize(self, _release, device_id)
+
+    def activate(self) -> None:
+        """Make this device current in the calling thread (``aclrtSetCurrentContext`` of its default context)."""
+        self._check_open()
+        errors.check(lib.aclrtSetCurrentContext(self.context), "aclrtSetCurrentContext")
+
+    def _on(self) -> _OnDevice:
+        return _OnDevice(self.context)
 
     def stream(self) -> "Stream":
         self._check_open()
@@ -104,11 +149,17 @@ _default_device: Device | None = None
 
 
 def default_device() -> Device:
-    """Device 0, initialised on first use and released at interpreter exit."""
+    """Device 0, initialised on first use and released at interpreter exit. A thread that calls it without a
+    current context of its own gets device 0's (CANN's current device is per thread)."""
     global _default_device
-    if _default_device is None or _default_device.closed:
-        _default_device = Device(0)
-    return _default_device
+    device = _default_device
+    if device is None or device.closed:
+        device = _default_device = Device(0)
+    if getattr(_tls, "context", None) is not device.context:
+        if _current_context() == ffi.NULL:
+            device.activate()
+        _tls.context = device.context
+    return device
 
 
 def _destroy_stream(handle):
@@ -117,33 +168,98 @@ def _destroy_stream(handle):
     lib.aclrtDestroyStream(handle)
 
 
+class Context(_Resource):
+    """An explicit context on a device (``aclrtCreateContext``). Streams made with ``context=`` belong to it;
+    closing it (``aclrtDestroyContext``) also releases the streams made in it."""
+
+    def __init__(self, device: Device | None = None):
+        self.device = _device_or_default("Context", device)
+        previous = _current_context()
+        out = ffi.new("aclrtContext *")
+        errors.check(lib.aclrtCreateContext(out, self.device.device_id), "aclrtCreateContext")
+        if previous != ffi.NULL:  # creating a context makes it current; the thread keeps its own
+            lib.aclrtSetCurrentContext(previous)
+        self.handle = out[0]
+        self._finalizer = weakref.finalize(self, lib.aclrtDestroyContext, self.handle)
+
+    def activate(self) -> None:
+        """Make this context current in the calling thread (``aclrtSetCurrentContext``)."""
+        self._check_open()
+        errors.check(lib.aclrtSetCurrentContext(self.handle), "aclrtSetCurrentContext")
+
+    def _on(self) -> _OnDevice:
+        self._check_open()
+        return _OnDevice(self.handle)
+
+    def __repr__(self):
+        return f"<Context on device {self.device.device_id}{' closed' if self.closed else ''}>"
+
+
 class Stream(_Resource):
-    """A stream (``aclrtCreateStream``). ``Stream.default()`` is the NULL default stream."""
+    """A stream (``aclrtCreateStream``), asynchronous: work queued on it runs after the call that queued it
+    returns, so read results after ``synchronize()`` (the high-level functions do). ``Stream.default()`` is
+    the NULL default stream of the device's (or the context's) default context."""
 
     _default = False
 
-    def __init__(self, device: Device | None = None, *, _handle=None):
-        self.device = _device_or_default("Stream", device)
+    def __init__(self, device: Device | None = None, *, context: Context | None = None, _handle=None):
+        if context is not None and not isinstance(context, Context):
+            raise errors.type_error("Stream", "context", context, "an aclnn_py.Context or None")
+        self.device = context.device if context is not None else _device_or_default("Stream", device)
+        self.context = context  # kept alive: closing a context releases its streams
+        self._owner = context if context is not None else self.device
         if _handle is not None:
             self.handle = _handle
             self._default = True
             return
         out = ffi.new("aclrtStream *")
-        errors.check(lib.aclrtCreateStream(out), "aclrtCreateStream")
+        with self._owner._on():
+            errors.check(lib.aclrtCreateStream(out), "aclrtCreateStream")
         self.handle = out[0]
         self._finalizer = weakref.finalize(self, _destroy_stream, self.handle)
 
     @classmethod
-    def default(cls, device: Device | None = None) -> "Stream":
-        return cls(device, _handle=ffi.NULL)
+    def default(cls, device: Device | None = None, *, context: Context | None = None) -> "Stream":
+        return cls(device, context=context, _handle=ffi.NULL)
 
     @property
     def closed(self) -> bool:
-        return self.device.closed if self._default else super().closed
+        return self._owner.closed if self._default else super().closed
 
-    def synchronize(self) -> None:
+    def _call(self, fn, *args):
+        """Call fn with this stream's context current (what the NULL stream means depends on it)."""
         self._check_open()
-        errors.check(lib.aclrtSynchronizeStream(self.handle), "aclrtSynchronizeStream")
+        if not self._default:
+            return fn(*args)
+        with self._owner._on():
+            return fn(*args)
+
+    def synchronize(self, timeout_ms: int | None = None) -> None:
+        """Wait for the work queued so far (``aclrtSynchronizeStreamWithTimeout`` when ``timeout_ms`` is given;
+        a timeout raises the runtime's error, 507046)."""
+        if timeout_ms is None:
+            errors.check(self._call(lib.aclrtSynchronizeStream, self.handle), "aclrtSynchronizeStream")
+        else:
+            timeout_ms = _index("Stream.synchronize", "timeout_ms", timeout_ms)
+            errors.check(self._call(lib.aclrtSynchronizeStreamWithTimeout, self.handle, _int32(timeout_ms)),
+                         "aclrtSynchronizeStreamWithTimeout")
+
+    def query(self) -> bool:
+        """True when every item queued on the stream has run (``aclrtStreamQuery``)."""
+        out = ffi.new("aclrtStreamStatus *")
+        errors.check(self._call(lib.aclrtStreamQuery, self.handle, out), "aclrtStreamQuery")
+        return out[0] == lib.ACL_STREAM_STATUS_COMPLETE
+
+    def wait(self, event: "Event") -> None:
+        """Work queued on this stream from now on waits for the event's latest record (``aclrtStreamWaitEvent``)."""
+        event = _open_event("Stream.wait", event)
+        errors.check(self._call(lib.aclrtStreamWaitEvent, self.handle, event.handle), "aclrtStreamWaitEvent")
+
+    def record(self, event: "Event | None" = None) -> "Event":
+        """Record ``event`` (a new one when None) on this stream and return it."""
+        event = _open_event("Stream.record", event) if event is not None else Event(self.device)
+        event.record(self)
+        return event
 
     def workspace(self, nbytes: int):
         """Device memory of at least ``nbytes`` for work queued on this stream, from a pool kept per
@@ -152,10 +268,76 @@ class Stream(_Resource):
         nbytes = _index("Stream.workspace", "nbytes", nbytes)
         if nbytes < 0:
             raise ValueError(f"Stream.workspace: nbytes must be >= 0, got {nbytes}")
-        self._check_open()
         out = ffi.new("void **")
-        errors.check(lib.aclnnpy_workspace(self.handle, nbytes, out), "aclrtMalloc")
+        errors.check(self._call(lib.aclnnpy_workspace, self.handle, nbytes, out), "aclrtMalloc")
         return out[0]
+
+
+class Event(_Resource):
+    """An event (``aclrtCreateEvent``; ``aclrtCreateEventWithFlag`` when ``flags`` is given): recorded on a
+    stream, it completes when the stream reaches the record; other streams can wait for it, the host can
+    wait for it or poll it, and two completed records give the time between them."""
+
+    def __init__(self, device: Device | None = None, *, flags: int | None = None):
+        self.device = _device_or_default("Event", device)
+        out = ffi.new("aclrtEvent *")
+        with self.device._on():
+            if flags is None:
+                errors.check(lib.aclrtCreateEvent(out), "aclrtCreateEvent")
+            else:
+                flags = _index("Event", "flags", flags)
+                if not 0 <= flags < (1 << 32):  # a uint32_t in C
+                    raise ValueError(f"Event: flags {flags} is outside the uint32 range")
+                errors.check(lib.aclrtCreateEventWithFlag(out, flags), "aclrtCreateEventWithFlag")
+        self.handle = out[0]
+        self._finalizer = weakref.finalize(self, lib.aclrtDestroyEvent, self.handle)
+
+    def record(self, stream: Stream | None = None) -> None:
+        """Record the event on ``stream`` (default: the device's default stream) (``aclrtRecordEvent``)."""
+        self._check_open()
+        if stream is None:
+            stream = Stream.default(self.device)
+        elif not isinstance(stream, Stream):
+            raise errors.type_error("Event.record", "stream", stream, "an aclnn_py.Stream or None")
+        errors.check(stream._call(lib.aclrtRecordEvent, self.handle, stream.handle), "aclrtRecordEvent")
+
+    def synchronize(self, timeout_ms: int | None = None) -> None:
+        """Wait until the latest record has run (a timeout raises the runtime's error, 507047)."""
+        self._check_open()
+        if timeout_ms is None:
+            errors.check(lib.aclrtSynchronizeEvent(self.handle), "aclrtSynchronizeEvent")
+        else:
+            timeout_ms = _int32(_index("Event.synchronize", "timeout_ms", timeout_ms))
+            errors.check(lib.aclrtSynchronizeEventWithTimeout(self.handle, timeout_ms),
+                         "aclrtSynchronizeEventWithTimeout")
+
+    def query(self) -> bool:
+        """True when the latest record has run (or the event was never recorded)."""
+        self._check_open()
+        out = ffi.new("aclrtEventRecordedStatus *")
+        errors.check(lib.aclrtQueryEventStatus(self.handle, out), "aclrtQueryEventStatus")
+        return out[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE
+
+    def elapsed_time(self, end: "Event") -> float:
+        """Milliseconds from this event's completed record to ``end``'s (``aclrtEventElapsedTime``)."""
+        self._check_open()
+        end = _open_event("Event.elapsed_time", end)
+        out = ffi.new("float *")
+        errors.check(lib.aclrtEventElapsedTime(out, self.handle, end.handle), "aclrtEventElapsedTime")
+        return float(out[0])
+
+
+def _open_event(where: str, event) -> Event:
+    if not isinstance(event, Event):
+        raise errors.type_error(where, "event", event, "an aclnn_py.Event")
+    event._check_open()
+    return event
+
+
+def _int32(value: int) -> int:
+    if not -(1 << 31) <= value < (1 << 31):
+        raise ValueError(f"{value} is outside the int32 range of the C parameter")
+    return value
 
 
 def stream_handle(where: str, stream) -> object:
@@ -206,12 +388,13 @@ class DeviceBuffer(_Resource):
             self.ptr = ffi.NULL
             return
         out = ffi.new("void **")
-        errors.check(lib.aclrtMalloc(out, self.nbytes, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
-        self.ptr = out[0]
-        self._finalizer = weakref.finalize(self, lib.aclrtFree, self.ptr)
-        # The stub zero-fills; a device does not, and outputs the operator leaves untouched must read as 0.
-        if not loader.load().is_stub:
-            errors.check(lib.aclrtMemset(self.ptr, self.nbytes, 0, self.nbytes), "aclrtMemset")
+        with self.device._on():
+            errors.check(lib.aclrtMalloc(out, self.nbytes, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
+            self.ptr = out[0]
+            self._finalizer = weakref.finalize(self, lib.aclrtFree, self.ptr)
+            # The stub zero-fills; a device does not, and outputs the operator leaves untouched must read as 0.
+            if not loader.load().is_stub:
+                errors.check(lib.aclrtMemset(self.ptr, self.nbytes, 0, self.nbytes), "aclrtMemset")
 
     @property
     def closed(self) -> bool:
@@ -246,8 +429,9 @@ class DeviceBuffer(_Resource):
             src, size = span.cdata, span.nbytes
         n, offset = self._span("DeviceBuffer.upload", nbytes, offset, size)
         if n:
-            errors.check(lib.aclrtMemcpy(ffi.cast("char *", self.ptr) + offset, self.nbytes - offset, src, n,
-                                         lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
+            with self.device._on():
+                errors.check(lib.aclrtMemcpy(ffi.cast("char *", self.ptr) + offset, self.nbytes - offset, src, n,
+                                             lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
 
     def download(self, host, nbytes: int | None = None, offset: int = 0) -> None:
         """Copy ``nbytes`` (default: the size of ``host``) from this buffer at ``offset`` into a writable
@@ -257,8 +441,9 @@ class DeviceBuffer(_Resource):
             raise TypeError(f"DeviceBuffer.download: the host buffer ({type(span.obj).__name__}) is read-only")
         n, offset = self._span("DeviceBuffer.download", nbytes, offset, span.nbytes)
         if n:
-            errors.check(lib.aclrtMemcpy(span.cdata, span.nbytes, ffi.cast("char *", self.ptr) + offset, n,
-                                         lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
+            with self.device._on():
+                errors.check(lib.aclrtMemcpy(span.cdata, span.nbytes, ffi.cast("char *", self.ptr) + offset, n,
+                                             lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
 
 
 def view_layout(a: np.ndarray):

@@ -8,9 +8,9 @@ import aclnn_py
 from aclnn_py import acl
 
 COUNTERS = ("aclStubLiveAllocations", "aclStubLiveAllocationBytes", "aclStubLiveHostAllocations",
-            "aclStubLiveStreams", "aclStubLiveTensors", "aclStubLiveScalars", "aclStubLiveIntArrays",
-            "aclStubLiveFloatArrays", "aclStubLiveBoolArrays", "aclStubLiveTensorLists", "aclStubLiveScalarLists",
-            "aclStubLiveExecutors")
+            "aclStubLiveStreams", "aclStubLiveEvents", "aclStubLiveContexts", "aclStubLiveTensors",
+            "aclStubLiveScalars", "aclStubLiveIntArrays", "aclStubLiveFloatArrays", "aclStubLiveBoolArrays",
+            "aclStubLiveTensorLists", "aclStubLiveScalarLists", "aclStubLiveExecutors")
 
 
 def live_counts() -> dict:
@@ -20,7 +20,8 @@ def live_counts() -> dict:
 
 @pytest.fixture(autouse=True)
 def no_leaks(request):
-    """Fail a test that leaves device memory, streams, tensors, arrays, lists, scalars or executors behind."""
+    """Fail a test that leaves device memory, streams, events, contexts, tensors, arrays, lists, scalars or
+    executors behind."""
     if not aclnn_py.backend().is_stub or "leaks_ok" in request.keywords:
         yield
         return

@@ -121,6 +121,7 @@ def run_two_phases(phase1, phase2, *args):
     workspace = DeviceBuffer(ws) if ws else None
     try:
         assert phase2(None if workspace is None else workspace.ptr, ws, ex, None) is None
+        acl.aclrtSynchronizeStream(None)  # phase 2 is queued: results (and the workspace's use) end here
     finally:
         if workspace is not None:
             workspace.close()

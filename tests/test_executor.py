@@ -14,7 +14,13 @@ from helpers_acl import NULL, Arena, discard_executor, host_ptr, status_of
 reference = importlib.import_module("aclnn_py.reference.moe_token_permute_grad").moe_token_permute_grad
 
 phase1 = aclnn.aclnnMoeTokenPermuteGradGetWorkspaceSize
-phase2 = aclnn.aclnnMoeTokenPermuteGrad
+
+
+def phase2(workspace, workspace_size, executor, stream):
+    """Phase 2, then a synchronisation of its stream: the kernel is queued, and its results exist after that."""
+    aclnn.aclnnMoeTokenPermuteGrad(workspace, workspace_size, executor, stream)
+    acl.aclrtSynchronizeStream(stream)
+
 
 P, H, K = 6, 4, 2
 N = P // K

@@ -616,6 +616,7 @@ def test_mirror_phase1_writes_nothing_and_phase2_consumes_the_executor():
         for t in (t_ex, t_ri, t_bef):
             assert (bits(t.numpy()).view(np.uint8) == 0x7F).all()
         aclnn.aclnnMoeInitRoutingV2(None, ws, ex, None)
+        acl.aclrtSynchronizeStream(None)  # phase 2 is queued: results exist after this
         assert acl.aclStubLiveExecutors() == before
         assert status_of(aclnn.aclnnMoeInitRoutingV2, None, ws, ex, None) == INVALID
         assert_all_same((t_ex.numpy(), t_ri.numpy(), None, t_bef.numpy()), ref_forward(x, idx, 0, 2, 3, 1, 0, True))
@@ -624,6 +625,7 @@ def test_mirror_phase1_writes_nothing_and_phase2_consumes_the_executor():
         ws, ex = aclnn.aclnnMoeInitRoutingV2GradGetWorkspaceSize(g.handle, t_ri.handle, 2, 1, 0, t_out.handle)
         assert (bits(t_out.numpy()).view(np.uint8) == 0x7F).all()
         aclnn.aclnnMoeInitRoutingV2Grad(None, ws, ex, None)
+        acl.aclrtSynchronizeStream(None)  # phase 2 is queued: results exist after this
         assert status_of(aclnn.aclnnMoeInitRoutingV2Grad, None, ws, ex, None) == INVALID
         assert t_out.numpy().tolist() == [[2.0] * 4] * 3
 

@@ -577,6 +577,7 @@ def test_mirror_forward_phase1_writes_nothing_and_phase2_consumes_the_executor()
         assert acl.aclStubLiveExecutors() == before + 1
         assert (raw_bytes(t_out) == 0x7F).all() and (raw_bytes(t_sorted) == 0x7F).all()
         aclnn.aclnnMoeTokenPermute(None, ws, ex, None)
+        acl.aclrtSynchronizeStream(None)  # phase 2 is queued: results exist after this
         assert acl.aclStubLiveExecutors() == before
         assert status_of(aclnn.aclnnMoeTokenPermute, None, ws, ex, None) == INVALID
         assert_all_same((t_out.numpy(), t_sorted.numpy()), ref_forward(tokens, indices))
@@ -634,6 +635,7 @@ def test_mirror_backward_phase1_writes_nothing():
                                                                 t_out.handle)
         assert (raw_bytes(t_out) == 0x7F).all()
         aclnn.aclnnMoeTokenPermuteGrad(None, ws, ex, None)
+        acl.aclrtSynchronizeStream(None)  # phase 2 is queued: results exist after this
         assert t_out.numpy().tolist() == [[2, 2, 2], [2, 2, 2]]
 
 

@@ -533,6 +533,7 @@ def test_mirror_phase1_writes_nothing_and_phase2_consumes_the_executor():
         assert acl.aclStubLiveExecutors() == before + 1
         assert (bits(t_out.numpy()).view(np.uint8) == 0x7F).all()
         aclnn.aclnnMoeTokenPermuteWithEp(None, ws, ex, None)
+        acl.aclrtSynchronizeStream(None)  # phase 2 is queued: results exist after this
         assert acl.aclStubLiveExecutors() == before
         assert status_of(aclnn.aclnnMoeTokenPermuteWithEp, None, ws, ex, None) == INVALID
         assert_same(t_out.numpy(), ref_forward(tokens, indices, probs, (1, 5), 0)[0])

@@ -49,7 +49,7 @@ def test_default_device_is_shared():
 
 def test_invalid_device_raises_and_leaves_state_alone():
     with pytest.raises(errors.AclErrorRtInvalidDeviceid):
-        Device(1)
+        Device(acl.aclrtGetDeviceCount())  # ids run from 0 to the count - 1
     assert acl.aclrtGetDevice() == 0
     with DeviceBuffer(16) as b:
         assert b.ptr != NULL

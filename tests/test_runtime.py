@@ -90,8 +90,8 @@ r["create_stream_no_device"] = status(acl.aclrtCreateStream)
 r["malloc_no_device"] = status(acl.aclrtMalloc, 64, 0)
 r["memcpy_no_device"] = status(acl.aclrtMemcpy, host, 16, host + 8, 8, acl.ACL_MEMCPY_HOST_TO_HOST)
 r["memset_no_device"] = status(acl.aclrtMemset, host, 16, 0, 8)
-r["set_device_1"] = status(acl.aclrtSetDevice, 1)
-r["set_device_1_err"] = error(acl.aclrtSetDevice, 1)
+r["set_device_8"] = status(acl.aclrtSetDevice, 8)
+r["set_device_8_err"] = error(acl.aclrtSetDevice, 8)
 r["set_device_minus_1"] = status(acl.aclrtSetDevice, -1)
 r["set_device_0"] = status(acl.aclrtSetDevice, 0)
 r["set_device_0_again"] = status(acl.aclrtSetDevice, 0)
@@ -101,9 +101,11 @@ s = acl.aclrtCreateStream()
 r["destroy_stream"] = status(acl.aclrtDestroyStream, s)
 p = acl.aclrtMalloc(64, 0)
 r["free"] = status(acl.aclrtFree, p)
-r["reset_device_7"] = status(acl.aclrtResetDevice, 7)
+r["reset_device_8"] = status(acl.aclrtResetDevice, 8)
 r["reset_device_minus_1"] = status(acl.aclrtResetDevice, -1)
 r["reset_device_0"] = status(acl.aclrtResetDevice, 0)
+r["get_device_after_one_reset"] = acl.aclrtGetDevice()  # set twice, reset once: still set
+r["reset_device_0_second"] = status(acl.aclrtResetDevice, 0)
 r["get_device_after_reset"] = status(acl.aclrtGetDevice)
 r["malloc_after_reset"] = status(acl.aclrtMalloc, 64, 0)
 r["reset_device_never_set"] = status(acl.aclrtResetDevice, 0)
@@ -144,17 +146,19 @@ INIT_EXPECTED = {
     "malloc_no_device": 107002,
     "memcpy_no_device": 107002,
     "memset_no_device": 107002,
-    "set_device_1": 107001,
+    "set_device_8": 107001,  # ids 0..7: eight devices by default
     "set_device_minus_1": 107001,
     "set_device_0": 0,
     "set_device_0_again": 0,
     "get_device": 0,
-    "device_count": 1,
+    "device_count": 8,
     "destroy_stream": 0,
     "free": 0,
-    "reset_device_7": 107001,
+    "reset_device_8": 107001,
     "reset_device_minus_1": 107001,
     "reset_device_0": 0,
+    "get_device_after_one_reset": 0,
+    "reset_device_0_second": 0,
     "get_device_after_reset": 107002,
     "malloc_after_reset": 107002,
     "reset_device_never_set": 0,
@@ -177,7 +181,7 @@ def test_init_errors_are_specific_classes_with_messages(init_results):
     assert "aclInit" in again["text"] and "100002" in again["text"]
     fin = init_results["finalize_again_err"]
     assert fin["type"] == "AclErrorRepeatFinalize" and fin["status"] == 100037
-    bad = init_results["set_device_1_err"]
+    bad = init_results["set_device_8_err"]
     assert bad["type"] == "AclErrorRtInvalidDeviceid" and bad["status"] == 107001
     assert "aclrtSetDevice" in bad["text"] and "deviceId" in bad["text"]
 
@@ -185,16 +189,18 @@ def test_init_errors_are_specific_classes_with_messages(init_results):
 # ---- devices (in process: device 0 is current) ------------------------------------------------------------
 
 def test_device_count_and_current_device():
-    assert acl.aclrtGetDeviceCount() == 1
+    assert acl.aclrtGetDeviceCount() == 8
     assert acl.aclrtGetDevice() == 0
     acl.aclrtSynchronizeDevice()
 
 
 def test_set_invalid_device_keeps_current_device():
     with pytest.raises(errors.AclErrorRtInvalidDeviceid):
-        acl.aclrtSetDevice(1)
+        acl.aclrtSetDevice(8)
     assert acl.aclrtGetDevice() == 0
-    acl.aclrtSetDevice(0)  # setting the current device again is harmless
+    acl.aclrtSetDevice(0)  # setting the current device again adds a reference ...
+    acl.aclrtResetDevice(0)  # ... which a reset takes away again
+    assert acl.aclrtGetDevice() == 0
 
 
 def test_null_out_parameters_through_the_raw_library():
@@ -265,6 +271,7 @@ def test_memcpy_async_on_live_and_default_stream(dev):
         assert read_device(p, 16) == src.tobytes()
         src2 = src[::-1].copy()
         acl.aclrtMemcpyAsync(p, 16, host_ptr(src2), 16, H2D, NULL)
+        acl.aclrtSynchronizeStream(NULL)  # asynchronous: the copy is only known to be done after this
         assert read_device(p, 16) == src2.tobytes()
     finally:
         acl.aclrtDestroyStream(s)
@@ -414,6 +421,18 @@ def test_memcpy_device_span_overflow(dev):
     acl.aclrtMemcpy(offset_ptr(p, 60), 4, host_ptr(host), 4, H2D)
 
 
+def test_memcpy_default_kind_checks_device_spans(dev):
+    """ACL_MEMCPY_DEFAULT infers each side from where it starts and checks the whole span like the other kinds."""
+    p, q = dev(64), dev(64)
+    host = np.zeros(64 << 10, np.uint8)
+    assert status_of(acl.aclrtMemcpy, p, 64 << 10, host_ptr(host), 64 << 10, DEFAULT) == 107000
+    assert status_of(acl.aclrtMemcpy, host_ptr(host), 64 << 10, p, 65, DEFAULT) == 107000
+    assert status_of(acl.aclrtMemcpy, q, 64, p, 65, DEFAULT) == 107000
+    assert status_of(acl.aclrtMemcpyAsync, p, 128, host_ptr(host), 128, DEFAULT, NULL) == 107000
+    assert status_of(acl.aclrtMemsetAsync, p, 128, 0, 128, NULL) == 107000
+    assert read_device(p, 64) == bytes(64)
+
+
 def test_memcpy_freed_block_is_not_device_memory(dev):
     p = acl.aclrtMalloc(64, HUGE)
     acl.aclrtFree(p)
@@ -558,8 +577,8 @@ def test_recent_error_message_is_per_thread():
     (lambda: acl.aclrtDestroyStream(NULL), ("aclrtDestroyStream", "stream")),
     (lambda: acl.aclrtMallocHost(0), ("aclrtMallocHost", "size")),
     (lambda: acl.aclrtFreeHost(NULL), ("aclrtFreeHost", "hostPtr")),
-    (lambda: acl.aclrtSetDevice(3), ("aclrtSetDevice", "deviceId")),
-    (lambda: acl.aclrtResetDevice(3), ("aclrtResetDevice", "deviceId")),
+    (lambda: acl.aclrtSetDevice(99), ("aclrtSetDevice", "deviceId")),
+    (lambda: acl.aclrtResetDevice(99), ("aclrtResetDevice", "deviceId")),
 ])
 def test_error_messages_name_function_and_argument(call, words):
     with pytest.raises(AclError) as ei:
@@ -644,3 +663,58 @@ def test_float16_to_float_exact_for_every_finite_value():
     # and narrowing the result again gives the same half back
     back = np.array([acl.aclFloatToFloat16(float(v)) for v in got.view(np.float32)[::17]], np.uint16)
     assert (back == finite[::17]).all()
+
+
+# ---- fork while other threads are inside the runtime (child interpreter) -----------------------------------
+
+FORK_SNIPPET = '''
+import os, signal, threading
+import numpy as np
+import aclnn_py
+from aclnn_py import acl
+
+stop = threading.Event()
+
+def hammer():
+    aclnn_py.default_device()  # this thread's current context
+    host = np.full(4096, 3, np.uint8)
+    s = acl.aclrtCreateStream()
+    while not stop.is_set():
+        p = acl.aclrtMalloc(4096, 0)
+        acl.aclrtMemcpy(p, 4096, acl.host_ptr(host), 4096, acl.ACL_MEMCPY_HOST_TO_DEVICE)
+        acl.aclrtMemsetAsync(p, 4096, 1, 4096, s)
+        acl.aclrtSynchronizeStream(s)
+        acl.aclrtFree(p)
+    acl.aclrtDestroyStream(s)
+
+aclnn_py.default_device()
+threads = [threading.Thread(target=hammer) for _ in range(4)]
+for t in threads:
+    t.start()
+codes = []
+for _ in range(12):
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(30)  # a deadlocked child dies instead of hanging the test
+        try:
+            a = np.arange(256, dtype=np.uint8)
+            out = aclnn_py.moe_token_permute_grad(np.ones((2, 2), np.float32), np.array([0, 1], np.int32), 1)
+            with aclnn_py.DeviceBuffer(256) as b:
+                b.upload(a)
+                back = np.zeros(256, np.uint8)
+                b.download(back)
+            os._exit(0 if (back == a).all() and out.shape == (2, 2) else 1)
+        except BaseException:
+            os._exit(2)
+    codes.append(os.waitpid(pid, 0)[1])
+stop.set()
+for t in threads:
+    t.join()
+emit({"codes": codes})
+'''
+
+
+def test_fork_while_threads_use_the_runtime():
+    """A child forked while four threads allocate, copy, queue work and free can use the library."""
+    r = run_json(FORK_SNIPPET, env={"ACLNN_PY_BACKEND": "stub"})
+    assert r["codes"] == [0] * 12

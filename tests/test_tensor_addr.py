@@ -69,15 +69,18 @@ def test_repeatable_executor_runs_on_new_addresses(setter):
         acl.aclSetAclOpExecutorRepeatable(ex)
         try:
             aclnn.aclnnMoeTokenPermuteGrad(NULL, ws, ex, NULL)
+            acl.aclrtSynchronizeStream(NULL)  # phase 2 is queued: results exist after this
             np.testing.assert_array_equal(a.download(p_out, (N, H), np.float32), reference(grad, idx, K))
             p_out2 = a.malloc(N * H * 4)
             assert set_input(ex, 0, t_grad, a.upload(grad2)) == 0
             assert set_input(ex, 1, t_idx, a.upload(idx2)) == 0
             assert set_output(ex, 0, t_out, p_out2) == 0
             aclnn.aclnnMoeTokenPermuteGrad(NULL, ws, ex, NULL)
+            acl.aclrtSynchronizeStream(NULL)  # phase 2 is queued: results exist after this
             np.testing.assert_array_equal(a.download(p_out2, (N, H), np.float32), reference(grad2, idx2, K))
             assert set_any(ex, 2, t_out, p_out) == 0  # inputs first, then outputs
             aclnn.aclnnMoeTokenPermuteGrad(NULL, ws, ex, NULL)
+            acl.aclrtSynchronizeStream(NULL)  # phase 2 is queued: results exist after this
             np.testing.assert_array_equal(a.download(p_out, (N, H), np.float32), reference(grad2, idx2, K))
             # Misuse: an index the operator does not have, a tensor the executor did not record there.
             assert set_input(ex, 2, t_grad, NULL) == 161002

@@ -1,8 +1,10 @@
 /* "Device" memory (host memory registered as aclrtMalloc blocks), pinned host memory, copies and memset.
  *
- * Device blocks live in an array sorted by start address, so "which block contains this address" is a
- * binary search. A read-write lock lets copies run concurrently while keeping a block from being freed
- * underneath a copy that has already validated it. */
+ * Device blocks of every device live in one array sorted by start address, so "which block contains this
+ * address" is a binary search; each block records its device, and each device has its own capacity and
+ * usage (aclrtGetMemInfo). A read-write lock lets copies run concurrently while keeping a block from being
+ * freed underneath a copy that has already validated it, or under queued work while it runs. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 typedef struct {
     uintptr_t start; /* address handed out, DEVICE_ALIGN aligned */
     size_t size;     /* requested size: the span callers may touch */
+    int32_t device;
     void *raw;       /* what calloc or mmap returned, for free */
     size_t mapped;   /* length of the mapping when raw came from mmap, else 0 */
 } DeviceBlock;
@@ -51,6 +54,7 @@ static pthread_rwlock_t blocks_lock = PTHREAD_RWLOCK_INITIALIZER;
 static DeviceBlock *blocks; /* sorted by start, no overlaps */
 static size_t block_count, block_capacity;
 static uint64_t block_bytes;
+static uint64_t device_bytes[RT_MAX_DEVICES];
 
 static PtrSet host_blocks = PTR_SET_INIT;
 
@@ -78,6 +82,32 @@ static bool request_too_large(size_t size) {
     pthread_once(&max_request_once, compute_max_request);
     return size > max_request;
 }
+
+/* A device's memory: ACLNN_STUB_DEVICE_MEMORY bytes (default 64 GiB), never more than the host can back. */
+#define DEFAULT_DEVICE_MEMORY ((uint64_t)64 << 30)
+static uint64_t device_capacity;
+static pthread_once_t device_capacity_once = PTHREAD_ONCE_INIT;
+
+static void compute_device_capacity(void) {
+    pthread_once(&max_request_once, compute_max_request);
+    uint64_t cap = DEFAULT_DEVICE_MEMORY;
+    const char *v = getenv("ACLNN_STUB_DEVICE_MEMORY");
+    if (v != NULL && v[0] != '\0') {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(v, &end, 10);
+        if (errno == 0 && *end == '\0' && n > 0 && v[0] != '-') cap = n;
+    }
+    device_capacity = cap < max_request ? cap : max_request;
+}
+
+static uint64_t capacity(void) {
+    pthread_once(&device_capacity_once, compute_device_capacity);
+    return device_capacity;
+}
+
+/* Settled when the library loads, so no fork can ever catch a thread inside the pthread_once. */
+__attribute__((constructor)) static void settle_capacity(void) { (void)capacity(); }
 
 /* ---- registry (callers hold blocks_lock) ----------------------------------------------------------- */
 
@@ -127,6 +157,9 @@ static bool registry_reserve(void) {
 
 /* ---- aclrtMalloc / aclrtFree ---------------------------------------------------------------------- */
 
+static void release_raw(void *raw, size_t mapped);
+static bool bury(void *raw, size_t mapped, uint64_t seq);
+
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
     (void)policy; /* only selects the page type on a device; any value is accepted */
     if (devPtr == NULL) {
@@ -137,13 +170,12 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
         aclStubSetErrMsg("aclrtMalloc: argument 'size' is 0 (size must be positive)");
         return ACL_ERROR_INVALID_PARAM;
     }
-    if (!rt_device_is_set()) {
-        aclStubSetErrMsg("aclrtMalloc: no current device (call aclrtSetDevice first)");
-        return ACL_ERROR_RT_CONTEXT_NULL;
-    }
-    if (request_too_large(size)) {
-        aclStubSetErrMsg("aclrtMalloc: argument 'size' (%zu) exceeds the memory of the device (%zu bytes)", size,
-                         max_request);
+    int32_t device;
+    aclError ret = rt_require_device("aclrtMalloc", &device);
+    if (ret != ACL_SUCCESS) return ret;
+    if (size > capacity()) {
+        aclStubSetErrMsg("aclrtMalloc: argument 'size' (%zu) exceeds the memory of device %d (%llu bytes)", size,
+                         (int)device, (unsigned long long)capacity());
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
     /* calloc rather than aligned_alloc + memset: large blocks come zeroed from the kernel without being
@@ -161,21 +193,28 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
     uintptr_t start = ((uintptr_t)raw + align - 1) & ~(align - 1);
 
     pthread_rwlock_wrlock(&blocks_lock);
-    bool ok = registry_reserve();
+    bool full = device_bytes[device] > capacity() - size;
+    bool ok = !full && registry_reserve();
     if (ok) {
         size_t i = lower_bound(start, false);
         memmove(&blocks[i + 1], &blocks[i], (block_count - i) * sizeof *blocks);
-        blocks[i] = (DeviceBlock){start, size, raw, mapped};
+        blocks[i] = (DeviceBlock){start, size, device, raw, mapped};
         block_count++;
         block_bytes += size;
+        device_bytes[device] += size;
     }
+    uint64_t used = device_bytes[device];
     pthread_rwlock_unlock(&blocks_lock);
     if (!ok) {
         if (mapped)
             munmap(raw, mapped);
         else
             free(raw);
-        aclStubSetErrMsg("aclrtMalloc: out of host memory for the allocation registry");
+        if (full)
+            aclStubSetErrMsg("aclrtMalloc: device %d has %llu of %llu bytes in use, too few left for %zu more",
+                             (int)device, (unsigned long long)used, (unsigned long long)capacity(), size);
+        else
+            aclStubSetErrMsg("aclrtMalloc: out of host memory for the allocation registry");
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
     *devPtr = (void *)start;
@@ -195,6 +234,7 @@ aclError aclrtFree(void *devPtr) {
         raw = blocks[i].raw;
         mapped = blocks[i].mapped;
         block_bytes -= blocks[i].size;
+        device_bytes[blocks[i].device] -= blocks[i].size;
         memmove(&blocks[i], &blocks[i + 1], (block_count - i - 1) * sizeof *blocks);
         block_count--;
     }
@@ -204,11 +244,72 @@ aclError aclrtFree(void *devPtr) {
                          "(never allocated or already freed)", devPtr);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
+    /* The block is gone for every later call; work queued before this free may still hold its address. */
+    pthread_mutex_lock(&rt_lock);
+    uint64_t seq = rt_unfinished_up_to_locked();
+    bool deferred = seq != 0 && bury(raw, mapped, seq);
+    pthread_mutex_unlock(&rt_lock);
+    if (!deferred) release_raw(raw, mapped);
+    return ACL_SUCCESS;
+}
+
+/* ---- blocks freed while earlier queued work may still read them -------------------------------------- */
+
+/* A queued kernel validated its spans when it was launched; if the caller frees a block before the kernel
+ * runs (a bug on a device too), the memory stays mapped until all work queued before the free has run,
+ * so the stub never touches memory it no longer owns. The block has already left the registry. */
+typedef struct Grave {
+    struct Grave *next;
+    void *raw;
+    size_t mapped;
+    uint64_t seq; /* work items queued before the free: 1..seq */
+} Grave;
+
+static pthread_mutex_t graveyard_lock = PTHREAD_MUTEX_INITIALIZER;
+static Grave *graveyard;
+static int graves; /* read without the lock as a hint */
+
+static void release_raw(void *raw, size_t mapped) {
     if (mapped)
         munmap(raw, mapped);
     else
         free(raw);
-    return ACL_SUCCESS;
+}
+
+static bool bury(void *raw, size_t mapped, uint64_t seq) {
+    Grave *g = malloc(sizeof *g);
+    if (g == NULL) return false; /* then released at once: the best left to do */
+    pthread_mutex_lock(&graveyard_lock);
+    *g = (Grave){graveyard, raw, mapped, seq};
+    graveyard = g;
+    __atomic_add_fetch(&graves, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&graveyard_lock);
+    return true;
+}
+
+bool rt_memory_has_graves(void) { return __atomic_load_n(&graves, __ATOMIC_RELAXED) != 0; }
+
+void rt_memory_release_graves(uint64_t oldest_pending) {
+    Grave *ready = NULL;
+    pthread_mutex_lock(&graveyard_lock);
+    for (Grave **p = &graveyard; *p;) {
+        Grave *g = *p;
+        if (g->seq < oldest_pending) {
+            *p = g->next;
+            g->next = ready;
+            ready = g;
+            __atomic_sub_fetch(&graves, 1, __ATOMIC_RELAXED);
+        } else {
+            p = &g->next;
+        }
+    }
+    pthread_mutex_unlock(&graveyard_lock);
+    while (ready) {
+        Grave *g = ready;
+        ready = g->next;
+        release_raw(g->raw, g->mapped);
+        free(g);
+    }
 }
 
 /* ---- host memory ---------------------------------------------------------------------------------- */
@@ -252,7 +353,7 @@ aclError aclrtFreeHost(void *hostPtr) {
     return ACL_SUCCESS;
 }
 
-/* ---- copies --------------------------------------------------------------------------------------- */
+/* ---- copies ------------------------------------------------------------------------------------- */
 
 static const char *const kind_names[] = {
     "ACL_MEMCPY_HOST_TO_HOST", "ACL_MEMCPY_HOST_TO_DEVICE", "ACL_MEMCPY_DEVICE_TO_HOST",
@@ -269,10 +370,18 @@ static const struct {
     {SIDE_DEVICE, SIDE_DEVICE}, {SIDE_ANY, SIDE_ANY}, {SIDE_DEVICE, SIDE_HOST},
 };
 
-/* Checks one side against the registry (lock held); records the error and returns false on mismatch. */
+/* Checks one side against the registry (lock held); records the error and returns false on mismatch.
+ * SIDE_ANY (ACL_MEMCPY_DEFAULT) infers the side from the first byte, then checks the whole span the same
+ * way: a span that starts in a block must end in it, one that starts outside must not reach into one. */
 static bool side_ok(const char *func, int kind, const char *name, const void *ptr, size_t count, int side) {
+    if (count > UINTPTR_MAX - (uintptr_t)ptr) {
+        aclStubSetErrMsg("%s: argument '%s' (%p) plus 'count' (%zu) runs past the end of the address space", func,
+                         name, ptr, count);
+        return false;
+    }
+    if (side == SIDE_ANY) side = span_in_device(ptr, 1) ? SIDE_DEVICE : SIDE_HOST;
     if (side == SIDE_DEVICE && !span_in_device(ptr, count)) {
-        aclStubSetErrMsg("%s: kind %s needs '%s' in device memory, but [%p, +%zu) is not inside any "
+        aclStubSetErrMsg("%s: kind %s needs '%s' in device memory, but [%p, +%zu) is not inside one "
                          "aclrtMalloc block", func, kind_names[kind], name, ptr, count);
         return false;
     }
@@ -284,8 +393,95 @@ static bool side_ok(const char *func, int kind, const char *name, const void *pt
     return true;
 }
 
+typedef struct {
+    const char *func;
+    void *dst;
+    const void *src; /* NULL for a memset */
+    size_t count;
+    int kind;
+    uint8_t value;
+} MemOp;
+
+/* Checks the spans against the registry and performs the copy or fill, under the lock so no block can be
+ * freed mid-copy. Work queued on a stream runs with the lock already held (rt_memory_hold). */
+static aclError mem_op_locked(const MemOp *op, bool perform) {
+    bool ok;
+    if (op->src == NULL) {
+        ok = span_in_device(op->dst, op->count);
+        if (ok && perform) memset(op->dst, op->value, op->count);
+        if (!ok)
+            aclStubSetErrMsg("%s: argument 'devPtr' needs device memory, but [%p, +%zu) is not inside one "
+                             "aclrtMalloc block", op->func, op->dst, op->count);
+    } else {
+        ok = side_ok(op->func, op->kind, "dst", op->dst, op->count, kind_sides[op->kind].dst) &&
+             side_ok(op->func, op->kind, "src", op->src, op->count, kind_sides[op->kind].src);
+        if (ok && perform) memmove(op->dst, op->src, op->count);
+    }
+    return ok ? ACL_SUCCESS : ACL_ERROR_RT_PARAM_INVALID;
+}
+
+static aclError mem_op(const MemOp *op, bool perform) {
+    pthread_rwlock_rdlock(&blocks_lock);
+    aclError ret = mem_op_locked(op, perform);
+    pthread_rwlock_unlock(&blocks_lock);
+    return ret;
+}
+
+/* Queued form: validated when queued (errors returned at once, as CANN does) and again when it runs,
+ * since the blocks may have been freed in between (then the failure surfaces at synchronisation). */
+static aclError mem_op_work(void *arg) { return mem_op_locked(arg, true); }
+
+/* Where a copy's side lives: what its kind says, or for ACL_MEMCPY_DEFAULT where its first byte is. */
+static bool side_is_host(int kind_side, const void *ptr) {
+    if (kind_side != SIDE_ANY) return kind_side == SIDE_HOST;
+    pthread_rwlock_rdlock(&blocks_lock);
+    bool host = !span_in_device(ptr, 1);
+    pthread_rwlock_unlock(&blocks_lock);
+    return host;
+}
+
+/*
+ * Every host buffer is treated as pageable memory, which the caller may free or reuse as soon as the call
+ * returns (a Python object may be collected): an asynchronous copy reads its host source when it is
+ * queued (into a staging buffer the work owns), and writes a host destination before returning, after
+ * the stream's earlier work (as CUDA does for pageable memory). Device memory is touched in stream order.
+ */
+static aclError queue_mem_op(const MemOp *op, aclrtStream stream) {
+    bool host_dst = op->src != NULL && side_is_host(kind_sides[op->kind].dst, op->dst);
+    bool host_src = op->src != NULL && side_is_host(kind_sides[op->kind].src, op->src);
+    if (host_dst) {
+        aclError ret = rt_stream_drain(op->func, stream);
+        return ret != ACL_SUCCESS ? ret : mem_op(op, true);
+    }
+    MemOp *copy = malloc(sizeof *copy + (host_src ? op->count : 0));
+    if (copy == NULL) {
+        aclStubSetErrMsg("%s: out of host memory queueing %zu bytes", op->func, op->count);
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    *copy = *op;
+    if (host_src) {
+        memcpy(copy + 1, op->src, op->count);
+        copy->src = copy + 1;
+    }
+    return aclStubStreamLaunch(stream, mem_op_work, copy, free);
+}
+
+static aclError mem_op_submit(const MemOp *op, bool async, aclrtStream stream) {
+    int32_t device;
+    aclError ret = rt_require_device(op->func, &device);
+    if (ret != ACL_SUCCESS) return ret;
+    if (async && !aclStubStreamIsLive(stream)) {
+        aclStubSetErrMsg("%s: argument 'stream' (%p) is not a live stream (never created or already destroyed)",
+                         op->func, stream);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    ret = mem_op(op, !async);
+    if (ret != ACL_SUCCESS || !async) return ret;
+    return queue_mem_op(op, stream);
+}
+
 static aclError copy(const char *func, void *dst, size_t destMax, const void *src, size_t count,
-                     aclrtMemcpyKind kind, bool check_stream, aclrtStream stream) {
+                     aclrtMemcpyKind kind, bool async, aclrtStream stream) {
     if (count == 0) return ACL_SUCCESS; /* before the NULL checks, as in CANN */
     if (dst == NULL || src == NULL) {
         aclStubSetErrMsg("%s: argument '%s' is NULL", func, dst == NULL ? "dst" : "src");
@@ -300,57 +496,85 @@ static aclError copy(const char *func, void *dst, size_t destMax, const void *sr
         aclStubSetErrMsg("%s: argument 'count' (%zu) exceeds 'destMax' (%zu)", func, count, destMax);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
-    if (!rt_device_is_set()) {
-        aclStubSetErrMsg("%s: no current device (call aclrtSetDevice first)", func);
-        return ACL_ERROR_RT_CONTEXT_NULL;
-    }
-    if (check_stream && !aclStubStreamIsLive(stream)) {
-        aclStubSetErrMsg("%s: argument 'stream' (%p) is not a live stream (never created or already destroyed)",
-                         func, stream);
-        return ACL_ERROR_RT_PARAM_INVALID;
-    }
-    pthread_rwlock_rdlock(&blocks_lock);
-    bool ok = side_ok(func, k, "dst", dst, count, kind_sides[k].dst) &&
-              side_ok(func, k, "src", src, count, kind_sides[k].src);
-    if (ok) memmove(dst, src, count); /* under the lock: the blocks cannot be freed mid-copy */
-    pthread_rwlock_unlock(&blocks_lock);
-    return ok ? ACL_SUCCESS : ACL_ERROR_RT_PARAM_INVALID;
+    MemOp op = {func, dst, src, count, k, 0};
+    return mem_op_submit(&op, async, stream);
 }
-
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
     return copy("aclrtMemcpy", dst, destMax, src, count, kind, false, NULL);
 }
 
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream) {
-    /* Executed at once: the stub's streams are synchronous. */
     return copy("aclrtMemcpyAsync", dst, destMax, src, count, kind, true, stream);
 }
 
-aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
+static aclError fill(const char *func, void *devPtr, size_t maxCount, int32_t value, size_t count, bool async,
+                     aclrtStream stream) {
     if (count == 0) return ACL_SUCCESS;
     if (devPtr == NULL) {
-        aclStubSetErrMsg("aclrtMemset: argument 'devPtr' is NULL");
+        aclStubSetErrMsg("%s: argument 'devPtr' is NULL", func);
         return ACL_ERROR_INVALID_PARAM;
     }
     if (count > maxCount) {
-        aclStubSetErrMsg("aclrtMemset: argument 'count' (%zu) exceeds 'maxCount' (%zu)", count, maxCount);
+        aclStubSetErrMsg("%s: argument 'count' (%zu) exceeds 'maxCount' (%zu)", func, count, maxCount);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
-    if (!rt_device_is_set()) {
-        aclStubSetErrMsg("aclrtMemset: no current device (call aclrtSetDevice first)");
-        return ACL_ERROR_RT_CONTEXT_NULL;
+    MemOp op = {func, devPtr, NULL, count, 0, (uint8_t)value}; /* byte-wise, as CANN: (uint8_t)value */
+    return mem_op_submit(&op, async, stream);
+}
+
+aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
+    return fill("aclrtMemset", devPtr, maxCount, value, count, false, NULL);
+}
+
+aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
+    return fill("aclrtMemsetAsync", devPtr, maxCount, value, count, true, stream);
+}
+
+/* One pool per device whatever the attribute asks for: the stub has no separate DDR, HBM or page kinds. */
+aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total) {
+    if (free == NULL || total == NULL) {
+        aclStubSetErrMsg("aclrtGetMemInfo: argument '%s' is NULL", free == NULL ? "free" : "total");
+        return ACL_ERROR_INVALID_PARAM;
     }
+    if ((int)attr < (int)ACL_DDR_MEM || (int)attr > (int)ACL_MEM_P2P_HUGE1G) {
+        aclStubSetErrMsg("aclrtGetMemInfo: argument 'attr' (%d) is not an aclrtMemAttr (0..%d)", (int)attr,
+                         (int)ACL_MEM_P2P_HUGE1G);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    int32_t device;
+    aclError ret = rt_require_device("aclrtGetMemInfo", &device);
+    if (ret != ACL_SUCCESS) return ret;
     pthread_rwlock_rdlock(&blocks_lock);
-    bool ok = span_in_device(devPtr, count);
-    if (ok) memset(devPtr, (uint8_t)value, count);
+    uint64_t used = device_bytes[device];
     pthread_rwlock_unlock(&blocks_lock);
-    if (!ok) {
-        aclStubSetErrMsg("aclrtMemset: argument 'devPtr' needs device memory, but [%p, +%zu) is not inside any "
-                         "aclrtMalloc block", devPtr, count);
-        return ACL_ERROR_RT_PARAM_INVALID;
-    }
+    *total = (size_t)capacity();
+    *free = (size_t)(capacity() - used);
     return ACL_SUCCESS;
+}
+
+void rt_memory_hold(void) { pthread_rwlock_rdlock(&blocks_lock); }
+
+void rt_memory_unhold(void) { pthread_rwlock_unlock(&blocks_lock); }
+
+/* ---- fork (called from device.c's handlers, after rt_lock) ----------------------------------------- */
+
+void rt_memory_atfork_prepare(void) {
+    pthread_rwlock_wrlock(&blocks_lock);
+    pthread_mutex_lock(&host_blocks.lock);
+    pthread_mutex_lock(&graveyard_lock);
+}
+
+void rt_memory_atfork_parent(void) {
+    pthread_mutex_unlock(&graveyard_lock);
+    pthread_mutex_unlock(&host_blocks.lock);
+    pthread_rwlock_unlock(&blocks_lock);
+}
+
+void rt_memory_atfork_child(void) {
+    pthread_mutex_init(&graveyard_lock, NULL);
+    pthread_mutex_init(&host_blocks.lock, NULL);
+    pthread_rwlock_init(&blocks_lock, NULL);
 }
 
 /* ---- shared with the other stub libraries --------------------------------------------------------- */

@@ -1,12 +1,161 @@
-/* State shared between the source files of libascendcl.so (hidden: not exported). */
+/* State shared between the source files of libascendcl.so (hidden: not exported).
+ *
+ * Locking: rt_lock guards every runtime object (devices, contexts, streams, events, callback reports) and
+ * is taken before the handle tables' own locks. Device memory has its own read-write lock (memory.c),
+ * which is never taken while rt_lock is held and never held while taking rt_lock. */
 #ifndef ACLNN_STUB_RT_INTERNAL_H_
 #define ACLNN_STUB_RT_INTERNAL_H_
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <time.h>
 
+#include "handle_table.h"
 #include "stub_internal.h"
 
-/* true while aclrtSetDevice(0) is in force (process-wide, like the stub's single context). */
-bool rt_device_is_set(void);
+#define RT_MAX_DEVICES 64
+
+extern pthread_mutex_t rt_lock;
+extern HandleTable rt_contexts, rt_streams, rt_events;
+
+/* ---- devices and contexts (device.c) ------------------------------------------------------------ */
+
+typedef struct RtStream RtStream;
+
+typedef struct {
+    int32_t device;
+    bool is_default;     /* created by aclrtSetDevice, released by the last aclrtResetDevice */
+    RtStream *stream;    /* the context's default stream (what a NULL stream means) */
+    const void *token;
+} RtContext;
+
+int32_t rt_device_count(void);
+
+/* The calling thread's current context, NULL when it has none (rt_lock held). */
+RtContext *rt_current_context_locked(void);
+
+/* The calling thread's current device in *device; on failure records "<func>: no current device" and
+ * returns ACL_ERROR_RT_CONTEXT_NULL. */
+aclError rt_require_device(const char *func, int32_t *device);
+
+/* ---- streams and the work scheduler (stream.c) --------------------------------------------------- */
+
+typedef struct RtEvent RtEvent;
+
+typedef enum { ITEM_WORK, ITEM_RECORD, ITEM_WAIT, ITEM_CALLBACK } RtItemKind;
+
+typedef struct RtItem {
+    struct RtItem *next;
+    RtItemKind kind;
+    aclStubWorkFn fn; /* ITEM_WORK */
+    void *arg;
+    void (*release)(void *arg);
+    RtEvent *event;       /* ITEM_RECORD, ITEM_WAIT: holds a reference */
+    uint64_t target;      /* ITEM_RECORD: this record's number; ITEM_WAIT: the record waited for */
+    aclrtCallback callback; /* ITEM_CALLBACK */
+    void *user_data;
+    bool block;
+    bool posted; /* ITEM_CALLBACK with block: handed to the report thread, waiting for it */
+    uint64_t seq;  /* queue number, process-wide (frees wait for the items queued before them) */
+} RtItem;
+
+struct RtStream {
+    int32_t device;
+    const void *context; /* token of the context it was created in */
+    const void *token;   /* NULL for a context's default stream */
+    uint32_t flags;
+    RtItem *head, *tail;
+    uint64_t submitted, completed;
+    bool running;  /* a thread is executing the head item */
+    bool in_ready; /* on the ready list */
+    int users;     /* threads waiting on it outside rt_lock's protection of the handle */
+    aclError error; /* first failure of queued work not yet reported */
+    char errmsg[256];
+    RtStream *next_ready, *prev_all, *next_all;
+};
+
+struct RtEvent {
+    uint32_t flags;
+    int refs;           /* the handle, plus one per queued item */
+    bool live;          /* the handle has not been destroyed */
+    uint64_t recorded;  /* records enqueued */
+    uint64_t completed; /* highest record number that has run */
+    RtStream *last_stream; /* stream of the latest record (to run it inline when synchronising) */
+    bool stamped;
+    struct timespec stamp; /* when the latest completed record ran */
+};
+
+/* Resolve a stream argument (NULL: the current context's default stream) with rt_lock held. */
+aclError rt_stream_resolve_locked(const char *func, aclrtStream stream, RtStream **out);
+
+/* Append an item (rt_lock held); the stream becomes ready when the item is its head and runnable. */
+void rt_enqueue_locked(RtStream *s, RtItem *item);
+
+/* Wait (rt_lock held, may release it) until done(ctx) holds, running ready work of stream `help` inline
+ * meanwhile. timeout_ms < 0: forever. Returns false on timeout. */
+bool rt_wait_locked(bool (*done)(void *ctx), void *ctx, RtStream *help, int32_t timeout_ms);
+
+/* Streams whose head may have become runnable (after an event record or a callback completed). */
+void rt_reschedule_all_locked(void);
+
+/* Pop the head item of s after it finished (rt_lock held): counts it, wakes waiters, schedules the next. */
+void rt_item_done_locked(RtStream *s, RtItem *item);
+
+/* Make a stream and register it in the all-streams list (rt_lock held); NULL when out of memory. */
+RtStream *rt_stream_new_locked(int32_t device, const void *context, uint32_t flags);
+
+/* Wait for the stream's queue to drain, then unlink and free it (rt_lock held; the handle is gone). */
+void rt_stream_free_locked(RtStream *s);
+
+/* Wait for the work queued on a stream so far, leaving its failures for the next synchronisation. */
+aclError rt_stream_drain(const char *func, aclrtStream stream);
+
+/* The first unreported failure of queued work on s, cleared (rt_lock held). */
+aclError rt_stream_take_error_locked(const char *func, RtStream *s);
+
+/* Streams that belong to a context, for its destruction. */
+void rt_streams_of_context_free_locked(const void *context);
+
+/* Wake every thread waiting in rt_wait_locked. */
+void rt_broadcast_locked(void);
+
+bool rt_timeout_valid(const char *func, int32_t timeout);
+
+/* ---- events (event.c) and callbacks (callback.c) ------------------------------------------------ */
+
+void rt_event_unref_locked(RtEvent *e);
+void rt_event_record_done_locked(RtEvent *e, uint64_t target);
+bool rt_event_reached_locked(const RtEvent *e, uint64_t target);
+
+/* Hand a callback item to the stream's report thread; false when nobody is subscribed any more. */
+bool rt_callback_post_locked(RtStream *s, RtItem *item);
+void rt_callbacks_forget_stream_locked(RtStream *s);
+void rt_callbacks_atfork_child(void); /* drops reports of callbacks queued by the parent */
+
+/* ---- memory (memory.c) --------------------------------------------------------------------------- */
+
+/* Hold device memory read-locked while queued work runs, so no block is freed under it. */
+void rt_memory_hold(void);
+void rt_memory_unhold(void);
+
+/* Blocks freed while earlier work was unfinished are released once every item queued before the free has
+ * run (rt_lock held): oldest_pending is the queue number of the oldest unfinished item (UINT64_MAX: none). */
+bool rt_memory_has_graves(void);
+void rt_memory_release_graves(uint64_t oldest_pending);
+
+/* Queue number of the latest item queued so far when some item is unfinished, else 0 (rt_lock held). */
+uint64_t rt_unfinished_up_to_locked(void);
+
+/* ---- fork handlers (one per source file that owns locks or threads) ------------------------------ */
+
+void rt_memory_atfork_prepare(void);
+void rt_memory_atfork_parent(void);
+void rt_memory_atfork_child(void);
+void rt_sched_atfork_child(void);
+
+/* ---- time ---------------------------------------------------------------------------------------- */
+
+/* Absolute CLOCK_MONOTONIC deadline timeout_ms from now. */
+struct timespec rt_deadline(int32_t timeout_ms);
 
 #endif /* ACLNN_STUB_RT_INTERNAL_H_ */

@@ -1,94 +1,592 @@
-/* Streams: handles to small structs, tracked so unknown or destroyed handles are rejected without being
- * dereferenced. Work is executed synchronously when enqueued, so synchronising only validates. */
-#include <pthread.h>
+/*
+ * Streams and the work scheduler. Work queued on a stream (operators' phase 2 through aclStubStreamLaunch,
+ * asynchronous copies and memsets, event records and waits, callbacks) runs after the call that queued it
+ * returns: in order per stream, concurrently across streams, on a bounded pool of worker threads
+ * (ACLNN_STUB_STREAM_WORKERS, default 4) started on demand.
+ *
+ * Only streams whose head item can run sit on the ready list: a stream waiting for an event record or a
+ * blocking callback holds no worker, so any number of streams can wait on each other with one worker.
+ * A thread that synchronises a stream runs that stream's ready work itself rather than waiting for a
+ * worker to wake up, which keeps launch-then-synchronise as cheap as a direct call.
+ *
+ * A failure inside queued work is kept on its stream and reported by the next synchronisation of the
+ * stream (or its device) as ACL_ERROR_RT_AICORE_EXCEPTION, the way a device reports a kernel fault;
+ * later work on the stream still runs (CANN's default failure mode, ACL_CONTINUE_ON_FAILURE).
+ */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
-#include "ptr_set.h"
 #include "rt_internal.h"
 
-#define STREAM_MAGIC 0x5354524dU /* "STRM" */
+#define DEFAULT_WORKERS 4
+#define MAX_WORKERS 64
 
-/* Destroyed handles are parked here for a while before their memory is released, so the allocator does
- * not hand the same address to the next aclrtCreateStream and a stale handle keeps failing with 107000. */
-#define STREAM_QUARANTINE 64
+HandleTable rt_streams = HANDLE_TABLE_INIT(HANDLE_STREAM);
 
-typedef struct {
-    uint32_t magic;
-} StubStream;
+static pthread_cond_t work_cv;   /* a stream became ready */
+static pthread_cond_t done_cv;   /* an item finished, or a stream became ready (for helpers) */
+static RtStream *ready_head, *ready_tail;
+static RtStream *all_streams;
+static uint64_t pending_items;
+static uint64_t queued_items; /* queue numbers handed out so far */
+static int workers, idle_workers, max_workers;
 
-static PtrSet live_streams = PTR_SET_INIT;
-static pthread_mutex_t quarantine_lock = PTHREAD_MUTEX_INITIALIZER;
-static StubStream *quarantine[STREAM_QUARANTINE];
-static size_t quarantine_next;
+static pthread_once_t sched_once = PTHREAD_ONCE_INIT;
 
-static void retire(StubStream *s) {
-    s->magic = 0;
-    pthread_mutex_lock(&quarantine_lock);
-    StubStream *evicted = quarantine[quarantine_next];
-    quarantine[quarantine_next] = s;
-    quarantine_next = (quarantine_next + 1) % STREAM_QUARANTINE;
-    pthread_mutex_unlock(&quarantine_lock);
-    free(evicted);
+static void init_conds(void) {
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&work_cv, &attr);
+    pthread_cond_init(&done_cv, &attr);
+    pthread_condattr_destroy(&attr);
 }
 
-aclError aclrtCreateStream(aclrtStream *stream) {
+static void sched_init(void) {
+    init_conds();
+    max_workers = DEFAULT_WORKERS;
+    const char *v = getenv("ACLNN_STUB_STREAM_WORKERS");
+    if (v != NULL && v[0] != '\0') {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end == '\0' && n >= 1 && n <= MAX_WORKERS) max_workers = (int)n;
+    }
+}
+
+struct timespec rt_deadline(int32_t timeout_ms) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += timeout_ms / 1000;
+    t.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
+bool rt_timeout_valid(const char *func, int32_t timeout) {
+    if (timeout == -1 || timeout > 0) return true;
+    aclStubSetErrMsg("%s: argument 'timeout' (%d) must be -1 (wait forever) or a positive number of milliseconds",
+                     func, (int)timeout);
+    return false;
+}
+
+/* ---- ready list (rt_lock held) ------------------------------------------------------------------- */
+
+static bool head_runnable(const RtStream *s) {
+    const RtItem *h = s->head;
+    if (h == NULL) return false;
+    if (h->kind == ITEM_WAIT) return rt_event_reached_locked(h->event, h->target);
+    if (h->kind == ITEM_CALLBACK) return !h->posted;
+    return true;
+}
+
+static void spawn_worker_locked(void);
+
+static void append_ready_locked(RtStream *s) {
+    s->in_ready = true;
+    s->next_ready = NULL;
+    if (ready_tail)
+        ready_tail->next_ready = s;
+    else
+        ready_head = s;
+    ready_tail = s;
+}
+
+static void make_ready_locked(RtStream *s) {
+    if (!s->running && !s->in_ready && head_runnable(s)) {
+        append_ready_locked(s);
+        pthread_cond_broadcast(&done_cv); /* a synchronising thread may run it */
+    }
+    if (ready_head == NULL) return;
+    if (idle_workers > 0)
+        pthread_cond_signal(&work_cv);
+    else if (workers < max_workers)
+        spawn_worker_locked();
+}
+
+static void unready_locked(RtStream *s) {
+    RtStream **p = &ready_head, *prev = NULL;
+    while (*p != s) {
+        prev = *p;
+        p = &(*p)->next_ready;
+    }
+    *p = s->next_ready;
+    if (ready_tail == s) ready_tail = prev;
+    s->in_ready = false;
+}
+
+void rt_reschedule_all_locked(void) {
+    for (RtStream *s = all_streams; s; s = s->next_all) make_ready_locked(s);
+    pthread_cond_broadcast(&done_cv);
+}
+
+void rt_broadcast_locked(void) { pthread_cond_broadcast(&done_cv); }
+
+/* ---- items --------------------------------------------------------------------------------------- */
+
+static void item_free_locked(RtItem *item) {
+    if (item->event) rt_event_unref_locked(item->event);
+    free(item);
+}
+
+void rt_enqueue_locked(RtStream *s, RtItem *item) {
+    item->next = NULL;
+    if (s->tail)
+        s->tail->next = item;
+    else
+        s->head = item;
+    s->tail = item;
+    s->submitted++;
+    pending_items++;
+    item->seq = ++queued_items;
+    make_ready_locked(s);
+}
+
+/* Queue number of the oldest unfinished item: each stream's head is its oldest (rt_lock held). */
+static uint64_t oldest_pending_locked(void) {
+    uint64_t oldest = UINT64_MAX;
+    for (const RtStream *s = all_streams; s; s = s->next_all)
+        if (s->head != NULL && s->head->seq < oldest) oldest = s->head->seq;
+    return oldest;
+}
+
+uint64_t rt_unfinished_up_to_locked(void) { return pending_items > 0 ? queued_items : 0; }
+
+void rt_item_done_locked(RtStream *s, RtItem *item) {
+    s->head = item->next;
+    if (s->head == NULL) s->tail = NULL;
+    s->completed++;
+    pending_items--;
+    item_free_locked(item);
+    make_ready_locked(s);
+    pthread_cond_broadcast(&done_cv);
+    if (rt_memory_has_graves()) rt_memory_release_graves(pending_items ? oldest_pending_locked() : UINT64_MAX);
+}
+
+static void record_failure_locked(RtStream *s, aclError status, const char *msg) {
+    if (s->error != ACL_SUCCESS) return; /* the first failure is the one reported */
+    s->error = status;
+    snprintf(s->errmsg, sizeof s->errmsg, "%s", msg ? msg : "(no message)");
+}
+
+/* Run the head item of s, which the caller took off the ready list and marked running. Called and
+ * returns with rt_lock held; releases it while user-visible work runs. */
+static void run_head_locked(RtStream *s) {
+    RtItem *item = s->head;
+    switch (item->kind) {
+    case ITEM_WORK: {
+        pthread_mutex_unlock(&rt_lock);
+        rt_memory_hold(); /* no aclrtFree can release a block while the work reads it */
+        aclError status = item->fn(item->arg);
+        rt_memory_unhold();
+        char copy[sizeof s->errmsg] = "";
+        if (status != ACL_SUCCESS) { /* the work's own message, taken in the thread that ran it */
+            const char *msg = aclGetRecentErrMsg();
+            snprintf(copy, sizeof copy, "%s", msg ? msg : "(no message)");
+        }
+        if (item->release) item->release(item->arg);
+        pthread_mutex_lock(&rt_lock);
+        if (status != ACL_SUCCESS) record_failure_locked(s, status, copy);
+        break;
+    }
+    case ITEM_RECORD:
+        rt_event_record_done_locked(item->event, item->target);
+        break;
+    case ITEM_WAIT:
+        break; /* runnable only once the event was reached */
+    case ITEM_CALLBACK:
+        if (rt_callback_post_locked(s, item) && item->block) {
+            item->posted = true; /* completed by aclrtProcessReport once the callback returned */
+            s->running = false;
+            return;
+        }
+        break;
+    }
+    s->running = false;
+    rt_item_done_locked(s, item);
+}
+
+static void *worker_main(void *unused) {
+    (void)unused;
+    pthread_mutex_lock(&rt_lock);
+    for (;;) {
+        while (ready_head == NULL) {
+            idle_workers++;
+            pthread_cond_wait(&work_cv, &rt_lock);
+            idle_workers--;
+        }
+        RtStream *s = ready_head;
+        unready_locked(s);
+        s->running = true;
+        run_head_locked(s);
+    }
+    return NULL;
+}
+
+static void spawn_worker_locked(void) {
+    pthread_attr_t attr;
+    pthread_t tid;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&tid, &attr, worker_main, NULL) == 0) workers++;
+    /* Without a worker the work still runs: synchronising threads run it themselves. */
+    pthread_attr_destroy(&attr);
+}
+
+bool rt_wait_locked(bool (*done)(void *ctx), void *ctx, RtStream *help, int32_t timeout_ms) {
+    struct timespec deadline = timeout_ms >= 0 ? rt_deadline(timeout_ms) : (struct timespec){0, 0};
+    while (!done(ctx)) {
+        if (help != NULL && help->in_ready) {
+            unready_locked(help);
+            help->running = true;
+            run_head_locked(help);
+            continue;
+        }
+        if (timeout_ms < 0) {
+            pthread_cond_wait(&done_cv, &rt_lock);
+        } else if (pthread_cond_timedwait(&done_cv, &rt_lock, &deadline) == ETIMEDOUT) {
+            return done(ctx);
+        }
+    }
+    return true;
+}
+
+/* ---- streams ------------------------------------------------------------------------------------- */
+
+RtStream *rt_stream_new_locked(int32_t device, const void *context, uint32_t flags) {
+    pthread_once(&sched_once, sched_init);
+    RtStream *s = calloc(1, sizeof *s);
+    if (s == NULL) return NULL;
+    s->device = device;
+    s->context = context;
+    s->flags = flags;
+    s->next_all = all_streams;
+    if (all_streams) all_streams->prev_all = s;
+    all_streams = s;
+    return s;
+}
+
+typedef struct {
+    RtStream *s;
+    uint64_t target;
+} StreamTarget;
+
+static bool stream_reached(void *ctx) {
+    StreamTarget *t = ctx;
+    return t->s->completed >= t->target;
+}
+
+static bool stream_idle(void *ctx) {
+    RtStream *s = ctx;
+    return s->head == NULL && !s->running && s->users == 0;
+}
+
+void rt_stream_free_locked(RtStream *s) {
+    rt_wait_locked(stream_idle, s, s, -1);
+    rt_callbacks_forget_stream_locked(s);
+    if (s->prev_all)
+        s->prev_all->next_all = s->next_all;
+    else
+        all_streams = s->next_all;
+    if (s->next_all) s->next_all->prev_all = s->prev_all;
+    free(s);
+}
+
+void rt_streams_of_context_free_locked(const void *context) {
+    RtStream *s = all_streams;
+    while (s != NULL) {
+        if (s->token != NULL && s->context == context && handle_remove(&rt_streams, s->token) == s) {
+            rt_stream_free_locked(s);
+            s = all_streams; /* the list may have changed while waiting */
+        } else {
+            s = s->next_all;
+        }
+    }
+}
+
+aclError rt_stream_resolve_locked(const char *func, aclrtStream stream, RtStream **out) {
     if (stream == NULL) {
-        aclStubSetErrMsg("aclrtCreateStream: argument 'stream' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
+        RtContext *c = rt_current_context_locked();
+        if (c == NULL) {
+            aclStubSetErrMsg("%s: the default stream (NULL) needs a current context, and the calling thread has "
+                             "none (call aclrtSetDevice or aclrtSetCurrentContext first)", func);
+            return ACL_ERROR_RT_CONTEXT_NULL;
+        }
+        *out = c->stream;
+        return ACL_SUCCESS;
     }
-    if (!rt_device_is_set()) {
-        aclStubSetErrMsg("aclrtCreateStream: no current device (call aclrtSetDevice first)");
-        return ACL_ERROR_RT_CONTEXT_NULL;
+    RtStream *s = handle_acquire(&rt_streams, stream);
+    if (s == NULL) {
+        aclStubSetErrMsg("%s: argument 'stream' (%p) is not a live stream (never created or already destroyed)",
+                         func, stream);
+        return ACL_ERROR_RT_PARAM_INVALID;
     }
-    StubStream *s = malloc(sizeof *s);
-    if (s == NULL || !ptr_set_insert(&live_streams, s)) {
-        free(s);
-        aclStubSetErrMsg("aclrtCreateStream: out of host memory");
-        return ACL_ERROR_RT_MEMORY_ALLOCATION;
-    }
-    s->magic = STREAM_MAGIC;
-    *stream = s;
+    handle_release(&rt_streams); /* s stays valid while rt_lock is held: streams are freed under it */
+    *out = s;
     return ACL_SUCCESS;
 }
 
+aclError rt_stream_take_error_locked(const char *func, RtStream *s) {
+    aclError status = s->error;
+    if (status == ACL_SUCCESS) return ACL_SUCCESS;
+    aclStubSetErrMsg("%s: work queued on the stream failed with status %d: %s", func, (int)status, s->errmsg);
+    s->error = ACL_SUCCESS;
+    return ACL_ERROR_RT_AICORE_EXCEPTION;
+}
+
+static aclError create_stream(const char *func, aclrtStream *stream, uint32_t flags) {
+    if (stream == NULL) {
+        aclStubSetErrMsg("%s: argument 'stream' is NULL", func);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    pthread_mutex_lock(&rt_lock);
+    aclError ret = ACL_SUCCESS;
+    RtContext *c = rt_current_context_locked();
+    if (c == NULL) {
+        aclStubSetErrMsg("%s: the calling thread has no current device or context (call aclrtSetDevice first)",
+                         func);
+        ret = ACL_ERROR_RT_CONTEXT_NULL;
+    } else {
+        RtStream *s = rt_stream_new_locked(c->device, c->token, flags);
+        if (s != NULL) s->token = handle_insert(&rt_streams, s);
+        if (s == NULL || s->token == NULL) {
+            if (s != NULL) rt_stream_free_locked(s);
+            aclStubSetErrMsg("%s: out of host memory", func);
+            ret = ACL_ERROR_RT_MEMORY_ALLOCATION;
+        } else {
+            *stream = (aclrtStream)s->token;
+        }
+    }
+    pthread_mutex_unlock(&rt_lock);
+    return ret;
+}
+
+aclError aclrtCreateStream(aclrtStream *stream) { return create_stream("aclrtCreateStream", stream, 0); }
+
+aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag) {
+    const uint32_t known = ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_PERSISTENT | ACL_STREAM_HUGE |
+                           ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY;
+    (void)priority; /* the stub's workers do not prioritise */
+    if (flag & ~known) {
+        aclStubSetErrMsg("aclrtCreateStreamWithConfig: argument 'flag' (0x%x) has bits no ACL_STREAM_* flag defines",
+                         flag);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    return create_stream("aclrtCreateStreamWithConfig", stream, flag);
+}
+
+/* Waits for queued work first, as CANN's aclrtDestroyStream does. */
 aclError aclrtDestroyStream(aclrtStream stream) {
     if (stream == NULL) {
         aclStubSetErrMsg("aclrtDestroyStream: argument 'stream' is NULL");
         return ACL_ERROR_INVALID_PARAM;
     }
+    pthread_mutex_lock(&rt_lock);
     /* Removal is the ownership test: of two racing destroys only one succeeds. */
-    if (!ptr_set_remove(&live_streams, stream)) {
+    RtStream *s = handle_remove(&rt_streams, stream);
+    if (s != NULL) rt_stream_free_locked(s);
+    pthread_mutex_unlock(&rt_lock);
+    if (s == NULL) {
         aclStubSetErrMsg("aclrtDestroyStream: argument 'stream' (%p) is not a live stream "
                          "(never created or already destroyed)", stream);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
-    retire(stream);
     return ACL_SUCCESS;
+}
+
+static aclError synchronize(const char *func, aclrtStream stream, int32_t timeout, bool take_error) {
+    if (!rt_timeout_valid(func, timeout)) return ACL_ERROR_INVALID_PARAM;
+    pthread_mutex_lock(&rt_lock);
+    RtStream *s;
+    aclError ret = rt_stream_resolve_locked(func, stream, &s);
+    if (ret == ACL_SUCCESS) {
+        StreamTarget t = {s, s->submitted};
+        s->users++; /* keeps a concurrent destroy from freeing s while this thread waits */
+        bool ok = rt_wait_locked(stream_reached, &t, s, timeout);
+        s->users--;
+        pthread_cond_broadcast(&done_cv);
+        if (!ok) {
+            aclStubSetErrMsg("%s: the stream's work did not finish within %d ms", func, (int)timeout);
+            ret = ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+        } else if (take_error) {
+            ret = rt_stream_take_error_locked(func, s);
+        }
+    }
+    pthread_mutex_unlock(&rt_lock);
+    return ret;
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream) {
-    if (!aclStubStreamIsLive(stream)) {
-        aclStubSetErrMsg("aclrtSynchronizeStream: argument 'stream' (%p) is not a live stream "
-                         "(never created or already destroyed)", stream);
-        return ACL_ERROR_RT_PARAM_INVALID;
-    }
-    return ACL_SUCCESS;
+    return synchronize("aclrtSynchronizeStream", stream, -1, true);
 }
 
+aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) {
+    return synchronize("aclrtSynchronizeStreamWithTimeout", stream, timeout, true);
+}
+
+aclError rt_stream_drain(const char *func, aclrtStream stream) { return synchronize(func, stream, -1, false); }
+
+aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status) {
+    if (status == NULL) {
+        aclStubSetErrMsg("aclrtStreamQuery: argument 'status' is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    pthread_mutex_lock(&rt_lock);
+    RtStream *s;
+    aclError ret = rt_stream_resolve_locked("aclrtStreamQuery", stream, &s);
+    if (ret == ACL_SUCCESS) *status = s->head == NULL ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    pthread_mutex_unlock(&rt_lock);
+    return ret;
+}
+
+aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream) {
+    if (stream == NULL) {
+        aclStubSetErrMsg("aclrtCtxGetCurrentDefaultStream: argument 'stream' is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    int32_t device;
+    aclError ret = rt_require_device("aclrtCtxGetCurrentDefaultStream", &device);
+    if (ret == ACL_SUCCESS) *stream = NULL; /* NULL names the current context's default stream everywhere */
+    return ret;
+}
+
+/* ---- device-wide synchronisation ----------------------------------------------------------------- */
+
+typedef struct {
+    int32_t device;
+} DeviceIdle;
+
+static bool device_idle(void *ctx) {
+    int32_t d = ((DeviceIdle *)ctx)->device;
+    for (RtStream *s = all_streams; s; s = s->next_all)
+        if (s->device == d && (s->head != NULL || s->running)) return false;
+    return true;
+}
+
+/* Runs ready work of the device's streams inline while waiting, like a stream synchronisation. */
+static RtStream *ready_stream_of_device_locked(int32_t device) {
+    for (RtStream *s = ready_head; s; s = s->next_ready)
+        if (s->device == device) return s;
+    return NULL;
+}
+
+static aclError synchronize_device(const char *func, int32_t timeout) {
+    if (!rt_timeout_valid(func, timeout)) return ACL_ERROR_INVALID_PARAM;
+    int32_t device;
+    aclError ret = rt_require_device(func, &device);
+    if (ret != ACL_SUCCESS) return ret;
+    pthread_mutex_lock(&rt_lock);
+    DeviceIdle idle = {device};
+    struct timespec deadline = timeout >= 0 ? rt_deadline(timeout) : (struct timespec){0, 0};
+    bool ok = true;
+    while (!device_idle(&idle)) {
+        RtStream *s = ready_stream_of_device_locked(device);
+        if (s != NULL) {
+            unready_locked(s);
+            s->running = true;
+            run_head_locked(s);
+        } else if (timeout < 0) {
+            pthread_cond_wait(&done_cv, &rt_lock);
+        } else if (pthread_cond_timedwait(&done_cv, &rt_lock, &deadline) == ETIMEDOUT) {
+            ok = device_idle(&idle);
+            break;
+        }
+    }
+    if (!ok) {
+        aclStubSetErrMsg("%s: the work of device %d did not finish within %d ms", func, (int)device, (int)timeout);
+        ret = ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    } else {
+        for (RtStream *s = all_streams; s && ret == ACL_SUCCESS; s = s->next_all)
+            if (s->device == device) ret = rt_stream_take_error_locked(func, s);
+    }
+    pthread_mutex_unlock(&rt_lock);
+    return ret;
+}
+
+aclError aclrtSynchronizeDevice(void) { return synchronize_device("aclrtSynchronizeDevice", -1); }
+
+aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout) {
+    return synchronize_device("aclrtSynchronizeDeviceWithTimeout", timeout);
+}
+
+/* ---- shared with the other stub libraries -------------------------------------------------------- */
+
 aclError aclStubStreamLaunch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg)) {
-    aclError status = ACL_ERROR_RT_PARAM_INVALID;
-    if (!aclStubStreamIsLive(stream))
-        aclStubSetErrMsg("argument 'stream' (%p) is not a live stream (never created or already destroyed)", stream);
-    else
-        status = fn(arg); /* streams are synchronous for now: the work runs inside the launch */
-    if (release) release(arg);
-    return status;
+    RtItem *item = calloc(1, sizeof *item);
+    pthread_mutex_lock(&rt_lock);
+    RtStream *s;
+    aclError ret = rt_stream_resolve_locked("aclStubStreamLaunch", stream, &s);
+    if (ret == ACL_SUCCESS && item == NULL) {
+        aclStubSetErrMsg("out of host memory queueing work on a stream");
+        ret = ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    if (ret == ACL_SUCCESS) {
+        item->kind = ITEM_WORK;
+        item->fn = fn;
+        item->arg = arg;
+        item->release = release;
+        rt_enqueue_locked(s, item);
+    }
+    pthread_mutex_unlock(&rt_lock);
+    if (ret != ACL_SUCCESS) {
+        free(item);
+        if (release) release(arg);
+    }
+    return ret;
 }
 
 bool aclStubStreamIsLive(aclrtStream stream) {
-    return stream == NULL || ptr_set_contains(&live_streams, stream);
+    return stream == NULL || handle_is_live(&rt_streams, stream);
 }
 
-uint64_t aclStubLiveStreams(void) {
-    return ptr_set_count(&live_streams);
+uint64_t aclStubLiveStreams(void) { return handle_count(&rt_streams); }
+
+uint64_t aclStubPendingWork(void) {
+    pthread_mutex_lock(&rt_lock);
+    uint64_t n = pending_items;
+    pthread_mutex_unlock(&rt_lock);
+    return n;
+}
+
+/* ---- fork ---------------------------------------------------------------------------------------- */
+
+/* The child of a fork starts with no queued work: what the parent queued reads memory of the parent's
+ * threads (their stacks are mere copies in the child) and belongs to the parent. Every queued item is
+ * discarded without running or releasing it (a release may take locks of other libraries that are only
+ * reset later in the child; its argument is leaked instead), records count as completed so no wait
+ * hangs, and each stream that lost work reports it at its next synchronisation. */
+void rt_sched_atfork_child(void) {
+    init_conds();
+    workers = idle_workers = 0;
+    ready_head = ready_tail = NULL;
+    for (RtStream *s = all_streams; s; s = s->next_all) {
+        s->in_ready = false;
+        s->running = false;
+        s->users = 0;
+        uint64_t dropped = 0;
+        while (s->head != NULL) {
+            RtItem *item = s->head;
+            s->head = item->next;
+            if (item->kind == ITEM_RECORD && item->target > item->event->completed)
+                item->event->completed = item->target;
+            item_free_locked(item);
+            s->completed++;
+            pending_items--;
+            dropped++;
+        }
+        s->tail = NULL;
+        if (dropped > 0) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%llu item(s) queued before fork() were discarded in the child process",
+                     (unsigned long long)dropped);
+            record_failure_locked(s, ACL_ERROR_RT_INTERNAL_ERROR, msg);
+        }
+    }
+    rt_callbacks_atfork_child();
+    rt_memory_release_graves(UINT64_MAX); /* nothing queued is left to read them */
 }

@@ -154,6 +154,9 @@ ACL_FUNC_VISIBILITY size_t aclDataTypeSize(aclDataType dataType);
 ACL_FUNC_VISIBILITY float aclFloat16ToFloat(aclFloat16 value);
 ACL_FUNC_VISIBILITY aclFloat16 aclFloatToFloat16(float value);
 
+/* Name of the AI processor (device 0's when there are several); NULL on failure. */
+ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void);
+
 #ifdef __cplusplus
 }
 #endif

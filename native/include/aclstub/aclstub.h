@@ -19,7 +19,12 @@ ACL_FUNC_VISIBILITY const char *aclStubVersion(void);
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveAllocations(void);     /* aclrtMalloc blocks not yet freed */
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveAllocationBytes(void); /* their requested sizes, summed */
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveHostAllocations(void); /* aclrtMallocHost blocks not yet freed */
-ACL_FUNC_VISIBILITY uint64_t aclStubLiveStreams(void);
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveStreams(void);  /* explicitly created streams */
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveEvents(void);   /* events not yet destroyed (or still referenced) */
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveContexts(void); /* explicitly created contexts */
+ACL_FUNC_VISIBILITY uint64_t aclStubPendingWork(void);  /* items queued on streams and not yet finished */
+/* The calling thread's current context, NULL when it has none: aclrtGetCurrentContext without an error. */
+ACL_FUNC_VISIBILITY void *aclStubCurrentContext(void);
 
 /* libnnopbase.so */
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveTensors(void);

@@ -1,0 +1,68 @@
+"""The runtime's device semantics checked from C (tests/c/runtime_semantics.c): never-reused handles, span
+checks of every copy kind, reference-counted devices, per-thread devices and contexts, several devices,
+asynchronous streams, events, callbacks, timeouts, failures in queued work and fork safety.
+
+The program runs one group of checks per process; every check it contains must print ``<name> 1``."""
+
+import os
+import re
+import shutil
+import subprocess
+
+from pathlib import Path
+
+import pytest
+
+from helpers_ops import _c_flags
+
+SOURCE = Path(__file__).resolve().parent / "c" / "runtime_semantics.c"
+LIVE = ["live_allocations", "live_streams", "live_events", "live_contexts"]
+
+
+def checks_of(group: str) -> set[str]:
+    """The check names in the C function group_<group> (so a check cannot silently disappear)."""
+    text = SOURCE.read_text()
+    body = re.search(rf"static void group_{group}\(void\) \{{(.*?)\n\}}\n", text, re.S).group(1)
+    return set(re.findall(r'check\("(\w+)"', body))
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory):
+    cc = os.environ.get("CC", "gcc")
+    assert shutil.which(cc), f"{cc} is needed to build the runtime checks"
+    exe = tmp_path_factory.mktemp("runtime") / "runtime_semantics"
+    subprocess.run([cc, "-std=gnu11", "-Wall", "-Wextra", "-Werror", str(SOURCE), *_c_flags(), "-lpthread",
+                    "-o", str(exe)], check=True)
+    return exe
+
+
+def run_group(program, group: str, **env) -> dict[str, int]:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ACLNN_STUB_")}
+    full_env.update(env)
+    proc = subprocess.run([str(program), group], capture_output=True, text=True, timeout=300, env=full_env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = {}
+    for line in proc.stdout.splitlines():
+        name, value = line.split()
+        assert name not in results, f"duplicate check {name}"
+        results[name] = int(value)
+    return results
+
+
+@pytest.mark.parametrize("group, env", [
+    ("handles", {}),
+    ("spans", {}),
+    ("devices", {}),
+    ("capacity", {"ACLNN_STUB_DEVICE_MEMORY": "1048576"}),
+    ("environment", {"ACLNN_STUB_DEVICE_COUNT": "3", "ACLNN_STUB_SOC_NAME": "Ascend910B3"}),
+    ("streams", {}),
+    ("events", {}),
+    ("events", {"ACLNN_STUB_STREAM_WORKERS": "1"}),  # a stream waiting for an event holds no worker
+    ("callbacks", {}),
+    ("fork", {}),
+], ids=lambda v: v if isinstance(v, str) else ",".join(f"{k}={x}" for k, x in v.items()) or "default")
+def test_runtime_semantics(program, group, env):
+    results = run_group(program, group, **env)
+    expected = checks_of(group) | set(LIVE)
+    assert set(results) == expected, sorted(set(results) ^ expected)
+    assert [name for name, ok in results.items() if ok != 1] == []
