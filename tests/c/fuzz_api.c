@@ -75,6 +75,7 @@ static bool chance(Rng *r, unsigned percent) { return below(r, 100) < percent; }
 #define MAX_BLOCKS 40
 #define MAX_PINNED 6
 #define MAX_STREAMS 6
+#define MAX_EVENTS 6
 #define MAX_VECS 12      /* float and bool arrays, tensor and scalar lists */
 #define MAX_ELEMENTS 4   /* of a list */
 #define MAX_TENSORS 80
@@ -145,6 +146,9 @@ typedef enum {
     X(aclGetViewShape) X(aclGetViewStrides) X(aclGetViewOffset) X(aclGetStorageShape) X(aclGetFormat)          \
     X(aclGetDataType) X(aclCreateIntArray) X(aclDestroyIntArray) X(aclGetIntArraySize) X(aclCreateScalar)      \
     X(aclDestroyScalar) X(aclSetAclOpExecutorRepeatable) X(aclDestroyAclOpExecutor) X(phase1) X(phase2) X(fork) \
+    X(aclrtMemsetAsync) X(aclrtCreateEvent) X(aclrtDestroyEvent) X(aclrtRecordEvent) X(aclrtSynchronizeEvent)        \
+    X(aclrtQueryEventStatus) X(aclrtStreamWaitEvent) X(aclrtCreateContext) X(aclrtDestroyContext)                    \
+    X(aclrtSetCurrentContext) X(aclrtGetCurrentContext) \
     X(aclCreateFloatArray) X(aclDestroyFloatArray) X(aclGetFloatArraySize) X(aclCreateBoolArray)                   \
     X(aclDestroyBoolArray) X(aclGetBoolArraySize) X(aclCreateTensorList) X(aclDestroyTensorList)                  \
     X(aclGetTensorListSize) X(aclCreateScalarList) X(aclDestroyScalarList) X(aclGetScalarListSize)
@@ -204,6 +208,11 @@ typedef struct Ctx {
     } vecs[MAX_VECS];
     int nvecs;
     Stale stale_vecs[4];
+    aclrtEvent events[MAX_EVENTS];
+    bool event_recorded[MAX_EVENTS]; /* recorded on a stream whose work has a known outcome */
+    bool event_unsure[MAX_EVENTS];   /* never recorded, or on a stream of unknown outcome */
+    int nevents;
+    Stale stale_events, stale_contexts;
     Stale stale_streams, stale_tensors, stale_arrays, stale_scalars, stale_execs, stale_pinned;
 } Ctx;
 
@@ -693,6 +702,17 @@ static void act_memset(Ctx *c) {
     Expect e = count == 0 ? EXPECT_OK
                : d.p == NULL || count > max ? EXPECT_FAIL
                                             : side_expect(c, &d, count, NEED_DEV);
+    if (chance(r, 30)) { /* the asynchronous form on a live, default or destroyed stream */
+        bool live;
+        aclrtStream stream = pick_stream(c, &live);
+        if (!live) e = count == 0 ? EXPECT_ANY : EXPECT_FAIL;
+        note(c, "aclrtMemsetAsync(%p:%s, maxCount=%zu, value=%d, count=%zu, stream=%p%s)", (void *)d.p,
+             site_names[d.kind], max, value, count, stream, live ? "" : ": destroyed");
+        aclError st = aclrtMemsetAsync(d.p, max, value, count, stream);
+        verdict(c, API_aclrtMemsetAsync, e, st == ACL_SUCCESS, st);
+        if (live) stream_sync(c, stream, "");
+        return;
+    }
     note(c, "aclrtMemset(%p:%s, maxCount=%zu, value=%d, count=%zu)", (void *)d.p, site_names[d.kind], max, value,
          count);
     aclError st = aclrtMemset(d.p, max, value, count);
@@ -853,6 +873,134 @@ static void act_device(Ctx *c) {
         s = aclrtSynchronizeDevice();
         verdict(c, API_aclrtSynchronizeDevice, EXPECT_OK, s == ACL_SUCCESS, s);
     }
+}
+
+/* ---- runtime: events and contexts ------------------------------------------------------------------------ */
+
+static void event_destroy_at(Ctx *c, int i, const char *tag) {
+    aclrtEvent ev = c->events[i];
+    c->nevents--;
+    c->events[i] = c->events[c->nevents];
+    c->event_recorded[i] = c->event_recorded[c->nevents];
+    c->event_unsure[i] = c->event_unsure[c->nevents];
+    note(c, "aclrtDestroyEvent(%p)%s", ev, tag);
+    aclError s = aclrtDestroyEvent(ev);
+    verdict(c, API_aclrtDestroyEvent, EXPECT_OK, s == ACL_SUCCESS, s);
+    stale_add(&c->stale_events, ev);
+}
+
+static void act_event(Ctx *c) {
+    Rng *r = &c->rng;
+    unsigned pick = (unsigned)below(r, 100);
+    int i = c->nevents ? (int)below(r, (uint64_t)c->nevents) : -1;
+    aclError s;
+    if (pick < 25 && c->nevents < MAX_EVENTS) {
+        aclrtEvent ev = NULL;
+        note(c, "aclrtCreateEvent()");
+        s = aclrtCreateEvent(&ev);
+        verdict(c, API_aclrtCreateEvent, EXPECT_OK, s == ACL_SUCCESS && ev != NULL, s);
+        if (s != ACL_SUCCESS || !ev) return;
+        stale_forget(c, &c->stale_events, ev);
+        c->event_recorded[c->nevents] = false;
+        c->event_unsure[c->nevents] = true;
+        c->events[c->nevents++] = ev;
+    } else if (pick < 37 && i >= 0) {
+        event_destroy_at(c, i, "");
+    } else if (pick < 57 && i >= 0) {
+        bool live;
+        aclrtStream st = pick_stream(c, &live);
+        int si = stream_index(c, st);
+        note(c, "aclrtRecordEvent(%p, stream=%p%s)", c->events[i], st, live ? "" : ": destroyed");
+        s = aclrtRecordEvent(c->events[i], st);
+        verdict(c, API_aclrtRecordEvent, live ? EXPECT_OK : EXPECT_FAIL, s == ACL_SUCCESS, s);
+        if (s == ACL_SUCCESS) {
+            c->event_recorded[i] = true;
+            c->event_unsure[i] = c->threaded || (si >= 0 ? c->stream_dirty[si] : st == NULL && c->default_dirty);
+        }
+    } else if (pick < 69 && i >= 0) {
+        note(c, "aclrtSynchronizeEvent(%p%s)", c->events[i], c->event_recorded[i] ? "" : ": never recorded");
+        s = aclrtSynchronizeEvent(c->events[i]);
+        verdict(c, API_aclrtSynchronizeEvent, c->event_unsure[i] ? EXPECT_ANY : EXPECT_OK, s == ACL_SUCCESS, s);
+    } else if (pick < 77 && i >= 0) {
+        aclrtEventRecordedStatus status;
+        note(c, "aclrtQueryEventStatus(%p)", c->events[i]);
+        s = aclrtQueryEventStatus(c->events[i], &status);
+        verdict(c, API_aclrtQueryEventStatus, EXPECT_OK, s == ACL_SUCCESS, s);
+    } else if (pick < 87 && i >= 0) {
+        bool live;
+        aclrtStream st = pick_stream(c, &live);
+        note(c, "aclrtStreamWaitEvent(stream=%p%s, %p%s)", st, live ? "" : ": destroyed", c->events[i],
+             c->event_recorded[i] ? "" : ": never recorded");
+        s = aclrtStreamWaitEvent(st, c->events[i]);
+        verdict(c, API_aclrtStreamWaitEvent, !live ? EXPECT_FAIL : c->event_unsure[i] ? EXPECT_ANY : EXPECT_OK,
+                s == ACL_SUCCESS, s);
+    } else {
+        aclrtEvent ev = stale_pick(c, &c->stale_events);
+        if (!ev) return;
+        Api api;
+        switch (below(r, 4)) {
+        case 0: note(c, "aclrtDestroyEvent(%p: destroyed)", ev); s = aclrtDestroyEvent(ev); api = API_aclrtDestroyEvent; break;
+        case 1: note(c, "aclrtRecordEvent(%p: destroyed)", ev); s = aclrtRecordEvent(ev, NULL); api = API_aclrtRecordEvent; break;
+        case 2: note(c, "aclrtSynchronizeEvent(%p: destroyed)", ev); s = aclrtSynchronizeEvent(ev); api = API_aclrtSynchronizeEvent; break;
+        default: {
+            aclrtEventRecordedStatus status;
+            note(c, "aclrtQueryEventStatus(%p: destroyed)", ev);
+            s = aclrtQueryEventStatus(ev, &status);
+            api = API_aclrtQueryEventStatus;
+        }
+        }
+        verdict(c, api, EXPECT_FAIL, s == ACL_SUCCESS, s);
+    }
+}
+
+/* A context is created (which makes it current), used and destroyed; the thread's own context is current
+ * again before anything else runs. */
+static void act_context(Ctx *c) {
+    Rng *r = &c->rng;
+    aclrtContext orig = NULL, now = NULL, ctx = NULL;
+    aclError s;
+    note(c, "aclrtGetCurrentContext()");
+    s = aclrtGetCurrentContext(&orig);
+    verdict(c, API_aclrtGetCurrentContext, EXPECT_OK, s == ACL_SUCCESS && orig != NULL, s);
+    if (s != ACL_SUCCESS || orig == NULL) return;
+    unsigned pick = (unsigned)below(r, 100);
+    if (pick < 60) {
+        note(c, "aclrtCreateContext(device 0)");
+        s = aclrtCreateContext(&ctx, 0);
+        verdict(c, API_aclrtCreateContext, EXPECT_OK, s == ACL_SUCCESS && ctx != NULL, s);
+        if (s != ACL_SUCCESS || !ctx) return;
+        stale_forget(c, &c->stale_contexts, ctx);
+        if (chance(r, 50)) {
+            note(c, "aclrtGetCurrentContext() [the new one]");
+            s = aclrtGetCurrentContext(&now);
+            verdict(c, API_aclrtGetCurrentContext, EXPECT_OK, s == ACL_SUCCESS, s);
+        }
+        note(c, "aclrtSetCurrentContext(%p) [the thread's own]", orig);
+        s = aclrtSetCurrentContext(orig);
+        verdict(c, API_aclrtSetCurrentContext, EXPECT_OK, s == ACL_SUCCESS, s);
+        note(c, "aclrtDestroyContext(%p)", ctx);
+        s = aclrtDestroyContext(ctx);
+        verdict(c, API_aclrtDestroyContext, EXPECT_OK, s == ACL_SUCCESS, s);
+        stale_add(&c->stale_contexts, ctx);
+    } else if (pick < 80 && (ctx = stale_pick(c, &c->stale_contexts)) != NULL) {
+        bool destroy = chance(r, 50);
+        note(c, "%s(%p: destroyed)", destroy ? "aclrtDestroyContext" : "aclrtSetCurrentContext", ctx);
+        s = destroy ? aclrtDestroyContext(ctx) : aclrtSetCurrentContext(ctx);
+        verdict(c, destroy ? API_aclrtDestroyContext : API_aclrtSetCurrentContext, EXPECT_FAIL, s == ACL_SUCCESS, s);
+    } else {
+        int32_t bad = (int32_t[]){-1, 1024, INT32_MIN}[below(r, 3)];
+        note(c, "aclrtCreateContext(device %d)", (int)bad);
+        s = aclrtCreateContext(&ctx, bad);
+        verdict(c, API_aclrtCreateContext, EXPECT_FAIL, s == ACL_SUCCESS, s);
+        if (s == ACL_SUCCESS) {
+            aclrtSetCurrentContext(orig);
+            aclrtDestroyContext(ctx);
+        }
+    }
+    note(c, "aclrtGetCurrentContext() [back to the thread's own]");
+    s = aclrtGetCurrentContext(&now);
+    verdict(c, API_aclrtGetCurrentContext, EXPECT_OK, s == ACL_SUCCESS, s);
+    if (s == ACL_SUCCESS && now != orig) finding(c, "aclrtGetCurrentContext: not the context just made current");
 }
 
 /* ---- tensor meta API: tensors ----------------------------------------------------------------------------- */
@@ -2108,7 +2256,7 @@ static const struct {
 } actions[] = {
     {act_malloc, 8},        {act_free, 6},          {act_pinned, 3},          {act_memcpy_sync, 12},
     {act_memcpy_async, 4},  {act_memset, 5},        {act_roundtrip, 2},       {act_stream, 4},
-    {act_device, 2},        {act_tensor_random, 7}, {act_tensor_invalid_create, 1}, {act_tensor_get, 6},
+    {act_device, 2},        {act_event, 4},         {act_context, 2},        {act_tensor_random, 7}, {act_tensor_invalid_create, 1}, {act_tensor_get, 6},
     {act_tensor_destroy, 4}, {act_address_reuse, 2}, {act_array, 4},          {act_scalar, 3},  {act_vector, 5},
     {act_op_valid, 9},      {act_op_invalid, 5},    {act_op_random, 5},       {act_op_view, 4},       {act_phase2, 12},
     {act_exec_misc, 4},
@@ -2127,6 +2275,9 @@ static const struct {
     {"live_scalars", aclStubLiveScalars},
     {"live_int_arrays", aclStubLiveIntArrays},
     {"live_executors", aclStubLiveExecutors},
+    {"live_events", aclStubLiveEvents},
+    {"live_contexts", aclStubLiveContexts},
+    {"pending_work", aclStubPendingWork},
     {"live_float_arrays", aclStubLiveFloatArrays},
     {"live_bool_arrays", aclStubLiveBoolArrays},
     {"live_tensor_lists", aclStubLiveTensorLists},
@@ -2152,6 +2303,7 @@ static void cleanup(Ctx *c) {
     aclnnStatus s;
     stream_sync(c, NULL, " [cleanup]");
     for (int i = 0; i < c->nstreams; i++) stream_sync(c, c->streams[i], " [cleanup]");
+    while (c->nevents) event_destroy_at(c, c->nevents - 1, " [cleanup]");
     while (c->nexecs) {
         ExecRec e = c->execs[--c->nexecs];
         note(c, "aclDestroyAclOpExecutor(%p%s) [cleanup]", (void *)e.h,
@@ -2196,7 +2348,7 @@ static void reset_model(Ctx *c) {
     c->default_dirty = false;
     memset(c->stale_vecs, 0, sizeof c->stale_vecs);
     Stale *lists[] = {&c->stale_streams, &c->stale_tensors, &c->stale_arrays, &c->stale_scalars, &c->stale_execs,
-                      &c->stale_pinned};
+                      &c->stale_pinned, &c->stale_events, &c->stale_contexts};
     for (size_t i = 0; i < N_ELEMS(lists); i++) memset(lists[i], 0, sizeof *lists[i]);
 }
 
