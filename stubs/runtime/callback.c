@@ -119,10 +119,7 @@ void rt_callbacks_forget_stream_locked(RtStream *s) {
 
 aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
                              aclrtStream stream) {
-    if (fn == NULL) {
-        aclStubSetErrMsg("aclrtLaunchCallback: argument 'fn' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtLaunchCallback", fn);
     if (blockType != ACL_CALLBACK_NO_BLOCK && blockType != ACL_CALLBACK_BLOCK) {
         aclStubSetErrMsg("aclrtLaunchCallback: argument 'blockType' (%d) is neither ACL_CALLBACK_NO_BLOCK nor "
                          "ACL_CALLBACK_BLOCK", (int)blockType);

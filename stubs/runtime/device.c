@@ -211,37 +211,25 @@ aclError aclrtResetDevice(int32_t deviceId) { return reset_device("aclrtResetDev
 aclError aclrtResetDeviceForce(int32_t deviceId) { return reset_device("aclrtResetDeviceForce", deviceId, true); }
 
 aclError aclrtGetDevice(int32_t *deviceId) {
-    if (deviceId == NULL) {
-        aclStubSetErrMsg("aclrtGetDevice: argument 'deviceId' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtGetDevice", deviceId);
     return rt_require_device("aclrtGetDevice", deviceId);
 }
 
 aclError aclrtGetDeviceCount(uint32_t *count) {
-    if (count == NULL) {
-        aclStubSetErrMsg("aclrtGetDeviceCount: argument 'count' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtGetDeviceCount", count);
     *count = (uint32_t)rt_device_count();
     return ACL_SUCCESS;
 }
 
 aclError aclrtGetRunMode(aclrtRunMode *runMode) {
-    if (runMode == NULL) {
-        aclStubSetErrMsg("aclrtGetRunMode: argument 'runMode' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtGetRunMode", runMode);
     *runMode = ACL_HOST; /* the application runs on the host and drives the devices, as with a PCIe card */
     return ACL_SUCCESS;
 }
 
 /* Every stub device shares the host's memory, so any pair can reach each other. */
 aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId) {
-    if (canAccessPeer == NULL) {
-        aclStubSetErrMsg("aclrtDeviceCanAccessPeer: argument 'canAccessPeer' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtDeviceCanAccessPeer", canAccessPeer);
     if (!valid_device_id("aclrtDeviceCanAccessPeer", deviceId) ||
         !valid_device_id("aclrtDeviceCanAccessPeer", peerDeviceId))
         return ACL_ERROR_RT_INVALID_DEVICEID;
@@ -276,10 +264,7 @@ aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId) {
 /* ---- contexts ------------------------------------------------------------------------------------ */
 
 aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
-    if (context == NULL) {
-        aclStubSetErrMsg("aclrtCreateContext: argument 'context' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtCreateContext", context);
     pthread_mutex_lock(&rt_lock);
     aclError ret = ACL_SUCCESS;
     if (!initialised) {
@@ -303,10 +288,7 @@ aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
 }
 
 aclError aclrtDestroyContext(aclrtContext context) {
-    if (context == NULL) {
-        aclStubSetErrMsg("aclrtDestroyContext: argument 'context' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtDestroyContext", context);
     pthread_mutex_lock(&rt_lock);
     aclError ret = ACL_SUCCESS;
     RtContext *c = handle_acquire(&rt_contexts, context);
@@ -328,10 +310,7 @@ aclError aclrtDestroyContext(aclrtContext context) {
 }
 
 aclError aclrtSetCurrentContext(aclrtContext context) {
-    if (context == NULL) {
-        aclStubSetErrMsg("aclrtSetCurrentContext: argument 'context' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtSetCurrentContext", context);
     if (!handle_is_live(&rt_contexts, context)) {
         aclStubSetErrMsg("aclrtSetCurrentContext: argument 'context' (%p) is not a live context (never created, "
                          "destroyed, or the default context of a device since reset)", context);
@@ -342,10 +321,7 @@ aclError aclrtSetCurrentContext(aclrtContext context) {
 }
 
 aclError aclrtGetCurrentContext(aclrtContext *context) {
-    if (context == NULL) {
-        aclStubSetErrMsg("aclrtGetCurrentContext: argument 'context' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtGetCurrentContext", context);
     pthread_mutex_lock(&rt_lock);
     RtContext *c = rt_current_context_locked();
     if (c != NULL) *context = (aclrtContext)c->token;

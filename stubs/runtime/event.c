@@ -193,10 +193,7 @@ static aclError query(const char *func, aclrtEvent event, bool *complete) {
 }
 
 aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status) {
-    if (status == NULL) {
-        aclStubSetErrMsg("aclrtQueryEventStatus: argument 'status' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtQueryEventStatus", status);
     bool complete;
     aclError ret = query("aclrtQueryEventStatus", event, &complete);
     if (ret == ACL_SUCCESS) *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
@@ -204,10 +201,7 @@ aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *statu
 }
 
 aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status) {
-    if (status == NULL) {
-        aclStubSetErrMsg("aclrtQueryEvent: argument 'status' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtQueryEvent", status);
     bool complete;
     aclError ret = query("aclrtQueryEvent", event, &complete);
     if (ret == ACL_SUCCESS) *status = complete ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
@@ -256,10 +250,7 @@ aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout) {
 }
 
 aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent) {
-    if (ms == NULL) {
-        aclStubSetErrMsg("aclrtEventElapsedTime: argument 'ms' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtEventElapsedTime", ms);
     pthread_mutex_lock(&rt_lock);
     aclError ret = ACL_SUCCESS;
     RtEvent *start = event_lookup_locked("aclrtEventElapsedTime", "startEvent", startEvent);

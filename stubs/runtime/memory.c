@@ -162,10 +162,7 @@ static bool bury(void *raw, size_t mapped, uint64_t seq);
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
     (void)policy; /* only selects the page type on a device; any value is accepted */
-    if (devPtr == NULL) {
-        aclStubSetErrMsg("aclrtMalloc: argument 'devPtr' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtMalloc", devPtr);
     if (size == 0) {
         aclStubSetErrMsg("aclrtMalloc: argument 'size' is 0 (size must be positive)");
         return ACL_ERROR_INVALID_PARAM;
@@ -222,10 +219,7 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
 }
 
 aclError aclrtFree(void *devPtr) {
-    if (devPtr == NULL) {
-        aclStubSetErrMsg("aclrtFree: argument 'devPtr' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtFree", devPtr);
     void *raw = NULL;
     size_t mapped = 0;
     pthread_rwlock_wrlock(&blocks_lock);
@@ -315,10 +309,7 @@ void rt_memory_release_graves(uint64_t oldest_pending) {
 /* ---- host memory ---------------------------------------------------------------------------------- */
 
 aclError aclrtMallocHost(void **hostPtr, size_t size) {
-    if (hostPtr == NULL) {
-        aclStubSetErrMsg("aclrtMallocHost: argument 'hostPtr' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtMallocHost", hostPtr);
     if (size == 0) {
         aclStubSetErrMsg("aclrtMallocHost: argument 'size' is 0 (size must be positive)");
         return ACL_ERROR_INVALID_PARAM;
@@ -340,10 +331,7 @@ aclError aclrtMallocHost(void **hostPtr, size_t size) {
 }
 
 aclError aclrtFreeHost(void *hostPtr) {
-    if (hostPtr == NULL) {
-        aclStubSetErrMsg("aclrtFreeHost: argument 'hostPtr' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtFreeHost", hostPtr);
     if (!ptr_set_remove(&host_blocks, hostPtr)) {
         aclStubSetErrMsg("aclrtFreeHost: argument 'hostPtr' (%p) is not a live aclrtMallocHost block "
                          "(never allocated or already freed)", hostPtr);

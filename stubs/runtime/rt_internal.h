@@ -15,6 +15,15 @@
 
 #define RT_MAX_DEVICES 64
 
+/* Return ACL_ERROR_INVALID_PARAM from func, with "<func>: argument '<ptr>' is NULL", when ptr is NULL. */
+#define RT_RETURN_IF_NULL(func, ptr)                                             \
+    do {                                                                         \
+        if ((ptr) == NULL) {                                                     \
+            aclStubSetErrMsg("%s: argument '%s' is NULL", (func), #ptr);         \
+            return ACL_ERROR_INVALID_PARAM;                                      \
+        }                                                                        \
+    } while (0)
+
 extern pthread_mutex_t rt_lock;
 extern HandleTable rt_contexts, rt_streams, rt_events;
 

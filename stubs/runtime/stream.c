@@ -382,10 +382,7 @@ aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uin
 
 /* Waits for queued work first, as CANN's aclrtDestroyStream does. */
 aclError aclrtDestroyStream(aclrtStream stream) {
-    if (stream == NULL) {
-        aclStubSetErrMsg("aclrtDestroyStream: argument 'stream' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtDestroyStream", stream);
     pthread_mutex_lock(&rt_lock);
     /* Removal is the ownership test: of two racing destroys only one succeeds. */
     RtStream *s = handle_remove(&rt_streams, stream);
@@ -432,10 +429,7 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) 
 aclError rt_stream_drain(const char *func, aclrtStream stream) { return synchronize(func, stream, -1, false); }
 
 aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status) {
-    if (status == NULL) {
-        aclStubSetErrMsg("aclrtStreamQuery: argument 'status' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtStreamQuery", status);
     pthread_mutex_lock(&rt_lock);
     RtStream *s;
     aclError ret = rt_stream_resolve_locked("aclrtStreamQuery", stream, &s);
@@ -445,10 +439,7 @@ aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status) {
 }
 
 aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream) {
-    if (stream == NULL) {
-        aclStubSetErrMsg("aclrtCtxGetCurrentDefaultStream: argument 'stream' is NULL");
-        return ACL_ERROR_INVALID_PARAM;
-    }
+    RT_RETURN_IF_NULL("aclrtCtxGetCurrentDefaultStream", stream);
     int32_t device;
     aclError ret = rt_require_device("aclrtCtxGetCurrentDefaultStream", &device);
     if (ret == ACL_SUCCESS) *stream = NULL; /* NULL names the current context's default stream everywhere */
