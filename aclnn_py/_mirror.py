@@ -27,6 +27,8 @@ _SCALARS = {
     "aclrtStream", "aclrtContext", "aclrtEvent",
 }
 _POINTER_TYPEDEFS = {"aclrtStream", "aclrtContext", "aclrtEvent", "const aclrtStream"}
+# Handle types that no function returns through a pointer: T ** of these is an input array of handles.
+_HANDLE_ARRAYS = {"aclTensor", "aclScalar"}
 _OUT_POINTER = re.compile(r"^(?P<base>[A-Za-z_]\w*)\s*(?P<stars>\*+)$")
 
 
@@ -37,6 +39,8 @@ def is_out_param(ctype: str) -> bool:
     if not m:
         return False
     stars = len(m.group("stars"))
+    if stars == 2 and m.group("base") in _HANDLE_ARRAYS:
+        return False  # an array of handles the caller passes (aclDumpOpTensors' tensors), not a result
     return stars >= 2 or (stars == 1 and m.group("base") in _SCALARS)
 
 

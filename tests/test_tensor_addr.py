@@ -10,7 +10,7 @@ import pytest
 from aclnn_py import acl, aclnn, errors
 from aclnn_py._native import ffi, lib
 
-from helpers_acl import NULL, Arena, status_of
+from helpers_acl import NULL, Arena, discard_executor, status_of
 
 reference = importlib.import_module("aclnn_py.reference.moe_token_permute_grad").moe_token_permute_grad
 P, H, K = 6, 4, 2
@@ -138,3 +138,62 @@ def test_tensor_redescribed_after_phase1_fails_phase2():
             aclnn.aclnnMoeTokenPermuteGrad(NULL, ws, ex, NULL)
         assert "changed after" in str(ei.value)
         assert (a.download(p_out, (N, H), np.float32) == 0).all()
+
+
+def bare_tensor(shape, data):
+    """A tensor the Arena does not own (a list takes it over)."""
+    return acl.aclCreateTensor(list(shape), len(shape), acl.ACL_FLOAT, NULL, 0, acl.ACL_FORMAT_ND, list(shape),
+                               len(shape), data)
+
+
+@pytest.mark.parametrize("name", ["aclSetDynamicInputTensorAddr", "aclSetDynamicOutputTensorAddr",
+                                  "aclSetDynamicTensorAddr", "AclSetDynamicInputTensorAddr",
+                                  "AclSetDynamicOutputTensorAddr", "AclSetDynamicTensorAddr"])
+def test_list_setters_set_the_element_address_in_cann_order(name):
+    setter = returns_status(name)
+    grad, idx = inputs(3)
+    with Arena() as a:
+        p1, p2, p3 = a.malloc(16), a.malloc(16), a.malloc(16)
+        t1, t2 = bare_tensor((4,), p1), bare_tensor((4,), p2)
+        tensors = acl.aclCreateTensorList([t1, t2], 2)
+        t_grad, _ = a.from_numpy(grad)
+        t_idx, _ = a.from_numpy(idx)
+        t_out, _ = a.zeros((N, H), np.float32)
+        _, ex = aclnn.aclnnMoeTokenPermuteGradGetWorkspaceSize(t_grad, t_idx, K, False, t_out)
+        try:
+            assert setter(ex, 0, 1, tensors, p3) == 0
+            assert addr(acl.aclGetRawTensorAddr(t2)) == addr(p3)
+            assert addr(acl.aclGetRawTensorAddr(t1)) == addr(p1)
+            # CANN's order: the list, the index, then the element's address is set, then the executor.
+            assert setter(ex, 0, 0, NULL, p3) == 561103
+            assert setter(ex, 0, 2, tensors, p3) == 161002
+            assert setter(NULL, 0, 0, tensors, p3) == 561103
+            assert addr(acl.aclGetRawTensorAddr(t1)) == addr(p3)  # set before the executor was looked at
+        finally:
+            discard_executor(ex)
+        assert setter(ex, 0, 0, tensors, p1) == 561000  # an executor no longer live
+        acl.aclDestroyTensorList(tensors)
+        assert setter(NULL, 0, 0, tensors, p1) == 161002  # a list no longer live
+
+
+def test_dump_op_tensors_checks_its_arguments_and_writes_nothing():
+    dump = returns_status("aclDumpOpTensors")
+    with Arena() as a:
+        p = a.malloc(16)
+        t1, t2 = a.tensor((4,), acl.ACL_FLOAT, p), a.tensor((4,), acl.ACL_FLOAT, p)
+        stream = acl.aclrtCreateStream()
+        try:
+            arr = ffi.new("aclTensor *[]", [t1, t2])
+            before = a.download(p, (4,), np.float32)
+            assert dump(b"Abs", b"abs_0", arr, 1, 1, stream) == 0
+            np.testing.assert_array_equal(a.download(p, (4,), np.float32), before)
+            assert acl.aclDumpOpTensors("Abs", "abs_0", [t1, t2], 1, 1, stream) is None  # through the mirror
+            assert dump(NULL, b"abs_0", arr, 1, 1, stream) == 161001
+            assert dump(b"Abs", b"abs_0", NULL, 0, 0, stream) == 161001
+            assert dump(b"Abs", b"abs_0", arr, 1, 1, NULL) == 161001
+            assert dump(b"Abs", b"abs_0", arr, 2 ** 64 - 1, 1, stream) == 161002  # the count overflows
+            a.destroy(t2)
+            assert dump(b"Abs", b"abs_0", arr, 1, 1, stream) == 161002  # tensors[1] destroyed
+        finally:
+            acl.aclrtDestroyStream(stream)
+        assert dump(b"Abs", b"abs_0", arr, 1, 0, stream) == 161002  # a stream no longer live

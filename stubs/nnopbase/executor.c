@@ -131,6 +131,70 @@ ADDR_SETTER(AclSetInputTensorAddr, COUNT_INPUTS)
 ADDR_SETTER(AclSetOutputTensorAddr, COUNT_OUTPUTS)
 ADDR_SETTER(AclSetTensorAddr, COUNT_ALL)
 
+/*
+ * The tensor-list address setters. CANN sets the address of element relativeIndex of the list, then
+ * updates the executor when it recorded that list. Phase 2 reads every address afresh and no stub operator
+ * records a tensor list, so the element's address is the whole effect; the checks keep CANN's order.
+ */
+static aclnnStatus set_list_addr(const char *fn, aclOpExecutor *executor, size_t relativeIndex,
+                                 aclTensorList *tensors, void *addr) {
+    uint64_t size = 0;
+    if (tensors == NULL) {
+        aclStubSetErrMsg("%s: argument 'tensors' is NULL", fn);
+        return ACLNN_ERR_INNER_NULLPTR;
+    }
+    if (!aclStubTensorListElements(tensors, NULL, 0, &size)) {
+        aclStubSetErrMsg("%s: argument 'tensors' (%p) is not a live aclTensorList", fn, (void *)tensors);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (relativeIndex >= size) {
+        aclStubSetErrMsg("%s: argument 'relativeIndex' (%zu) is outside the list's %llu tensors", fn, relativeIndex,
+                         (unsigned long long)size);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    const aclTensor **elements = malloc((relativeIndex + 1) * sizeof *elements);
+    if (elements == NULL) {
+        aclStubSetErrMsg("%s: out of host memory", fn);
+        return ACLNN_ERR_INNER;
+    }
+    bool live = aclStubTensorListElements(tensors, elements, relativeIndex + 1, NULL);
+    const aclTensor *element = live ? elements[relativeIndex] : NULL;
+    free(elements);
+    if (!live) {
+        aclStubSetErrMsg("%s: argument 'tensors' (%p) was destroyed during the call", fn, (void *)tensors);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (element == NULL) {
+        aclStubSetErrMsg("%s: element %zu of 'tensors' is NULL", fn, relativeIndex);
+        return ACLNN_ERR_INNER_NULLPTR;
+    }
+    aclnnStatus status = meta_tensor_set_data(fn, element, addr);
+    if (status != OK) return status;
+    if (executor == NULL) {
+        aclStubSetErrMsg("%s: argument 'executor' is NULL", fn);
+        return ACLNN_ERR_INNER_NULLPTR;
+    }
+    if (!handle_is_live(&sdk_executors, executor)) {
+        aclStubSetErrMsg("%s: argument 'executor' (%p) is not a live executor", fn, (void *)executor);
+        return ACLNN_ERR_INNER;
+    }
+    return OK;
+}
+
+#define LIST_ADDR_SETTER(fn)                                                                          \
+    aclnnStatus fn(aclOpExecutor *executor, size_t irIndex, const size_t relativeIndex, aclTensorList *tensors, \
+                   void *addr) {                                                                      \
+        (void)irIndex; /* names the list among the operator's parameters: no stub operator has one */ \
+        return set_list_addr(#fn, executor, relativeIndex, tensors, addr);                            \
+    }
+
+LIST_ADDR_SETTER(aclSetDynamicInputTensorAddr)
+LIST_ADDR_SETTER(aclSetDynamicOutputTensorAddr)
+LIST_ADDR_SETTER(aclSetDynamicTensorAddr)
+LIST_ADDR_SETTER(AclSetDynamicInputTensorAddr)
+LIST_ADDR_SETTER(AclSetDynamicOutputTensorAddr)
+LIST_ADDR_SETTER(AclSetDynamicTensorAddr)
+
 uint64_t aclStubLiveExecutors(void) { return handle_count(&sdk_executors); }
 
 /* The stub has no operator packages or debug configuration to load. */

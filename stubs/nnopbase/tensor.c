@@ -291,6 +291,37 @@ aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr) {
 
 FIELD_GETTER(aclGetRawTensorAddr, void *, addr, data)
 
+/*
+ * Dumping is configured through the runtime's dump settings, which the stub does not have, so this is
+ * CANN's call with dumping off: the arguments are checked (every tensor live, the stream live) and nothing
+ * is written.
+ */
+aclnnStatus aclDumpOpTensors(const char *opType, const char *opName, aclTensor **tensors, size_t inputTensorNum,
+                             size_t outputTensorNum, aclrtStream stream) {
+    const char *null = opType == NULL ? "opType" : opName == NULL ? "opName" : tensors == NULL ? "tensors"
+                                                  : stream == NULL ? "stream" : NULL;
+    if (null) {
+        aclStubSetErrMsg("aclDumpOpTensors: argument '%s' is NULL", null);
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    size_t total;
+    if (__builtin_add_overflow(inputTensorNum, outputTensorNum, &total)) {
+        aclStubSetErrMsg("aclDumpOpTensors: inputTensorNum + outputTensorNum overflows");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    for (size_t i = 0; i < total; i++) {
+        if (tensors[i] != NULL && !aclStubTensorIsLive(tensors[i])) {
+            aclStubSetErrMsg("aclDumpOpTensors: tensors[%zu] (%p) is not a live aclTensor", i, (void *)tensors[i]);
+            return ACLNN_ERR_PARAM_INVALID;
+        }
+    }
+    if (!aclStubStreamIsLive(stream)) {
+        aclStubSetErrMsg("aclDumpOpTensors: argument 'stream' (%p) is not a live stream", stream);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return OK;
+}
+
 aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
     if (value == NULL) {
         aclStubSetErrMsg("aclCreateScalar: argument 'value' is NULL");

@@ -93,6 +93,29 @@ ACL_FUNC_VISIBILITY aclnnStatus AclSetOutputTensorAddr(aclOpExecutor *executor, 
                                                        void *addr);
 ACL_FUNC_VISIBILITY aclnnStatus AclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor,
                                                  void *addr);
+/* Tensor-list counterparts: set the address of element relativeIndex of the list the executor recorded as
+ * parameter irIndex (the capitalised names are aliases). */
+ACL_FUNC_VISIBILITY aclnnStatus aclSetDynamicInputTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                             const size_t relativeIndex, aclTensorList *tensors,
+                                                             void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus aclSetDynamicOutputTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                              const size_t relativeIndex, aclTensorList *tensors,
+                                                              void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus aclSetDynamicTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                        const size_t relativeIndex, aclTensorList *tensors,
+                                                        void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus AclSetDynamicInputTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                             const size_t relativeIndex, aclTensorList *tensors,
+                                                             void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus AclSetDynamicOutputTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                              const size_t relativeIndex, aclTensorList *tensors,
+                                                              void *addr);
+ACL_FUNC_VISIBILITY aclnnStatus AclSetDynamicTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                        const size_t relativeIndex, aclTensorList *tensors,
+                                                        void *addr);
+/* Dump the tensors of an operator call (inputs first) through the runtime's dump settings. */
+ACL_FUNC_VISIBILITY aclnnStatus aclDumpOpTensors(const char *opType, const char *opName, aclTensor **tensors,
+                                                 size_t inputTensorNum, size_t outputTensorNum, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr);
 ACL_FUNC_VISIBILITY aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr);
 
