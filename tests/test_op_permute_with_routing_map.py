@@ -654,6 +654,7 @@ def test_mirror_phase1_writes_nothing_and_phase2_consumes_the_executor():
         for t in (t_out, t_pout, t_sorted):
             assert (bits(t.numpy()).view(np.uint8) == 0x7F).all()
         FWD_PHASES[1](None, ws, ex, None)
+        acl.aclrtSynchronizeStream(None)  # phase 2 is queued: results exist after this
         assert acl.aclStubLiveExecutors() == before
         assert status_of(FWD_PHASES[1], None, ws, ex, None) == INVALID
         assert status_of(FWD_PHASES[1], None, 0, None, None) == NULLPTR
@@ -664,6 +665,7 @@ def test_mirror_phase1_writes_nothing_and_phase2_consumes_the_executor():
                                t_sorted.handle, r.tensor(routing_map).handle, 2, 3, False, g_out.handle, g_pout.handle)
         assert (bits(g_out.numpy()).view(np.uint8) == 0x7F).all()
         BWD_PHASES[1](None, ws, ex, None)
+        acl.aclrtSynchronizeStream(None)  # phase 2 is queued: results exist after this
         assert status_of(BWD_PHASES[1], None, ws, ex, None) == INVALID
         assert_same(g_out.numpy(), tokens * 2)
         assert (g_pout.numpy() == 1).all()
@@ -684,6 +686,7 @@ def test_mirror_all_outputs_empty_gives_an_empty_executor():
                                False, g_out.handle, g_pout.handle)
         assert ws == 0
         BWD_PHASES[1](None, 0, ex, None)
+        acl.aclrtSynchronizeStream(None)  # phase 2 is queued: results exist after this
         assert (bits(g_out.numpy()).view(np.uint8) == 0x44).all()
         assert (bits(g_pout.numpy()).view(np.uint8) == 0x44).all()
 
