@@ -210,8 +210,13 @@ def run_c_validation(source: Path, tmp_path_factory, werror: bool = False) -> di
     subprocess.run([cc, "-std=gnu11", *warnings, str(source), *_c_flags(), "-o", str(exe)], check=True)
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    return parse_case_lines(proc.stdout)
+
+
+def parse_case_lines(stdout: str) -> dict[str, int]:
+    """The ``name value`` lines a C test program prints, one per case, as a dict (a name may not repeat)."""
     results = {}
-    for line in proc.stdout.splitlines():
+    for line in stdout.splitlines():
         name, value = line.split()
         assert name not in results, f"duplicate case {name}"
         results[name] = int(value)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers_ops import _c_flags
+from helpers_ops import _c_flags, parse_case_lines
 
 SOURCE = Path(__file__).resolve().parent / "c" / "runtime_semantics.c"
 LIVE = ["live_allocations", "live_streams", "live_events", "live_contexts"]
@@ -41,12 +41,7 @@ def run_group(program, group: str, **env) -> dict[str, int]:
     full_env.update(env)
     proc = subprocess.run([str(program), group], capture_output=True, text=True, timeout=300, env=full_env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    results = {}
-    for line in proc.stdout.splitlines():
-        name, value = line.split()
-        assert name not in results, f"duplicate check {name}"
-        results[name] = int(value)
-    return results
+    return parse_case_lines(proc.stdout)
 
 
 @pytest.mark.parametrize("group, env", [
