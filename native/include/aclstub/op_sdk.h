@@ -273,6 +273,13 @@ static inline void aclStubStoreF32(const aclStubTensorDesc *t, int64_t i, float 
  */
 ACLSTUB_API void aclStubRowLoadF32(float *dst, const void *src, aclDataType dtype, int64_t n); /* dst = float(src) */
 ACLSTUB_API void aclStubRowAddF32(float *dst, const void *src, aclDataType dtype, int64_t n);  /* dst += float(src) */
+/*
+ * The same sum with plain adds, which differ from the rule only in which NaN a NaN + NaN keeps: a NaN stays
+ * NaN once in a sum, so a row whose final sums hold no NaN (aclStubRowAnyNaN) is exactly what
+ * aclStubRowAddF32 gives. Sum fast, test the finished row, and redo only rows with a NaN exactly.
+ */
+ACLSTUB_API void aclStubRowAddF32Fast(float *dst, const void *src, aclDataType dtype, int64_t n);
+ACLSTUB_API bool aclStubRowAnyNaN(const float *row, int64_t n);
 ACLSTUB_API void aclStubRowAddZeroF32(float *dst, int64_t n); /* dst += +0.0f (turns -0.0 into +0.0) */
 ACLSTUB_API void aclStubRowStoreF32(void *dst, const float *src, aclDataType dtype, int64_t n); /* narrowing */
 
