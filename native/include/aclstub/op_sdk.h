@@ -200,6 +200,14 @@ static inline int64_t aclStubNumel(const aclStubTensorDesc *t) {
 #define aclStubKernelFail(call, status, ...) aclStubCallFail((call), 1, (status), __VA_ARGS__)
 
 /*
+ * From a kernel (not from its parallel-for workers): `bytes` of host memory for the kernel's own buffers,
+ * freed by the SDK when the kernel returns, so no exit path frees anything. NULL when out of memory:
+ * return aclStubKernelOutOfMemory(call) then.
+ */
+ACLSTUB_API void *aclStubKernelScratch(const aclStubOpCall *call, size_t bytes);
+#define aclStubKernelOutOfMemory(call) aclStubKernelFail((call), ACLNN_ERR_INNER, "out of host memory for the kernel's buffers")
+
+/*
  * Run fn(ctx, begin, end) over [0, n) split into contiguous chunks, one per thread of the stub's pool.
  * Chunks depend on n and the thread count only, and every item must be computed independently of the
  * others, so results do not depend on the thread count. Calls from several threads are serialised.
