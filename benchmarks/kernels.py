@@ -441,6 +441,7 @@ class Result:
     samples: Dict[str, int] = field(default_factory=dict)
     check: str = ""                          # outputs equal to the numpy reference?
     notes: List[str] = field(default_factory=list)
+    pool_hit_rate: float = float("nan")      # device-memory pool hits / requests over the timed samples
 
     def t(self, name):
         return self.times.get(name, float("nan"))
@@ -529,7 +530,13 @@ def measure(op: Op, dtype: str, shape: Shape, data: Data, repeat: int, slow_repe
                 fn()
                 dt = timing.now() - t0
             variants[name] = (fn, max(n, min(MAX_SAMPLES, int(FAST_BUDGET / max(dt, 1e-9)))))
+        pool = aclnn_py.get_memory_pool()
+        requests = pool.hits() + pool.misses()
+        hits = pool.hits()
         samples = timing.interleave(variants, warmup=0)
+        requests = pool.hits() + pool.misses() - requests
+        if requests:
+            res.pool_hit_rate = (pool.hits() - hits) / requests
         res.times = {k: timing.median(v) for k, v in samples.items()}
         res.samples = {k: len(v) for k, v in samples.items()}
         if baselines:
