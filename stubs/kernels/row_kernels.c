@@ -133,3 +133,63 @@ ROW_KERNEL void aclStubRowStoreF32(void *restrict dst, const float *restrict src
         for (int64_t i = 0; i < n; i++) d[i] = (f16)src[i];
     }
 }
+
+/* The product's NaN rule, the counterpart of sum_f32's: a NaN left operand wins (made quiet). */
+static inline float mul_f32(float a, float b) {
+    float r = a * b;
+    uint32_t ua, ur;
+    memcpy(&ua, &a, 4);
+    memcpy(&ur, &r, 4);
+    uint32_t a_is_nan = (int32_t)(ua & 0x7fffffffu) > 0x7f800000 ? 0xffffffffu : 0u;
+    ur = (ur & ~a_is_nan) | ((ua | 0x400000u) & a_is_nan);
+    memcpy(&r, &ur, 4);
+    return r;
+}
+
+/* Rows of 16-bit elements are widened block by block (the fp16 widening is vectorised in RowLoad). */
+#define WIDEN_BLOCK 512
+
+ROW_KERNEL void aclStubRowScaleF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w, int64_t n) {
+    aclStubRowLoadF32(dst, src, dtype, n);
+    for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], w);
+}
+
+ROW_KERNEL void aclStubRowScaleAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
+                                      int64_t n) {
+    if (dtype == ACL_FLOAT) {
+        const float *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], mul_f32(s[i], w));
+        return;
+    }
+    float block[WIDEN_BLOCK];
+    size_t esize = aclDataTypeSize(dtype);
+    for (int64_t i = 0; i < n; i += WIDEN_BLOCK) {
+        int64_t m = n - i < WIDEN_BLOCK ? n - i : WIDEN_BLOCK;
+        aclStubRowLoadF32(block, (const char *)src + i * (int64_t)esize, dtype, m);
+        for (int64_t j = 0; j < m; j++) dst[i + j] = sum_f32(dst[i + j], mul_f32(block[j], w));
+    }
+}
+
+ROW_KERNEL void aclStubRowMulF32(float *restrict dst, const float *restrict src, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], src[i]);
+}
+
+/* One level of the tree: dst[i] = src[2i] + src[2i+1]. */
+ROW_KERNEL static void pair_level(float *restrict dst, const float *restrict src, int64_t half) {
+    for (int64_t i = 0; i < half; i++) dst[i] = sum_f32(src[2 * i], src[2 * i + 1]);
+}
+
+float aclStubRowTreeSumF32(float *v, int64_t n) {
+    float tmp[4096];
+    if (n <= 0) return 0.0f;
+    if (n > 8192) n = 8192;
+    float *src = v, *dst = tmp;
+    while (n > 1) { /* ping-pong between v and tmp, so no level reads what it writes */
+        n /= 2;
+        pair_level(dst, src, n);
+        float *x = src;
+        src = dst;
+        dst = x;
+    }
+    return src[0];
+}
