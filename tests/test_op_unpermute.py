@@ -7,6 +7,7 @@ mirror layer's two phases, and the round trips with aclnnMoeTokenPermute."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,9 +17,9 @@ import aclnn_py
 from aclnn_py import acl, aclnn, reference, testing
 from aclnn_py.reference.moe_token_unpermute_grad import hidden_chunk
 
-from helpers_ops import (BF, BF16, FLOATS, FLOAT_IDS, FP16, FP32, I32, I64, I8, INVALID, NCL, NULLPTR, NZ, T, TILING,
-                         Resources, assert_all_same, assert_rejected, assert_same, bits, phase1, random_ranks,
-                         random_values, run_two_phases, threads)
+from helpers_ops import (BF, BF16, FLOATS, FLOAT_IDS, FP16, I32, I64, I8, INVALID, NCL, NULLPTR, NZ, T, TILING,
+                         Resources, assert_all_same, assert_rejected, assert_same, bits, c_validation_tests, phase1,
+                         random_ranks, random_values, run_two_phases, threads)
 
 forward = aclnn_py.moe_token_unpermute
 backward = aclnn_py.moe_token_unpermute_grad
@@ -433,7 +434,7 @@ def test_backward_padded_mode_is_rejected():
     assert ei.value.status == INVALID and "paddedMode" in str(ei.value)
 
 
-# ---- mirror layer -----------------------------------------------------------------------------------------------------
+# ---- mirror layer ------------------------------------------------------------------------------------------------
 
 def raw_bytes(t) -> np.ndarray:
     raw = np.empty(t.buffer.nbytes, np.uint8)
@@ -788,3 +789,32 @@ def test_round_trip_detects_a_wrong_gradient(monkeypatch):
     monkeypatch.setattr(testing.ops, "moe_token_unpermute_grad", wrong)
     with pytest.raises(AssertionError, match="part 1"):
         testing.check_pair("moe_token_unpermute", np.random.default_rng(0))
+
+
+# ---- validation from C ---------------------------------------------------------------------------------------------
+
+C_SOURCE = Path(__file__).resolve().parent / "c" / "validation_unpermute.c"
+
+C_EXPECTED = {
+    "fwd_ok": 0, "fwd_ok_restore_shape_1": 0, "fwd_ok_restore_shape_16_16": 0, "fwd_ok_no_probs": 0,
+    "fwd_ok_probs_fp16": 0, "fwd_ok_P_0": 0,
+    "fwd_null_permuted_tokens": NULLPTR, "fwd_null_sorted_indices": NULLPTR, "fwd_null_out": NULLPTR,
+    "fwd_null_workspace_size": NULLPTR, "fwd_null_executor": NULLPTR,
+    "fwd_sorted_int64": INVALID, "fwd_out_dtype": INVALID, "fwd_probs_int32": INVALID,
+    "fwd_out_not_contiguous": INVALID, "fwd_padded_mode": INVALID,
+    "fwd_tokens_1d": TILING, "fwd_topk_513": TILING, "fwd_L_not_TK": TILING, "fwd_out_rows": TILING,
+    "fwd_negative_dim": TILING, "fwd_empty_hidden": 0,
+    "bwd_ok": 0, "bwd_ok_restore_shape": 0, "bwd_ok_no_probs_0d": 0, "bwd_ok_no_probs_any_shape": 0,
+    "bwd_null_permute_tokens": NULLPTR, "bwd_null_grad": NULLPTR, "bwd_null_sorted_indices": NULLPTR,
+    "bwd_null_permuted_tokens_grad_out": NULLPTR, "bwd_null_probs_grad_out": NULLPTR,
+    "bwd_null_workspace_size": NULLPTR, "bwd_null_executor": NULLPTR,
+    "bwd_grad_dtype": INVALID, "bwd_probs_grad_dtype": INVALID, "bwd_sorted_int64": INVALID,
+    "bwd_ptg_not_contiguous": INVALID, "bwd_padded_mode": INVALID,
+    "bwd_grad_1d": TILING, "bwd_P_0": TILING, "bwd_topk_513": TILING, "bwd_L_not_TK": TILING,
+    "bwd_ptg_shape": TILING, "bwd_probs_grad_shape": TILING, "bwd_empty": 0,
+    "live_allocations": 0, "live_allocation_bytes": 0, "live_host_allocations": 0, "live_streams": 0,
+    "live_tensors": 0, "live_scalars": 0, "live_int_arrays": 0, "live_executors": 0,
+}
+
+(c_results, test_c_forward_validation, test_c_backward_validation,
+ test_c_program_releases_everything) = c_validation_tests(C_SOURCE, C_EXPECTED, werror=True)
