@@ -318,6 +318,26 @@ def test_backward_reduction_levels(h):
     assert_all_same(got, spec_backward(x, g, idx, probs))
 
 
+@pytest.mark.parametrize("tok_dtype", FLOATS, ids=FLOAT_IDS)
+def test_backward_reduction_with_infinities_and_nan_payloads(tok_dtype):
+    # inf - inf inside the tree makes NaNs; NaN rows with payloads meet each other: the sums' NaN rule decides
+    rng = np.random.default_rng(77)
+    h = 700
+    x = random_values(rng, (6, h), np.float32)
+    x[0, ::7] = np.inf
+    x[0, 3::7] = -np.inf
+    x[1, ::5] = np.array([0x7FA00001, 0xFFC00123], np.uint32).view(np.float32)[rng.integers(0, 2, size=140)]
+    x[2, 10] = np.nan
+    x = x.astype(tok_dtype)
+    g = random_values(rng, (3, h), tok_dtype)
+    idx = np.array([0, 1, 2, 3, 4, 5], np.int32)
+    probs = np.ones((3, 2), np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        got = backward(x, g, idx, probs)
+        assert_all_same(got, ref_backward(x, g, idx, probs))
+    assert np.isnan(got[1].astype(np.float32).reshape(-1)[:3]).all()  # the rows with infinities or NaNs
+
+
 def test_backward_reduction_is_the_device_tree_not_a_sequential_sum():
     # 1e8 + 1 - 1e8 + 1: the adjacent-pair tree gives (1e8 + 1) + (-1e8 + 1) = 0, a sequential sum 1
     x = np.array([[1e8, 1.0, -1e8, 1.0]], np.float32)

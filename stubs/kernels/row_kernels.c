@@ -146,12 +146,27 @@ static inline float mul_f32(float a, float b) {
     return r;
 }
 
-/* Rows of 16-bit elements are widened block by block (the fp16 widening is vectorised in RowLoad). */
+static inline float bf16_to_f32(uint16_t b) {
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* fp16 rows are widened block by block (the widening is vectorised in aclStubRowLoadF32). */
 #define WIDEN_BLOCK 512
 
 ROW_KERNEL void aclStubRowScaleF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w, int64_t n) {
-    aclStubRowLoadF32(dst, src, dtype, n);
-    for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], w);
+    if (dtype == ACL_FLOAT) {
+        const float *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(s[i], w);
+    } else if (dtype == ACL_BF16) {
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(bf16_to_f32(s[i]), w);
+    } else {
+        aclStubRowLoadF32(dst, src, dtype, n);
+        for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], w);
+    }
 }
 
 ROW_KERNEL void aclStubRowScaleAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
@@ -159,19 +174,28 @@ ROW_KERNEL void aclStubRowScaleAddF32(float *restrict dst, const void *restrict 
     if (dtype == ACL_FLOAT) {
         const float *s = src;
         for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], mul_f32(s[i], w));
-        return;
-    }
-    float block[WIDEN_BLOCK];
-    size_t esize = aclDataTypeSize(dtype);
-    for (int64_t i = 0; i < n; i += WIDEN_BLOCK) {
-        int64_t m = n - i < WIDEN_BLOCK ? n - i : WIDEN_BLOCK;
-        aclStubRowLoadF32(block, (const char *)src + i * (int64_t)esize, dtype, m);
-        for (int64_t j = 0; j < m; j++) dst[i + j] = sum_f32(dst[i + j], mul_f32(block[j], w));
+    } else if (dtype == ACL_BF16) {
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], mul_f32(bf16_to_f32(s[i]), w));
+    } else {
+        float block[WIDEN_BLOCK];
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i += WIDEN_BLOCK) {
+            int64_t m = n - i < WIDEN_BLOCK ? n - i : WIDEN_BLOCK;
+            aclStubRowLoadF32(block, s + i, dtype, m);
+            for (int64_t j = 0; j < m; j++) dst[i + j] = sum_f32(dst[i + j], mul_f32(block[j], w));
+        }
     }
 }
 
-ROW_KERNEL void aclStubRowMulF32(float *restrict dst, const float *restrict src, int64_t n) {
-    for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], src[i]);
+ROW_KERNEL void aclStubRowMulF32(float *dst, const float *a, const float *b, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(a[i], b[i]);
+}
+
+ROW_KERNEL static bool any_nan(const float *v, int64_t n) {
+    int found = 0;
+    for (int64_t i = 0; i < n; i++) found |= v[i] != v[i];
+    return found;
 }
 
 /* One level of the tree: dst[i] = src[2i] + src[2i+1]. */
@@ -179,14 +203,24 @@ ROW_KERNEL static void pair_level(float *restrict dst, const float *restrict src
     for (int64_t i = 0; i < half; i++) dst[i] = sum_f32(src[2 * i], src[2 * i + 1]);
 }
 
+/* The same without the NaN rule: for NaN-free inputs, where every NaN a level makes is the one default NaN (so
+ * which operand's payload wins cannot show), and plain sums vectorise. */
+ROW_KERNEL static void pair_level_plain(float *restrict dst, const float *restrict src, int64_t half) {
+    for (int64_t i = 0; i < half; i++) dst[i] = src[2 * i] + src[2 * i + 1];
+}
+
 float aclStubRowTreeSumF32(float *v, int64_t n) {
     float tmp[4096];
     if (n <= 0) return 0.0f;
     if (n > 8192) n = 8192;
+    bool plain = !any_nan(v, n);
     float *src = v, *dst = tmp;
     while (n > 1) { /* ping-pong between v and tmp, so no level reads what it writes */
         n /= 2;
-        pair_level(dst, src, n);
+        if (plain)
+            pair_level_plain(dst, src, n);
+        else
+            pair_level(dst, src, n);
         float *x = src;
         src = dst;
         dst = x;

@@ -184,11 +184,14 @@ static void probs_grad_rows(void *arg, int64_t begin, int64_t end) {
             float acc = 0.0f;
             if (g && prod && scratch) {
                 int64_t r = aclStubIndex1(c->idx, t * p->k + k);
-                if (r >= 0 && r < p->p)
-                    aclStubRowLoadF32(prod, contiguous_row(c->tok, r, p->h, scratch), dt, p->h);
-                else
+                const float *row = prod;
+                if (r < 0 || r >= p->p)
                     memset(prod, 0, (size_t)p->h * sizeof(float));
-                aclStubRowMulF32(prod, g, p->h);
+                else if (dt == ACL_FLOAT && (c->tok->strides[1] == 1 || p->h == 1))
+                    row = aclStubElem2(c->tok, r, 0); /* read in place */
+                else
+                    aclStubRowLoadF32(prod, contiguous_row(c->tok, r, p->h, scratch), dt, p->h);
+                aclStubRowMulF32(prod, row, g, p->h);
                 for (int64_t j = 0; j < p->h; j += p->chunk) {
                     float part = device_reduce_sum(prod + j, p->h - j < p->chunk ? p->h - j : p->chunk);
                     aclStubRowAddF32(&acc, &part, ACL_FLOAT, 1);

@@ -282,7 +282,7 @@ ACLSTUB_API void aclStubRowStoreF32(void *dst, const float *src, aclDataType dty
 ACLSTUB_API void aclStubRowScaleF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n); /* dst = float(src) * w */
 ACLSTUB_API void aclStubRowScaleAddF32(float *dst, const void *src, aclDataType dtype, float w,
                                        int64_t n);                  /* dst += float(src) * w */
-ACLSTUB_API void aclStubRowMulF32(float *dst, const float *src, int64_t n); /* dst[i] = dst[i] * src[i] */
+ACLSTUB_API void aclStubRowMulF32(float *dst, const float *a, const float *b, int64_t n); /* dst = a * b (dst may be a) */
 /* Sum of v[0..n) by an adjacent-pair binary tree (the vector unit's block reductions), n a power of two
  * up to 8192; v is overwritten. */
 ACLSTUB_API float aclStubRowTreeSumF32(float *v, int64_t n);
