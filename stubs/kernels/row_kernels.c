@@ -216,12 +216,6 @@ ROW_KERNEL void aclStubRowMulF32(float *dst, const float *a, const float *b, int
     for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(a[i], b[i]);
 }
 
-ROW_KERNEL static bool any_nan(const float *v, int64_t n) {
-    int found = 0;
-    for (int64_t i = 0; i < n; i++) found |= v[i] != v[i];
-    return found;
-}
-
 /* One level of the tree: dst[i] = src[2i] + src[2i+1]. */
 ROW_KERNEL static void pair_level(float *restrict dst, const float *restrict src, int64_t half) {
     for (int64_t i = 0; i < half; i++) dst[i] = sum_f32(src[2 * i], src[2 * i + 1]);
@@ -237,7 +231,7 @@ float aclStubRowTreeSumF32(float *v, int64_t n) {
     float tmp[4096];
     if (n <= 0) return 0.0f;
     if (n > 8192) n = 8192;
-    bool plain = !any_nan(v, n);
+    bool plain = !aclStubRowAnyNaN(v, n);
     float *src = v, *dst = tmp;
     while (n > 1) { /* ping-pong between v and tmp, so no level reads what it writes */
         n /= 2;

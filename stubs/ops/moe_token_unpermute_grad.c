@@ -209,8 +209,8 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     const Plan *p = call->plan;
     Ctx c = {p, aclStubOpTensor(call, PERMUTED), aclStubOpTensor(call, GRAD), aclStubOpTensor(call, IDX),
              aclStubOpTensor(call, PROBS), aclStubOpTensor(call, PERMUTED_GRAD), aclStubOpTensor(call, PROBS_GRAD), NULL};
-    int64_t *owner = malloc((size_t)p->p * sizeof *owner);
-    if (!owner) return aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for %lld row owners", (long long)p->p);
+    int64_t *owner = aclStubKernelScratch(call, (size_t)p->p * sizeof *owner);
+    if (!owner) return aclStubKernelOutOfMemory(call);
     memset(owner, 0xff, (size_t)p->p * sizeof *owner); /* -1: no slot */
     /* In slot order, so a row several slots point at takes the last one: the same for any thread count. */
     for (int64_t s = 0; s < p->t * p->k; s++) {
@@ -220,7 +220,6 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     c.owner = owner;
     aclStubParallelFor(p->p, 65536 / (p->h + 1) + 1, scatter_rows, &c);
     if (c.probs) aclStubParallelFor(p->t, 65536 / (p->k * p->h + 1) + 1, probs_grad_rows, &c);
-    free(owner);
     return OK;
 }
 
