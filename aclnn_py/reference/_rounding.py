@@ -42,3 +42,14 @@ def add_f32(acc: np.ndarray, term: np.ndarray) -> np.ndarray:
 def widen(a: np.ndarray) -> np.ndarray:
     """float16/bfloat16/float32 -> float32, exactly."""
     return np.asarray(a).astype(np.float32)
+
+
+def mul_f32(a: np.ndarray, b) -> np.ndarray:
+    """``a * b`` in float32 with the stub's NaN rule for products: where ``a`` is NaN the result is that NaN made
+    quiet, whatever ``b`` is; elsewhere the IEEE product (a NaN ``b`` comes out quiet)."""
+    a = np.asarray(a, dtype=np.float32)
+    out = a * np.asarray(b, dtype=np.float32)
+    nan = np.isnan(a)
+    if nan.any():
+        out[nan] = (np.broadcast_to(a, out.shape)[nan].view(np.uint32) | np.uint32(0x400000)).view(np.float32)
+    return out

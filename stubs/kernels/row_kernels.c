@@ -157,3 +157,91 @@ ROW_KERNEL void aclStubRowStoreF32(void *restrict dst, const float *restrict src
         for (int64_t i = 0; i < n; i++) d[i] = (f16)src[i];
     }
 }
+
+/* The product's NaN rule, the counterpart of sum_f32's: a NaN left operand wins (made quiet). */
+static inline float mul_f32(float a, float b) {
+    float r = a * b;
+    uint32_t ua, ur;
+    memcpy(&ua, &a, 4);
+    memcpy(&ur, &r, 4);
+    uint32_t a_is_nan = (int32_t)(ua & 0x7fffffffu) > 0x7f800000 ? 0xffffffffu : 0u;
+    ur = (ur & ~a_is_nan) | ((ua | 0x400000u) & a_is_nan);
+    memcpy(&r, &ur, 4);
+    return r;
+}
+
+static inline float bf16_to_f32(uint16_t b) {
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* fp16 rows are widened block by block (the widening is vectorised in aclStubRowLoadF32). */
+#define WIDEN_BLOCK 512
+
+ROW_KERNEL void aclStubRowScaleF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w, int64_t n) {
+    if (dtype == ACL_FLOAT) {
+        const float *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(s[i], w);
+    } else if (dtype == ACL_BF16) {
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(bf16_to_f32(s[i]), w);
+    } else {
+        aclStubRowLoadF32(dst, src, dtype, n);
+        for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], w);
+    }
+}
+
+ROW_KERNEL void aclStubRowScaleAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
+                                      int64_t n) {
+    if (dtype == ACL_FLOAT) {
+        const float *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], mul_f32(s[i], w));
+    } else if (dtype == ACL_BF16) {
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], mul_f32(bf16_to_f32(s[i]), w));
+    } else {
+        float block[WIDEN_BLOCK];
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i += WIDEN_BLOCK) {
+            int64_t m = n - i < WIDEN_BLOCK ? n - i : WIDEN_BLOCK;
+            aclStubRowLoadF32(block, s + i, dtype, m);
+            for (int64_t j = 0; j < m; j++) dst[i + j] = sum_f32(dst[i + j], mul_f32(block[j], w));
+        }
+    }
+}
+
+ROW_KERNEL void aclStubRowMulF32(float *dst, const float *a, const float *b, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(a[i], b[i]);
+}
+
+/* One level of the tree: dst[i] = src[2i] + src[2i+1]. */
+ROW_KERNEL static void pair_level(float *restrict dst, const float *restrict src, int64_t half) {
+    for (int64_t i = 0; i < half; i++) dst[i] = sum_f32(src[2 * i], src[2 * i + 1]);
+}
+
+/* The same without the NaN rule: for NaN-free inputs, where every NaN a level makes is the one default NaN (so
+ * which operand's payload wins cannot show), and plain sums vectorise. */
+ROW_KERNEL static void pair_level_plain(float *restrict dst, const float *restrict src, int64_t half) {
+    for (int64_t i = 0; i < half; i++) dst[i] = src[2 * i] + src[2 * i + 1];
+}
+
+float aclStubRowTreeSumF32(float *v, int64_t n) {
+    float tmp[4096];
+    if (n <= 0) return 0.0f;
+    if (n > 8192) n = 8192;
+    bool plain = !aclStubRowAnyNaN(v, n);
+    float *src = v, *dst = tmp;
+    while (n > 1) { /* ping-pong between v and tmp, so no level reads what it writes */
+        n /= 2;
+        if (plain)
+            pair_level_plain(dst, src, n);
+        else
+            pair_level(dst, src, n);
+        float *x = src;
+        src = dst;
+        dst = x;
+    }
+    return src[0];
+}

@@ -290,6 +290,17 @@ ACLSTUB_API void aclStubRowAddF32Fast(float *dst, const void *src, aclDataType d
 ACLSTUB_API bool aclStubRowAnyNaN(const float *row, int64_t n);
 ACLSTUB_API void aclStubRowAddZeroF32(float *dst, int64_t n); /* dst += +0.0f (turns -0.0 into +0.0) */
 ACLSTUB_API void aclStubRowStoreF32(void *dst, const float *src, aclDataType dtype, int64_t n); /* narrowing */
+/*
+ * Weighted rows: each product is rounded to float32 before it is added (never fused). A product whose
+ * left operand (the row element) is NaN is that NaN made quiet, like the sums.
+ */
+ACLSTUB_API void aclStubRowScaleF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n); /* dst = float(src) * w */
+ACLSTUB_API void aclStubRowScaleAddF32(float *dst, const void *src, aclDataType dtype, float w,
+                                       int64_t n);                  /* dst += float(src) * w */
+ACLSTUB_API void aclStubRowMulF32(float *dst, const float *a, const float *b, int64_t n); /* dst = a * b (dst may be a) */
+/* Sum of v[0..n) by an adjacent-pair binary tree (the vector unit's block reductions), n a power of two
+ * up to 8192; v is overwritten. */
+ACLSTUB_API float aclStubRowTreeSumF32(float *v, int64_t n);
 
 /* memcpy, with non-temporal stores when stream is set (end such a region with aclStubStreamFence). */
 #define ACLSTUB_STREAM_MIN_BYTES ((int64_t)32 << 20)
