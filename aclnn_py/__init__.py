@@ -16,7 +16,8 @@ from .errors import (AclBaseError, AclError, AclnnError, AclStatusError, Backend
 from .loader import Backend
 from .ops import *  # noqa: F401,F403  (one function per operator)
 from .ops import __all__ as _op_names
-from .runtime import Context, Device, DeviceBuffer, Event, Stream, Tensor, default_device
+from .runtime import (BoolArray, Context, Device, DeviceBuffer, Event, FloatArray, IntArray, Scalar, ScalarList,
+                      Stream, Tensor, TensorList, default_device)
 
 __version__ = "0.1.0"
 
@@ -55,6 +56,7 @@ __all__ = [
     "AclBaseError", "AclStatusError", "AclError", "AclnnError", "SymbolNotFoundError", "Backend",
     "BackendNotFoundError",
     "Context", "Device", "DeviceBuffer", "Event", "Stream", "Tensor", "default_device", "get_include",
+    "Scalar", "ScalarList", "IntArray", "BoolArray", "FloatArray", "TensorList",
     "get_lib_dir", "backend", "add_include_dir", "load_op_library",
     *_op_names,
 ]

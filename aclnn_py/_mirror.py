@@ -221,7 +221,16 @@ def make_wrapper(name: str):
             elif ctype == "const int64_t *":  # a Python list of dims/strides/values, as in the samples
                 prologue.append(f"    if type({py}) is list or type({py}) is tuple:\n        _n{i} = len({py})\n"
                                 f"        {py} = _arrays.get(tuple({py})) or _int64_array({py})\n"
-                                f"    else:\n        _n{i} = -1")
+                                f"    else:\n        _n{i} = -1\n"
+                                f"        if not _is_cdata({py}, _CData):\n"
+                                f"            {py} = _as_array({name!r}, {pname!r}, 'int64_t', {py})")
+            elif pname in rules and rules[pname][1] == "dtype":  # a number stored as the type the call names
+                dtype_param = pynames[rules[pname][0][0]]
+                prologue.append(f"    if not _is_cdata({py}, _CData) and type({py}) is not _HostSpan and {py} is not None:\n"
+                                f"        {py} = _scalar_bytes({name!r}, {pname!r}, {py}, {dtype_param})")
+            elif _array_item(ctype):  # a sequence (list, tuple, numpy array, range) becomes a C array
+                prologue.append(f"    if not _is_cdata({py}, _CData):\n"
+                                f"        {py} = _as_array({name!r}, {pname!r}, {_array_item(ctype)!r}, {py})")
             if pname in rules:
                 lengths, unit, written = rules[pname]
                 slow = (f"{py} = _check_extent({name!r}, {pname!r}, {py}, {lengths!r}, "
@@ -258,7 +267,7 @@ def make_wrapper(name: str):
         "_raise": errors.raise_status, "_AclError": errors.AclError, "_AclnnError": errors.AclnnError,
         "_check_handle": errors.check_handle, "_cstr": _cstr, "_array_out": _array_out, "_tl": threading.local(),
         "_int64_array": _int64_array, "_arrays": _INT64_ARRAYS, "_HostSpan": HostSpan,
-        "_check_extent": _check_extent, "_address": _address,
+        "_check_extent": _check_extent, "_address": _address, "_as_array": _as_array, "_scalar_bytes": _scalar_bytes,
         "_is_cdata": isinstance, "_CData": ffi.CData,
     }
     exec(compile(src, f"<aclnn_py mirror of {name}>", "exec"), namespace)
@@ -266,6 +275,68 @@ def make_wrapper(name: str):
     fn.__doc__ = _doc(name, result, params)
     fn.__source__ = src
     return fn
+
+
+# C element types that a pointer parameter reads as an array built from a Python sequence.
+_ARRAY_ITEMS = {"int64_t", "int32_t", "uint64_t", "uint32_t", "bool", "float", "double", "uint16_t", "int8_t",
+                "uint8_t"}
+_HANDLE_ITEM = re.compile(r"^(?:const )?(acl(?:Tensor|Scalar)) \* ?(?:const )?\*$")
+
+
+def _array_item(ctype: str) -> str | None:
+    """The element type when ``ctype`` is an input array the mirror builds from a sequence: ``const T *`` of a
+    number type, or an array of tensor/scalar handles (``const aclTensor *const *``, ``aclTensor **``)."""
+    if ctype.startswith("const ") and ctype.endswith(" *") and ctype[6:-2] in _ARRAY_ITEMS:
+        return ctype[6:-2]
+    m = _HANDLE_ITEM.match(ctype)
+    return f"{m.group(1)} *" if m else None
+
+
+def _as_array(function: str, pname: str, item: str, value):
+    """A C array of ``item`` for a sequence (list, tuple, range, numpy array...); None stays NULL (for an
+    array of handles, a None element is a NULL handle); a host span passes as its address."""
+    if value is None:
+        return ffi.NULL
+    if type(value) is HostSpan:
+        return value
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") and not hasattr(value, "__iter__"):
+        raise errors.type_error(function, pname, value, f"a sequence of {item.strip(' *')}"
+                                f"{' handles' if item.endswith('*') else ' values'}, a cffi pointer or None")
+    items = value.tolist() if hasattr(value, "tolist") else list(value)
+    if item.endswith("*"):
+        items = [ffi.NULL if v is None else v for v in items]
+    try:
+        return ffi.new(f"{item}[]", items)
+    except OverflowError as exc:
+        raise ValueError(f"{function}: argument {pname!r}: a value is outside the range of {item} ({exc})") from None
+    except TypeError as exc:
+        raise TypeError(f"{function}: argument {pname!r}: every element must be a {item.strip(' *')} "
+                        f"{'handle or None' if item.endswith('*') else 'value'} ({exc})") from None
+
+
+def _scalar_bytes(function: str, pname: str, value, data_type):
+    """A Python or numpy number as the bytes of one ``data_type`` element (what ``aclCreateScalar`` reads)."""
+    import numpy as np
+
+    try:
+        dt = dtypes.to_numpy(data_type)
+    except TypeError:
+        raise TypeError(f"{function}: argument {pname!r}: aclDataType {data_type} has no numpy counterpart; "
+                        "pass the value as a cffi pointer") from None
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not isinstance(value, (bool, int, float, np.number, np.bool_)):
+        raise errors.type_error(function, pname, value, "a number, a cffi pointer, an acl.host_ptr(...) or None")
+    if dt.kind in "iu" and not isinstance(value, (bool, np.bool_)):
+        if isinstance(value, (float, np.floating)):
+            raise TypeError(f"{function}: argument {pname!r}: a float ({value!r}) for the integer type {dt}")
+        info = np.iinfo(dt)
+        if not info.min <= int(value) <= info.max:
+            raise ValueError(f"{function}: argument {pname!r} = {value} is outside the range of {dt}")
+    data = np.asarray(value).astype(dt).tobytes()
+    buf = ffi.new("char[]", len(data))  # exactly one element (a bytes initializer would add a NUL)
+    ffi.memmove(buf, data, len(data))
+    return buf
 
 
 def _cell_code(i: int, ctype: str) -> str:
