@@ -47,6 +47,14 @@ def load_op_library(path) -> None:
     _dynamic.load_op_library(path)
 
 
+def run(name: str, *args, out=None, outputs=None, stream=None, **kwargs):
+    """Run any aclnn operator on numpy arrays, torch tensors or device Tensors (``aclnn_py.generic``):
+    ``run("aclnnAdd", x, y, 1.0, out=z)``; returns the outputs, written back."""
+    from .generic import run as generic_run
+
+    return generic_run(name, *args, out=out, outputs=outputs, stream=stream, **kwargs)
+
+
 def backend() -> Backend:
     """Load the libraries (if not yet done) and describe what was loaded."""
     return loader.load()
@@ -57,6 +65,6 @@ __all__ = [
     "BackendNotFoundError",
     "Context", "Device", "DeviceBuffer", "Event", "Stream", "Tensor", "default_device", "get_include",
     "Scalar", "ScalarList", "IntArray", "BoolArray", "FloatArray", "TensorList",
-    "get_lib_dir", "backend", "add_include_dir", "load_op_library",
+    "get_lib_dir", "backend", "add_include_dir", "load_op_library", "run",
     *_op_names,
 ]

@@ -9,6 +9,7 @@ type ``TypeError``. The libraries are loaded before any call into them.
 
 from __future__ import annotations
 
+import math
 import operator
 import threading
 import weakref
@@ -396,6 +397,17 @@ class DeviceBuffer(_Resource):
             if not loader.load().is_stub:
                 errors.check(lib.aclrtMemset(self.ptr, self.nbytes, 0, self.nbytes), "aclrtMemset")
 
+    @classmethod
+    def _borrow(cls, address: int, nbytes: int, device, owner) -> "DeviceBuffer":
+        """Device memory someone else allocated (a DLPack producer's): not freed here; ``owner.close()`` runs
+        when the buffer is closed or collected."""
+        buf = cls.__new__(cls)
+        buf.nbytes = nbytes
+        buf.device = _device_or_default("DeviceBuffer", device)
+        buf.ptr = ffi.cast("void *", address)
+        buf._finalizer = weakref.finalize(buf, owner.close)
+        return buf
+
     @property
     def closed(self) -> bool:
         return self._closed_empty if self.nbytes == 0 else super().closed
@@ -455,6 +467,15 @@ def view_layout(a: np.ndarray):
     return [s // item for s in a.strides], -lo // item, lo, hi
 
 
+def _span(shape, strides, item: int) -> tuple[int, int]:
+    """Byte offsets [lo, hi) of the memory a view (element strides) touches, relative to element 0."""
+    if min(shape, default=1) == 0:
+        return 0, 0
+    lo = sum((d - 1) * s for d, s in zip(shape, strides) if s < 0) * item
+    hi = (sum((d - 1) * s for d, s in zip(shape, strides) if s > 0) + 1) * item
+    return lo, hi
+
+
 def contiguous_strides(shape) -> tuple[int, ...]:
     strides, s = [], 1
     for d in reversed(shape):
@@ -485,7 +506,7 @@ class Tensor(_Resource):
         if buffer is not None:
             buffer._check_open()
         if buffer is None:
-            numel = int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+            numel = math.prod(self.shape)
             buffer = DeviceBuffer(numel * self.dtype.itemsize if min(self.shape, default=1) > 0 else 0, device)
         self.buffer = buffer
         self.format = lib.ACL_FORMAT_ND if format is None else _index("Tensor", "format", format)
@@ -518,11 +539,70 @@ class Tensor(_Resource):
         if any(s % item for s in a.strides):
             a = np.ascontiguousarray(a)
             return cls.from_numpy(a, device)
-        # Copy only the bytes the view spans and describe the view with element strides and offset.
-        strides, offset, lo, hi = view_layout(a)
+        return cls._from_host(a.ctypes.data, a.shape, [s // item for s in a.strides], a.dtype, device)
+
+    @classmethod
+    def _from_host(cls, address: int, shape, strides, dtype, device=None) -> "Tensor":
+        """Upload the host view at ``address`` (element strides): only the bytes it spans are copied, and the
+        tensor describes the same view (strides and offset) over them."""
+        dtype = np.dtype(dtype)
+        lo, hi = _span(shape, strides, dtype.itemsize)
         buf = DeviceBuffer(hi - lo, device)
-        buf.upload(ffi.cast("char *", a.ctypes.data + lo), hi - lo)
-        return cls(a.shape, a.dtype, strides=strides, offset=offset, buffer=buf, device=device)
+        if hi > lo:
+            buf.upload(ffi.cast("char *", address + lo), hi - lo)
+        return cls(shape, dtype, strides=strides, offset=-lo // dtype.itemsize, buffer=buf, device=device)
+
+    def _to_host(self, address: int) -> None:
+        """Write the buffer back over the host view this tensor was uploaded from (``_from_host``)."""
+        lo = -self.offset * self.dtype.itemsize
+        if self.buffer.nbytes:
+            self.buffer.download(ffi.buffer(ffi.cast("char *", address + lo), self.buffer.nbytes))
+
+    @classmethod
+    def from_dlpack(cls, obj, device: Device | None = None) -> "Tensor":
+        """A Tensor from anything with ``__dlpack__`` (torch tensors of any dtype aclnn has, bfloat16
+        included, numpy arrays...). Host memory is uploaded (one copy of the bytes the view spans; torch
+        memory is read directly, not through numpy); a tensor already on the device (``kDLAscend``, or an
+        aclnn_py Tensor) is shared, not copied, and kept alive by the result."""
+        if isinstance(obj, Tensor):
+            obj._check_open()
+            return cls(obj.shape, obj.dtype, strides=obj.strides, offset=obj.offset, buffer=obj.buffer,
+                       format=obj.format)
+        if not hasattr(obj, "__dlpack__"):
+            raise errors.type_error("Tensor.from_dlpack", "obj", obj, "an object with __dlpack__")
+        from ._dlpack import KDL_ASCEND, KDL_CPU, DLView
+
+        view = DLView(obj, "Tensor.from_dlpack")
+        try:
+            if view.device[0] == KDL_CPU:
+                return cls._from_host(view.address, view.shape, view.strides, view.dtype, device)
+            if view.device[0] == KDL_ASCEND and not loader.load().is_stub:
+                lo, hi = _span(view.shape, view.strides, view.dtype.itemsize)
+                buf = DeviceBuffer._borrow(view.address + lo, hi - lo, device, view)
+                shape, strides, dtype, view = view.shape, view.strides, view.dtype, None  # the buffer owns it now
+                return cls(shape, dtype, strides=strides, offset=-lo // dtype.itemsize, buffer=buf)
+            raise BufferError(f"Tensor.from_dlpack: DLPack device type {view.device[0]} is neither the host "
+                              f"({KDL_CPU}) nor an Ascend device ({KDL_ASCEND})")
+        finally:
+            if view is not None:
+                view.close()
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(kDLAscend = 21, device id) on a device; (kDLCPU = 1, 0) on the stub, whose device memory is host
+        memory, so numpy and torch view it without a copy."""
+        from ._dlpack import KDL_ASCEND, KDL_CPU
+
+        if loader.load().is_stub:
+            return (KDL_CPU, 0)
+        return (KDL_ASCEND, self.buffer.device.device_id)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """The tensor's view as a DLPack capsule, without a copy (the consumer keeps this tensor alive).
+        Work queued on streams is not waited for: synchronise the stream that writes the tensor first."""
+        self._check_view()
+        from ._dlpack import export
+
+        return export(self, self.__dlpack_device__(), stream, max_version, dl_device, copy)
 
     def _check_view(self) -> None:
         """The view (offset and strides) must lie inside the buffer before it is read on the host."""
