@@ -38,6 +38,9 @@ typedef struct DLManagedTensorVersioned { DLPackVersion version; void *manager_c
                                           void (*deleter)(struct DLManagedTensorVersioned *self); uint64_t flags;
                                           DLTensor dl_tensor; } DLManagedTensorVersioned;
 """
+# The names a consumer gives the capsules it took. C keeps the pointer, so these must live as long as the
+# process: module constants, never temporaries.
+_USED = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_versioned"}
 _ffi = None
 _ffi_lock = threading.Lock()
 
@@ -103,7 +106,7 @@ class DLView:
         except (BufferError, RuntimeError, ValueError) as exc:
             raise BufferError(f"{where}: the object cannot be exported through DLPack: {exc}") from None
         managed, versioned, name = _managed(capsule)
-        _capsule_api().PyCapsule_SetName(capsule, b"used_" + name)  # ours now: the capsule must not delete it
+        _capsule_api().PyCapsule_SetName(capsule, _USED[name])  # ours now: the capsule must not delete it
         self._finalizer = weakref.finalize(self, _release, managed)
         t = managed.dl_tensor
         if versioned and managed.version.major > 1:
