@@ -14,34 +14,14 @@ from __future__ import annotations
 
 import keyword
 import operator
-import re
 import threading
+
+from _aclnn_py_native.mirror_rules import (CONSTANT_PREFIXES, RAW_POINTERS as _RAW_POINTERS,
+                                           array_item as _array_item, extents, is_array_out_pair, is_out_param,
+                                           mirror_module)
 
 from . import dtypes, errors, loader
 from ._native import SIGNATURES, ffi, lib
-
-# Scalar C types that, behind a non-const pointer, mark an out-parameter.
-_SCALARS = {
-    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t",
-    "int", "float", "double", "bool", "aclDataType", "aclFormat", "aclError", "aclnnStatus", "aclFloat16",
-    "aclrtStream", "aclrtContext", "aclrtEvent",
-}
-_POINTER_TYPEDEFS = {"aclrtStream", "aclrtContext", "aclrtEvent", "const aclrtStream"}
-# Handle types that no function returns through a pointer: T ** of these is an input array of handles.
-_HANDLE_ARRAYS = {"aclTensor", "aclScalar"}
-_OUT_POINTER = re.compile(r"^(?P<base>[A-Za-z_]\w*)\s*(?P<stars>\*+)$")
-
-
-def is_out_param(ctype: str) -> bool:
-    if ctype.startswith("const "):
-        return False
-    m = _OUT_POINTER.match(ctype.strip())
-    if not m:
-        return False
-    stars = len(m.group("stars"))
-    if stars == 2 and m.group("base") in _HANDLE_ARRAYS:
-        return False  # an array of handles the caller passes (aclDumpOpTensors' tensors), not a result
-    return stars >= 2 or (stars == 1 and m.group("base") in _SCALARS)
 
 
 def _pyname(name: str) -> str:
@@ -56,36 +36,6 @@ def _array_out(ptr, count):
     finally:
         if ptr != ffi.NULL:
             lib.aclnnpy_free(ptr)
-
-
-# How far a C function reads or writes through a pointer parameter: {function: {pointer parameter:
-# (length parameters, unit, written)}}. unit "elements" counts items of the array's C type, "bytes" bytes,
-# "dtype" the size of one element of the aclDataType named by the length parameter.
-_NAMED_EXTENTS = {
-    "aclCreateTensor": {"stride": (("viewDimsNum",), "elements", False)},
-    "aclCreateScalar": {"value": (("dataType",), "dtype", False)},
-}
-# A pointer followed by a length parameter with one of these names is an array of that length.
-_LENGTH_NAMES = re.compile(r"^(size|count|num|.*Num|.*Size|.*Count)$")
-_INTEGER_TYPES = {"uint64_t", "int64_t", "size_t", "uint32_t", "int32_t"}
-
-
-def extents(name: str, params) -> dict[str, tuple[tuple[str, ...], str, bool]]:
-    """The extent rules of C function ``name``: the table above, the memcpy/memset shapes of the runtime
-    (by parameter names), and every pointer directly followed by a length parameter."""
-    names = [n for n, _ in params]
-    rules = dict(_NAMED_EXTENTS.get(name, {}))
-    if {"dst", "destMax", "src", "count"} <= set(names):  # aclrtMemcpy and its Async variant
-        rules.setdefault("dst", (("destMax", "count"), "bytes", True))
-        rules.setdefault("src", (("count",), "bytes", False))
-    if {"devPtr", "maxCount", "count"} <= set(names):    # aclrtMemset and its Async variant
-        rules.setdefault("devPtr", (("maxCount", "count"), "bytes", True))
-    for (pname, ctype), nxt in zip(params, params[1:]):
-        if pname in rules or not ctype.endswith("*") or is_out_param(ctype):
-            continue
-        if nxt[1] in _INTEGER_TYPES and _LENGTH_NAMES.match(nxt[0]):
-            rules[pname] = ((nxt[0],), "bytes" if "void" in ctype else "elements", False)
-    return rules
 
 
 class HostSpan:
@@ -166,9 +116,9 @@ def _check_extent(function: str, pname: str, obj, lengths, values, unit: str, wr
     return obj
 
 
-# Parameters that take a bare address. cffi would also accept bytes or a str there, handing C a pointer into
-# an immutable Python object: refused, so a host buffer only reaches C as a checked HostSpan.
-_RAW_POINTERS = {"void *", "const void *"} | _POINTER_TYPEDEFS
+# A raw address parameter (RAW_POINTERS) takes a cffi pointer, a host span or None. cffi would also accept
+# bytes or a str there, handing C a pointer into an immutable Python object: refused, so a host buffer only
+# reaches C as a checked HostSpan.
 
 
 def _address(function: str, pname: str, obj):
@@ -203,8 +153,7 @@ def make_wrapper(name: str):
     while i < len(params):
         pname, ctype = params[i]
         py = pynames[pname]
-        nxt = params[i + 1] if i + 1 < len(params) else None
-        if ctype == "int64_t **" and nxt and nxt[1] == "uint64_t *":
+        if is_array_out_pair(params, i):
             prologue.append(_cell_code(i, "int64_t **") + "\n" + _cell_code(i + 1, "uint64_t *"))
             call_args += [f"_o{i}", f"_o{i + 1}"]
             outs.append(f"_array_out(_o{i}[0], _o{i + 1}[0])")
@@ -275,21 +224,6 @@ def make_wrapper(name: str):
     fn.__doc__ = _doc(name, result, params)
     fn.__source__ = src
     return fn
-
-
-# C element types that a pointer parameter reads as an array built from a Python sequence.
-_ARRAY_ITEMS = {"int64_t", "int32_t", "uint64_t", "uint32_t", "bool", "float", "double", "uint16_t", "int8_t",
-                "uint8_t"}
-_HANDLE_ITEM = re.compile(r"^(?:const )?(acl(?:Tensor|Scalar)) \* ?(?:const )?\*$")
-
-
-def _array_item(ctype: str) -> str | None:
-    """The element type when ``ctype`` is an input array the mirror builds from a sequence: ``const T *`` of a
-    number type, or an array of tensor/scalar handles (``const aclTensor *const *``, ``aclTensor **``)."""
-    if ctype.startswith("const ") and ctype.endswith(" *") and ctype[6:-2] in _ARRAY_ITEMS:
-        return ctype[6:-2]
-    m = _HANDLE_ITEM.match(ctype)
-    return f"{m.group(1)} *" if m else None
 
 
 def _as_array(function: str, pname: str, item: str, value):
@@ -389,9 +323,10 @@ def constants(prefixes: tuple[str, ...]) -> dict[str, int]:
 class MirrorModule:
     """Module-level ``__getattr__``/``__dir__`` for a mirror module: wrappers are made on first use."""
 
-    def __init__(self, module_globals: dict, predicate):
+    def __init__(self, module_globals: dict, module: str):
         self._globals = module_globals
-        self.names = sorted(n for n in SIGNATURES if predicate(n))
+        self.names = sorted(n for n in SIGNATURES if mirror_module(n) == module)
+        self.constant_prefixes = CONSTANT_PREFIXES[module]
 
     def getattr(self, attr: str):
         if attr in self.names:

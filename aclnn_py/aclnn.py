@@ -16,8 +16,8 @@ function's parameters with their C types and roles.
 
 from ._mirror import SIGNATURES, MirrorModule, constants
 
-globals().update(constants(("ACLNN_",)))
-_mirror = MirrorModule(globals(), lambda n: n.startswith("aclnn") and not n.startswith("aclnnpy"))
+_mirror = MirrorModule(globals(), "aclnn")
+globals().update(constants(_mirror.constant_prefixes))
 
 
 def __getattr__(attr: str):

@@ -4,7 +4,8 @@ The extension does not link against any CANN library. Every C function it expose
 table of function pointers that the loader fills at run time with dlopen/dlsym, from a real CANN
 toolkit or from the stub, so one build serves both (cffi API mode speed, late binding).
 
-Usage: python build_native.py --out-dir DIR   (writes DIR/_cffi.c and DIR/signatures.py)
+Usage: python build_native.py --out-dir DIR   (writes DIR/_cffi.c, DIR/signatures.py and the type stubs
+DIR/acl.pyi, DIR/aclnn.pyi of the mirror modules)
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import cdef as cdef_mod  # noqa: E402
+import stubgen  # noqa: E402
 
 # What the extension adds to the headers' functions, implemented in loader.c and fastpath.c.
 EXTRA_CDEF = """
@@ -153,6 +155,9 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
     ffi.set_source("_aclnn_py_native._cffi", source)
     out_dir.mkdir(parents=True, exist_ok=True)
     ffi.emit_c_code(str(out_dir / "_cffi.c"))
+
+    for module in ("acl", "aclnn"):
+        (out_dir / f"{module}.pyi").write_text(stubgen.module_stub(module, signatures, cdef_mod.constant_names(cdef)))
 
     table = {n: {"result": signatures[n][0], "params": signatures[n][1]} for n in names}
     (out_dir / "signatures.py").write_text(

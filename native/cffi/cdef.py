@@ -88,6 +88,27 @@ def function_signatures(cdef: str) -> dict[str, tuple[str, list[tuple[str, str]]
     return sigs
 
 
+def constant_names(cdef: str) -> list[str]:
+    """Names of the integer constants the extension exposes: enumerators, ``#define``s, static consts."""
+    import pycparser
+    from pycparser import c_ast
+
+    names = [m.group(1) for m in re.finditer(r"^#define\s+(\w+)\s", cdef, re.M)]
+    text = "\n".join(l for l in cdef.splitlines() if not l.startswith("#"))
+
+    class Visitor(c_ast.NodeVisitor):
+        def visit_Enumerator(self, node):
+            names.append(node.name)
+
+        def visit_Decl(self, node):
+            if "static" in node.storage and "const" in node.quals and not isinstance(node.type, c_ast.FuncDecl):
+                names.append(node.name)
+            self.generic_visit(node)
+
+    Visitor().visit(pycparser.CParser().parse(_fake_typedefs() + text))
+    return sorted(set(names))
+
+
 def _strip_name(t):
     """A copy of a declarator type without its identifier, so it prints as a type name."""
     import copy
