@@ -175,7 +175,8 @@ def make_wrapper(name: str):
                                 f"            {py} = _as_array({name!r}, {pname!r}, 'int64_t', {py})")
             elif pname in rules and rules[pname][1] == "dtype":  # a number stored as the type the call names
                 dtype_param = pynames[rules[pname][0][0]]
-                prologue.append(f"    if not _is_cdata({py}, _CData) and type({py}) is not _HostSpan and {py} is not None:\n"
+                prologue.append(f"    if not _is_cdata({py}, _CData) and type({py}) is not _HostSpan "
+                                f"and {py} is not None:\n"
                                 f"        {py} = _scalar_bytes({name!r}, {pname!r}, {py}, {dtype_param})")
             elif _array_item(ctype):  # a sequence (list, tuple, numpy array, range) becomes a C array
                 prologue.append(f"    if not _is_cdata({py}, _CData):\n"

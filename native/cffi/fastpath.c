@@ -13,9 +13,9 @@
  */
 #include <pthread.h>
 
-#define ACLNNPY_MAX_TENSORS 12
-#define ACLNNPY_MAX_ATTRS 12
-#define ACLNNPY_MAX_ARRAYS 4
+#include "aclnn/opdev/op_errno.h"
+#include "aclnnpy_glue.h"
+
 #define ACLNNPY_POOL_SIZE 64
 
 /* ---- workspace pool: one buffer per stream, grown on demand, freed only after a synchronisation ---- */
@@ -35,7 +35,7 @@ static void aclnnpy_pool_drop(int i) {
 }
 
 /* A workspace of at least size bytes for work queued on stream; reused while the size fits. */
-static int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
+int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
     int status = 0;
     pthread_mutex_lock(&aclnnpy_pool_lock);
     int i = 0;
@@ -58,7 +58,7 @@ static int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
 }
 
 /* Free the workspace held for stream (after synchronising it). Returns how many buffers were freed. */
-static int aclnnpy_workspace_release(aclrtStream stream) {
+int aclnnpy_workspace_release(aclrtStream stream) {
     int freed = 0;
     pthread_mutex_lock(&aclnnpy_pool_lock);
     for (int i = aclnnpy_pool_used - 1; i >= 0; i--) {
@@ -79,8 +79,8 @@ static int aclnnpy_workspace_release(aclrtStream stream) {
         goto cleanup;     \
     } while (0)
 
-static int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int zero_outputs,
-                       const char **failed) {
+int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int zero_outputs,
+                const char **failed) {
     aclTensor *t[ACLNNPY_MAX_TENSORS] = {0};
     void *dev[ACLNNPY_MAX_TENSORS] = {0};
     int64_t nbytes[ACLNNPY_MAX_TENSORS] = {0};
@@ -93,7 +93,7 @@ static int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStre
     uint64_t ws_size = 0;
     void *ws = NULL;
     *failed = NULL;
-    if (op < 0 || op >= ACLNNPY_NUM_OPS) return ACLNN_ERR_PARAM_INVALID;
+    if (op < 0 || op >= aclnnpy_num_ops) return ACLNN_ERR_PARAM_INVALID;
 
     for (const char *k = aclnnpy_op_kinds[op]; *k; k++) {
         if (*k == 'A') {

@@ -37,7 +37,8 @@ def _param(function: str, pname: str, ctype: str) -> str:
         return "str | bytes | None"
     item = rules.array_item(ctype)
     if item is not None:
-        return "Sequence[CData | None] | CData | None" if item.endswith("*") else f"Sequence[{_value(item)}] | CData | None"
+        element = "CData | None" if item.endswith("*") else _value(item)
+        return f"Sequence[{element}] | CData | None"
     if rules.NAMED_EXTENTS.get(function, {}).get(pname, ((), ""))[1] == "dtype":
         return "CData | HostSpan | float | None"  # a number stored as the aclDataType the call names
     if ctype in rules.RAW_POINTERS:
