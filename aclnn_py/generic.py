@@ -39,7 +39,7 @@ import numpy as np
 
 from . import aclnn, dtypes, errors
 from ._native import ffi, lib
-from .runtime import (BoolArray, FloatArray, IntArray, Scalar, ScalarList, Stream, Tensor, TensorList,
+from .runtime import (BoolArray, FloatArray, IntArray, Scalar, ScalarList, Stream, Tensor, TensorList, _span,
                       stream_handle)
 
 _TENSOR_ROLES = ("input tensor", "output tensor", "tensor list", "output tensor list")
@@ -137,27 +137,67 @@ def _bind(sig: _Signature, args, out, kwargs) -> list:
 _MISSING = object()
 
 
+class _Upload:
+    """A host view uploaded for one call (the bytes it spans, strides kept) and the aclTensor describing it:
+    plain handles released by the call, cheaper than a Tensor object (the call owns them for its duration)."""
+
+    __slots__ = ("handle", "ptr", "lo", "nbytes")
+
+    def __init__(self):
+        self.handle = self.ptr = ffi.NULL
+        self.lo = self.nbytes = 0
+
+    def upload(self, address: int, shape, strides, dtype: np.dtype):
+        item = dtype.itemsize
+        self.lo, hi = _span(shape, strides, item)
+        self.nbytes = hi - self.lo
+        if self.nbytes:
+            cell = ffi.new("void **")
+            errors.check(lib.aclrtMalloc(cell, self.nbytes, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
+            self.ptr = cell[0]
+            errors.check(lib.aclrtMemcpy(self.ptr, self.nbytes, ffi.cast("char *", address + self.lo), self.nbytes,
+                                         lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
+        dims, steps = ffi.new("int64_t[]", list(shape) or [0]), ffi.new("int64_t[]", list(strides) or [0])
+        self.handle = errors.check_handle(lib.aclCreateTensor(
+            dims, len(shape), dtypes.to_acl(dtype), steps, -self.lo // item, lib.ACL_FORMAT_ND, dims, len(shape),
+            self.ptr), "aclCreateTensor")
+
+    def write_back(self, address: int):
+        if self.nbytes:
+            errors.check(lib.aclrtMemcpy(ffi.cast("char *", address + self.lo), self.nbytes, self.ptr, self.nbytes,
+                                         lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
+
+    def close(self):
+        if self.handle != ffi.NULL:
+            lib.aclDestroyTensor(self.handle)
+            self.handle = ffi.NULL
+        if self.ptr != ffi.NULL:
+            lib.aclrtFree(self.ptr)
+            self.ptr = ffi.NULL
+
+
 class _Call:
-    """The temporaries of one call: objects to close, and host outputs to write back."""
+    """The temporaries of one call: what to release, and the host outputs to write back."""
 
     def __init__(self, name: str):
         self.name = name
         self.temps = []
-        self.writebacks = []  # (tensor, how, target)
+        self.writebacks = []  # (uploaded tensor, host address, array to assign from the host copy or None)
 
     def close(self):
         for t in reversed(self.temps):
             t.close()
 
-    def tensor(self, pname: str, value, is_output: bool):
-        """The Tensor for a tensor argument (None stays None)."""
+    def tensor(self, pname: str, value, is_output: bool, as_object: bool = False):
+        """The device tensor for a tensor argument: a Tensor as given (None stays None), or the caller's host
+        memory uploaded (a Tensor object when ``as_object``, for a TensorList; else call-scoped handles)."""
         if value is None or isinstance(value, Tensor):
             if value is not None:
                 value._check_open()
             return value
         where = f"run({self.name!r})"
         if isinstance(value, np.ndarray):
-            return self._from_numpy(pname, value, is_output)
+            return self._host(pname, value, is_output, as_object)
         if hasattr(value, "__dlpack__"):
             from ._dlpack import KDL_CPU, DLView
 
@@ -170,25 +210,20 @@ class _Call:
             self.temps.append(view)  # the producer's memory stays valid until the write-back is done
             if is_output and view.readonly:
                 raise ValueError(f"{where}: output {pname!r} is read-only (DLPack flags)")
-            t = Tensor._from_host(view.address, view.shape, view.strides, view.dtype)
-            self.temps.append(t)
-            if is_output:
-                self.writebacks.append((t, "address", view.address))
-            return t
+            return self._upload(view.address, view.shape, view.strides, view.dtype, is_output, as_object)
         if is_output:
             raise errors.type_error(where, pname, value, "a writable numpy array, an object with __dlpack__ or an "
                                     "aclnn_py.Tensor (outputs are written back into the caller's memory)")
+        expected = "a numpy array, an object with __dlpack__ or the buffer protocol, or an aclnn_py.Tensor"
         try:
             arr = np.asarray(value)
         except Exception as exc:
-            raise errors.type_error(where, pname, value, "a numpy array, an object with __dlpack__ or the buffer "
-                                    "protocol, or an aclnn_py.Tensor") from exc
+            raise errors.type_error(where, pname, value, expected) from exc
         if arr.dtype == object:
-            raise errors.type_error(where, pname, value, "a numpy array, an object with __dlpack__ or the buffer "
-                                    "protocol, or an aclnn_py.Tensor")
-        return self._from_numpy(pname, arr, False)
+            raise errors.type_error(where, pname, value, expected)
+        return self._host(pname, arr, False, as_object)
 
-    def _from_numpy(self, pname, a: np.ndarray, is_output: bool):
+    def _host(self, pname, a: np.ndarray, is_output: bool, as_object: bool):
         if is_output and not a.flags.writeable:
             raise ValueError(f"run({self.name!r}): output {pname!r} is a read-only array")
         direct = a.dtype.isnative and not any(s % a.itemsize for s in a.strides) if a.ndim else a.dtype.isnative
@@ -197,10 +232,22 @@ class _Call:
             dtypes.to_acl(host.dtype)
         except TypeError as exc:
             raise TypeError(f"run({self.name!r}): argument {pname!r}: {exc}") from None
-        t = Tensor._from_host(host.ctypes.data, host.shape, [s // host.itemsize for s in host.strides], host.dtype)
-        self.temps.append(t)
+        t = self._upload(host.ctypes.data, host.shape, [s // host.itemsize for s in host.strides], host.dtype,
+                         is_output, as_object)
+        if is_output and not direct:
+            self.writebacks[-1] = (*self.writebacks[-1][:2], (a, host))  # assigned back after the copy
+        return t
+
+    def _upload(self, address: int, shape, strides, dtype, is_output: bool, as_object: bool):
+        if as_object:
+            t = Tensor._from_host(address, shape, strides, dtype)
+            self.temps.append(t)
+        else:
+            t = _Upload()
+            self.temps.append(t)  # released by the call even when the upload fails half-way
+            t.upload(address, shape, strides, np.dtype(dtype))
         if is_output:
-            self.writebacks.append((t, "address", host.ctypes.data) if direct else (t, "assign", a))
+            self.writebacks.append((t, address, None))
         return t
 
     def convert(self, pname: str, ctype: str, role: str, value, is_output: bool):
@@ -214,7 +261,8 @@ class _Call:
                 return value if value is None else value.handle
             if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
                 raise errors.type_error(where, pname, value, "a sequence of tensors or an aclnn_py.TensorList")
-            lst = TensorList([self.tensor(f"{pname}[{i}]", v, is_output) for i, v in enumerate(value)])
+            lst = TensorList([self.tensor(f"{pname}[{i}]", v, is_output, as_object=True)
+                              for i, v in enumerate(value)])
             self.temps.append(lst)
             return lst.handle
         if role == "scalar":
@@ -249,11 +297,14 @@ class _Call:
         return value
 
     def write_back(self):
-        for t, how, target in self.writebacks:
-            if how == "address":
-                t._to_host(target)
+        for t, address, assign in self.writebacks:
+            if isinstance(t, Tensor):
+                t._to_host(address)
             else:
-                target[...] = t.numpy()
+                t.write_back(address)
+            if assign is not None:
+                target, host = assign
+                target[...] = host
 
 
 def _made(call: _Call, cls, value):
@@ -271,21 +322,22 @@ def run(name: str, *args, out=None, outputs=None, stream=None, **kwargs):
     phase1 = getattr(aclnn, name + "GetWorkspaceSize")
     phase2 = getattr(aclnn, name)
     call = _Call(name)
-    try:
-        outs = set(sig.outputs)
-        cargs = [call.convert(pname, ctype, role, values[i], i in outs)
-                 for i, (pname, ctype, role) in enumerate(sig.params)]
-        ws_size, executor = phase1(*cargs)
+    with st._owner._on():  # the stream's context is current for every allocation and both phases
         try:
-            workspace = st.workspace(ws_size) if ws_size else ffi.NULL
-        except BaseException:
-            lib.aclDestroyAclOpExecutor(executor)  # phase 2 never ran: the executor is still ours
-            raise
-        st._call(phase2, workspace, ws_size, executor, st.handle)
-        st.synchronize()
-        call.write_back()
-    finally:
-        call.close()
+            outs = set(sig.outputs)
+            cargs = [call.convert(pname, ctype, role, values[i], i in outs)
+                     for i, (pname, ctype, role) in enumerate(sig.params)]
+            ws_size, executor = phase1(*cargs)
+            try:
+                workspace = st.workspace(ws_size) if ws_size else ffi.NULL
+            except BaseException:
+                lib.aclDestroyAclOpExecutor(executor)  # phase 2 never ran: the executor is still ours
+                raise
+            phase2(workspace, ws_size, executor, st.handle)
+            st.synchronize()
+            call.write_back()
+        finally:
+            call.close()
     results = [values[i] for i in sig.outputs]
     return results[0] if len(results) == 1 else tuple(results)
 
