@@ -29,7 +29,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import dtypes, errors, loader
-from ._native import SIGNATURES, ffi, lib
+from ._native import FASTPATH_OPS, SIGNATURES, ffi, lib
 from ._optable import OPS, REQUIRED, Op, Param
 from .runtime import contiguous_strides, default_device, stream_handle, view_layout
 
@@ -153,8 +153,8 @@ def _key_part(p, v):
     return v  # attributes and int arrays are ints and tuples of ints by now
 
 
-# Position in OPS = the operator's number in the extension's generated dispatch (aclnnpy_run).
-_INDEX = {op.c_name: i for i, op in enumerate(OPS)}
+# The operator's number in the extension's dispatch (aclnnpy_run), generated from the headers' C types.
+_INDEX = {name: i for i, name in enumerate(FASTPATH_OPS)}
 # (value index, parameter) of every non-output parameter: the values a high-level call receives.
 _ARGS = {op.c_name: list(enumerate(p for p in op.params if p.role != "out")) for op in OPS}
 
@@ -247,7 +247,11 @@ def call(op: Op, values: tuple, stream=None):
     failed = getattr(_tls, "failed", None)
     if failed is None:
         failed = _tls.failed = ffi.new("const char **")
-    status = lib.aclnnpy_run(_INDEX[op.c_name], host, plan.meta, handle, 0 if loader.load().is_stub else 1, failed)
+    index = _INDEX.get(op.c_name)
+    if index is None:
+        raise NotImplementedError(f"{op.py_name}: {op.c_name} is not compiled into the one-call path (no header "
+                                  "in native/include/aclnnop declares it with tensor, int array and value parameters)")
+    status = lib.aclnnpy_run(index, host, plan.meta, handle, 0 if loader.load().is_stub else 1, failed)
     if status:
         function = ffi.string(failed[0]).decode() if failed[0] != ffi.NULL else op.c_name
         hint = _dtype_hints(op, values, converted) if status == lib.ACLNN_ERR_PARAM_INVALID else None
