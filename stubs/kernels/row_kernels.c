@@ -133,3 +133,42 @@ ROW_KERNEL void aclStubRowStoreF32(void *restrict dst, const float *restrict src
         for (int64_t i = 0; i < n; i++) d[i] = (f16)src[i];
     }
 }
+
+/* float32 -> INT8 as the specs define it: round half to even, saturate to [-128, 127], NaN -> 0. */
+static inline int8_t quant_i8(float v) {
+    float r = __builtin_rintf(v);
+    r = r > 127.0f ? 127.0f : r;
+    r = r < -128.0f ? -128.0f : r;
+    return (int8_t)(int32_t)(r == r ? r : 0.0f);
+}
+
+/* Two separately rounded operations: the build disables contraction, so this is never one fused multiply-add. */
+ROW_KERNEL void aclStubRowQuantInt8Static(int8_t *restrict dst, const float *restrict src, float scale, float offset,
+                                          int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        float y = src[i] * scale;
+        dst[i] = quant_i8(y + offset);
+    }
+}
+
+ROW_KERNEL float aclStubRowQuantInt8Dynamic(int8_t *restrict dst, float *restrict xs, const float *restrict smooth,
+                                            int64_t n) {
+    if (smooth)
+        for (int64_t i = 0; i < n; i++) xs[i] *= smooth[i];
+    float amax = 0.0f;
+    int nan = 0;
+    for (int64_t i = 0; i < n; i++) {
+        float a = __builtin_fabsf(xs[i]);
+        amax = a > amax ? a : amax;
+        nan |= a != a;
+    }
+    if (nan) /* a NaN maximum is the row's first NaN, sign cleared (the reference's rule) */
+        for (int64_t i = 0; i < n; i++)
+            if (xs[i] != xs[i]) {
+                amax = __builtin_fabsf(xs[i]);
+                break;
+            }
+    float ds = amax / 127.0f;
+    for (int64_t i = 0; i < n; i++) dst[i] = quant_i8(xs[i] / ds);
+    return ds;
+}
