@@ -15,21 +15,24 @@ def _to_i8(v):
 
 
 def _static_q(xf, scale0, offset0):
-    y = (xf * np.float32(scale0)).astype(np.float32)
-    return _to_i8((y + np.float32(offset0)).astype(np.float32))
+    with np.errstate(all="ignore"):  # overflow to inf and NaN are defined results here
+        y = (xf * np.float32(scale0)).astype(np.float32)
+        return _to_i8((y + np.float32(offset0)).astype(np.float32))
 
 
 def _dynamic_q(xf, smooth):
     """xf (R, H) float32, smooth (R, H) float32 or None -> (INT8 rows, per-row scales)."""
-    xs = xf if smooth is None else (xf * smooth).astype(np.float32)
+    with np.errstate(all="ignore"):  # overflow to inf and NaN are defined results here
+        xs = xf if smooth is None else (xf * smooth).astype(np.float32)
     a = np.abs(xs)
     amax = a.max(axis=1) if xs.shape[1] else np.zeros(len(xs), np.float32)
     nan = np.isnan(a)
     has_nan = nan.any(axis=1) if xs.shape[1] else np.zeros(len(xs), bool)
     rows = np.nonzero(has_nan)[0]
-    amax[rows] = a[rows, np.argmax(nan[rows], axis=1)]
-    ds = (amax.astype(np.float32) / np.float32(127.0)).astype(np.float32)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    if len(rows):
+        amax[rows] = a[rows, np.argmax(nan[rows], axis=1)]
+    with np.errstate(all="ignore"):
+        ds = (amax.astype(np.float32) / np.float32(127.0)).astype(np.float32)
         v = (xs / ds[:, None]).astype(np.float32)
     return _to_i8(v), ds
 

@@ -181,8 +181,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     const aclStubTensorDesc *counts = aclStubOpTensor(call, COUNTS), *es = aclStubOpTensor(call, EXPANDED_SCALE);
     const aclStubTensorDesc *offset = aclStubOpTensor(call, OFFSET);
     State st = {p, aclStubOpTensor(call, X), aclStubOpTensor(call, SCALE), aclStubOpTensor(call, EXPANDED_X),
-                aclStubOpTensor(call, ROW_IDX), p->write_scale ? (float *)es->data + es->offset : NULL, 0.0f, 0.0f,
-                {0}, 0, NULL, 0};
+                aclStubOpTensor(call, ROW_IDX), NULL, 0.0f, 0.0f, {0}, 0, NULL, 0};
     if (p->t == 0) { /* no slot: only the statistics (all zero) */
         if (p->counts) {
             int64_t n = p->type == COUNT_KEY_VALUE ? 2 * p->e : p->end - p->s;
@@ -190,6 +189,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         }
         return OK;
     }
+    if (p->write_scale) st.expanded_scale = (float *)es->data + es->offset;
     if (p->quant == QUANT_STATIC) {
         st.static_scale = *(const float *)aclStubElem1(st.scale, 0);
         st.static_offset = *(const float *)aclStubElem1(offset, 0);
