@@ -3,7 +3,11 @@
  * range [s, e), dropless / active-capped / drop-and-pad layouts, gather or scatter row indices, count / cumsum /
  * key-value statistics and INT8 quantisation (static, or dynamic with a per-row scale).
  * The newer vendor revision defines the contract (drop/pad, activeNum caps, static quantisation, cumsum);
- * shape and attribute errors are reported in phase 1 as the documentation states.
+ * shape and attribute errors are reported in phase 1 as the documentation states. Stricter than a device:
+ * an expandedXOut whose dtype the quantisation mode would overrun is refused (161002), as are non-contiguous
+ * outputs (161002; the device copies results into strided views). Quantisation rounds half to even on every
+ * path (one wide-row device path rounds ties away from zero); NaN becomes 0. Ids outside the active range are
+ * never counted or copied and get gather index -1; the scatter index is the whole permutation.
  */
 #include <stdlib.h>
 
