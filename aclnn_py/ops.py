@@ -51,9 +51,10 @@ class _Plan:
 
 
 def _output_dtype(param, ns) -> np.dtype:
-    if param.dtype in _FIXED_DTYPES:
-        return dtypes.as_numpy_dtype(param.dtype)
-    ref = getattr(ns, param.dtype)
+    name = param.dtype(ns) if callable(param.dtype) else param.dtype  # a DtypeBy rule picks by an attribute
+    if name in _FIXED_DTYPES:
+        return dtypes.as_numpy_dtype(name)
+    ref = getattr(ns, name)
     if ref is None:  # a required output typed after an absent optional input: take the first input's
         ref = next(v for v in vars(ns).values() if isinstance(v, np.ndarray))
     return ref.dtype

@@ -190,3 +190,74 @@ def check_unpermute_inverts_permute(rng=None, dtype="float32", prob_dtype=None, 
     for what, got, expected in checks:
         if got.dtype != expected.dtype or not np.array_equal(got.view(np.uint8), expected.view(np.uint8)):
             raise AssertionError(f"unpermute(permute(x)) [{what}, {dt}/{pdt}, K={k}] differs from the expected rows")
+# ---- aclnnMoeInitRoutingV3 -------------------------------------------------------------------------------
+# V3 without quantisation, with the full expert range and the gather index, is V2 with other attribute names
+# (spec moe_init_routing_v3.md, 3.2): the same expandedX and expandedRowIdx; its statistics are V2's as INT64
+# (type 1 = V2 countFlag 2, type 0 = V2 countFlag 1; drop/pad type 1 = V2's before-capacity counts). Its
+# backward is MoeInitRoutingV2Grad with V3's row index (3.3).
+
+@dataclass
+class Identity:
+    """Outputs of two operators that must agree bit for bit: ``pairs`` lists (name, first, second)."""
+
+    name: str
+    mode: str
+    pairs: list[tuple[str, np.ndarray, np.ndarray]]
+
+    def mismatches(self) -> list[str]:
+        bad = []
+        for what, a, b in self.pairs:
+            a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+            if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
+                bad.append(f"{self.name} [{self.mode}] {what}: {a.dtype}{a.shape} differs from {b.dtype}{b.shape}")
+        return bad
+
+
+def init_routing_v3_vs_v2(rng, dtype="float32", n=7, k=2, h=5, e=4, drop_pad_mode=0, active_num=-1, capacity=2,
+                          tokens_num_type=1) -> Identity:
+    """Run MoeInitRoutingV3 (gather index, full range, no quantisation) and MoeInitRoutingV2 on the same routing
+    of distinct in-range experts per token; their outputs must be identical."""
+    x = _ints(rng, (n, h), dtype)
+    idx = _topk_indices(rng, n, k, e)
+    if drop_pad_mode == 1:
+        ex3, ri3, cnt3, _ = ops.moe_init_routing_v3(x, idx, None, None, -1, capacity, e, 1, 1, True, -1, None, 0)
+        ex2, ri2, _, cnt2 = ops.moe_init_routing_v2(x, idx, 0, capacity, e, 1, 0, True)
+    else:
+        flag2 = {1: 2, 0: 1}[tokens_num_type]
+        ex3, ri3, cnt3, _ = ops.moe_init_routing_v3(x, idx, None, None, active_num, 0, e, 0, tokens_num_type, True,
+                                                    -1, None, 0)
+        ex2, ri2, cnt2, _ = ops.moe_init_routing_v2(x, idx, max(active_num, 0), 0, e, 0, flag2, False)
+    mode = f"drop_pad_mode={drop_pad_mode}, active_num={active_num}, type={tokens_num_type}"
+    return Identity("moe_init_routing_v3 vs moe_init_routing_v2", mode,
+                    [("expanded_x", ex3, ex2), ("expanded_row_idx", ri3, ri2),
+                     ("counts", cnt3, cnt2.astype(np.int64))])
+
+
+def check_init_routing_v3_vs_v2(rng=None, **kwargs) -> Identity:
+    """``init_routing_v3_vs_v2``; raise AssertionError on any difference."""
+    ident = init_routing_v3_vs_v2(rng if rng is not None else np.random.default_rng(), **kwargs)
+    bad = ident.mismatches()
+    if bad:
+        raise AssertionError("; ".join(bad))
+    return ident
+
+
+def round_trip_init_routing_v3(rng, dtype="float32", n=7, k=2, h=5, e=4, drop_pad_mode=0, active_num=-1,
+                               capacity=2) -> RoundTrip:
+    """V3 (unquantised, gather index) forward, MoeInitRoutingV2Grad backward with V3's row index."""
+    x = _ints(rng, (n, h), dtype)
+    idx = _topk_indices(rng, n, k, e)
+    if drop_pad_mode == 1:
+        ex, row_idx, _, _ = ops.moe_init_routing_v3(x, idx, None, None, -1, capacity, e, 1)
+    else:
+        ex, row_idx, _, _ = ops.moe_init_routing_v3(x, idx, None, None, active_num, 0, e, 0)
+    g = _ints(rng, ex.shape, dtype)
+    # V2Grad's activeNum names the forward's row count: 0 for all N*K rows.
+    active = 0 if drop_pad_mode == 1 or active_num in (0, -1) else min(active_num, n * k)
+    gx = ops.moe_init_routing_v2_grad(g, row_idx, k, drop_pad_mode, active)
+    return RoundTrip("moe_init_routing_v3", f"drop_pad_mode={drop_pad_mode}, active_num={active_num}",
+                     [(_f64(ex), _f64(g), _f64(x), _f64(gx))])
+
+
+PAIRS["moe_init_routing_v3"] = "moe_init_routing_v2_grad"
+ROUND_TRIPS["moe_init_routing_v3"] = round_trip_init_routing_v3

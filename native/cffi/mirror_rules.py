@@ -66,6 +66,12 @@ def is_array_out_pair(params, i: int) -> bool:
     return (i + 1 < len(params) and params[i][1] == "int64_t **" and params[i + 1][1] == "uint64_t *")
 
 
+def _is_handle(ctype: str) -> bool:
+    """One opaque object (``const aclTensor *``), never an array, whatever parameter follows it."""
+    base = ctype.replace("const", "").strip()
+    return base.count("*") == 1 and base.startswith("acl")
+
+
 def extents(name: str, params) -> dict[str, tuple[tuple[str, ...], str, bool]]:
     """The extent rules of C function ``name``: the table above, the memcpy/memset shapes of the runtime
     (by parameter names), and every pointer directly followed by a length parameter."""
@@ -77,7 +83,7 @@ def extents(name: str, params) -> dict[str, tuple[tuple[str, ...], str, bool]]:
     if {"devPtr", "maxCount", "count"} <= set(names):    # aclrtMemset and its Async variant
         rules.setdefault("devPtr", (("maxCount", "count"), "bytes", True))
     for (pname, ctype), nxt in zip(params, params[1:]):
-        if pname in rules or not ctype.endswith("*") or is_out_param(ctype):
+        if pname in rules or not ctype.endswith("*") or is_out_param(ctype) or _is_handle(ctype):
             continue
         if nxt[1] in _INTEGER_TYPES and _LENGTH_NAMES.match(nxt[0]):
             rules[pname] = ((nxt[0],), "bytes" if "void" in ctype else "elements", False)

@@ -245,3 +245,47 @@ float aclStubRowTreeSumF32(float *v, int64_t n) {
     }
     return src[0];
 }
+
+/* float32 -> INT8 as the specs define it: round half to even, saturate to [-128, 127], NaN -> 0. */
+static inline int8_t quant_i8(float v) {
+    v = v == v ? v : 0.0f;
+    float r = __builtin_rintf(v);
+    r = r < 127.0f ? r : 127.0f; /* NaN-free by now: these are plain min and max instructions */
+    r = r > -128.0f ? r : -128.0f;
+    return (int8_t)(int32_t)r;
+}
+
+/* Two separately rounded operations: the build disables contraction, so this is never one fused multiply-add. */
+ROW_KERNEL void aclStubRowQuantInt8Static(int8_t *restrict dst, const float *restrict src, float scale, float offset,
+                                          int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        float y = src[i] * scale;
+        dst[i] = quant_i8(y + offset);
+    }
+}
+
+ROW_KERNEL float aclStubRowQuantInt8Dynamic(int8_t *restrict dst, float *restrict xs, const float *restrict smooth,
+                                            int64_t n) {
+    if (smooth)
+        for (int64_t i = 0; i < n; i++) xs[i] *= smooth[i];
+    /* max |xs| on the bit patterns: non-negative floats order like their bits (an integer max vectorises,
+     * and is exact); a maximum above +inf's pattern means the row holds a NaN. */
+    uint32_t max_bits = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &xs[i], 4);
+        u &= 0x7fffffffu;
+        max_bits = u > max_bits ? u : max_bits;
+    }
+    float amax;
+    memcpy(&amax, &max_bits, 4);
+    if (max_bits > 0x7f800000u) /* a NaN maximum is the row's first NaN, sign cleared (the reference's rule) */
+        for (int64_t i = 0; i < n; i++)
+            if (xs[i] != xs[i]) {
+                amax = __builtin_fabsf(xs[i]);
+                break;
+            }
+    float ds = amax / 127.0f;
+    for (int64_t i = 0; i < n; i++) dst[i] = quant_i8(xs[i] / ds);
+    return ds;
+}
