@@ -42,3 +42,14 @@ def add_f32(acc: np.ndarray, term: np.ndarray) -> np.ndarray:
 def widen(a: np.ndarray) -> np.ndarray:
     """float16/bfloat16/float32 -> float32, exactly."""
     return np.asarray(a).astype(np.float32)
+
+
+def nan_left(left: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """``result`` of ``left op right`` in float32 with the stub's NaN rule: where ``left`` is NaN, that NaN made
+    quiet (sign and payload kept); elsewhere ``result`` (the IEEE value)."""
+    left = np.asarray(left, dtype=np.float32)
+    out = np.array(result, dtype=np.float32)
+    nan = np.isnan(left)
+    if nan.any():
+        out[nan] = (np.broadcast_to(left, out.shape)[nan].view(np.uint32) | np.uint32(0x400000)).view(np.float32)
+    return out

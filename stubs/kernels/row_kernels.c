@@ -4,33 +4,13 @@
  * build runs anywhere. fp16 conversions get explicit F16C code on x86-64: compilers do not vectorise
  * _Float16 conversions on their own.
  */
+#include "cpu_dispatch.h"
+#include "nan_rule.h"
 #include "stub_internal.h"
 
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define ROW_KERNEL __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define ROW_KERNEL
-#endif
+#define ROW_KERNEL STUB_CLONED
 
 typedef _Float16 f16;
-
-/*
- * The NaN rule of every sum (the numpy references follow it too): a + b where a is the running sum is a
- * made quiet when a is NaN, whatever b is; otherwise the IEEE sum (a NaN b comes out quiet). Hardware
- * returns either operand's payload for NaN + NaN depending on operand order, which compilers are free to
- * swap, so the rule is applied explicitly.
- */
-static inline float sum_f32(float a, float b) {
-    float r = a + b;
-    uint32_t ua, ur;
-    memcpy(&ua, &a, 4);
-    memcpy(&ur, &r, 4);
-    /* integer operations only, so the loops around this vectorise */
-    uint32_t a_is_nan = (int32_t)(ua & 0x7fffffffu) > 0x7f800000 ? 0xffffffffu : 0u;
-    ur = (ur & ~a_is_nan) | ((ua | 0x400000u) & a_is_nan);
-    memcpy(&r, &ur, 4);
-    return r;
-}
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -57,7 +37,7 @@ F16C_KERNEL static void f16c_add(float *dst, const uint16_t *src, int64_t n) {
         __m256 quiet_a = _mm256_or_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x400000)));
         _mm256_storeu_ps(dst + i, _mm256_blendv_ps(_mm256_add_ps(a, v), quiet_a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q)));
     }
-    for (; i < n; i++) dst[i] = sum_f32(dst[i], (float)((const f16 *)src)[i]);
+    for (; i < n; i++) dst[i] = stub_add_f32(dst[i], (float)((const f16 *)src)[i]);
 }
 
 F16C_KERNEL static void f16c_store(uint16_t *dst, const float *src, int64_t n) {
@@ -93,20 +73,20 @@ ROW_KERNEL void aclStubRowLoadF32(float *restrict dst, const void *restrict src,
 ROW_KERNEL void aclStubRowAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
     if (dtype == ACL_FLOAT) {
         const float *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], s[i]);
+        for (int64_t i = 0; i < n; i++) dst[i] = stub_add_f32(dst[i], s[i]);
     } else if (dtype == ACL_BF16) {
         const uint16_t *s = src;
         for (int64_t i = 0; i < n; i++) {
             uint32_t u = (uint32_t)s[i] << 16;
             float f;
             memcpy(&f, &u, 4);
-            dst[i] = sum_f32(dst[i], f);
+            dst[i] = stub_add_f32(dst[i], f);
         }
     } else if (has_f16c()) {
         f16c_add(dst, src, n);
     } else {
         const f16 *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], (float)s[i]);
+        for (int64_t i = 0; i < n; i++) dst[i] = stub_add_f32(dst[i], (float)s[i]);
     }
 }
 
