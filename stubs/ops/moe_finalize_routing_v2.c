@@ -126,12 +126,18 @@ static inline __attribute__((always_inline)) float in_type(float x, bool half) {
     return half ? (float)(_Float16)x : x;
 }
 
-/*
- * acc = a + b, or a + 0 without b; the start of a token's accumulator from x1 and x2.
- */
+/* a + b and a * b, with the NaN rule (exact) or as the hardware gives them (fast; see finalize_token). */
+static inline __attribute__((always_inline)) float add_op(float a, float b, bool exact) {
+    return exact ? stub_add_f32(a, b) : a + b;
+}
+static inline __attribute__((always_inline)) float mul_op(float a, float b, bool exact) {
+    return exact ? stub_mul_f32(a, b) : a * b;
+}
+
+/* acc = a + b, or a + 0 without b: the start of a token's sum from x1 and x2. */
 static inline __attribute__((always_inline)) void start_acc(float *restrict acc, const float *a, const float *b,
-                                                            int64_t h, bool half) {
-    for (int64_t j = 0; j < h; j++) acc[j] = in_type(stub_add_f32(a[j], b ? b[j] : 0.0f), half);
+                                                            int64_t h, bool half, bool exact) {
+    for (int64_t j = 0; j < h; j++) acc[j] = in_type(add_op(a[j], b ? b[j] : 0.0f, exact), half);
 }
 
 /*
@@ -140,57 +146,135 @@ static inline __attribute__((always_inline)) void start_acc(float *restrict acc,
  */
 static inline __attribute__((always_inline)) void add_term(float *restrict acc, const float *row, const float *bias,
                                                            bool add_zero, float scale, bool first, int64_t h,
-                                                           bool half) {
+                                                           bool half, bool exact) {
     for (int64_t j = 0; j < h; j++) {
         float t = row[j];
         if (bias)
-            t = in_type(stub_add_f32(t, bias[j]), half);
+            t = in_type(add_op(t, bias[j], exact), half);
         else if (add_zero)
-            t = in_type(stub_add_f32(t, 0.0f), half);
-        t = in_type(stub_mul_f32(t, scale), half);
-        acc[j] = first ? t : in_type(stub_add_f32(acc[j], t), half);
+            t = in_type(add_op(t, 0.0f, exact), half);
+        t = in_type(mul_op(t, scale, exact), half);
+        acc[j] = first ? t : in_type(add_op(acc[j], t, exact), half);
     }
 }
 
-/* Vectorised copies for each compute type; the flags select loop bodies the compiler specialises. */
-STUB_CLONED static void start_acc_f32(float *acc, const float *a, const float *b, int64_t h) {
-    start_acc(acc, a, b, h, false);
+/* The loops for each compute type and path; the flags select loop bodies the compiler specialises. */
+typedef void (*StartFn)(float *acc, const float *a, const float *b, int64_t h);
+typedef void (*TermFn)(float *acc, const float *row, const float *bias, bool add_zero, float scale, bool first,
+                       int64_t h);
+
+#define FINALIZE_LOOPS(suffix, half, exact)                                                                       \
+    STUB_CLONED static void start_acc_##suffix(float *acc, const float *a, const float *b, int64_t h) {           \
+        start_acc(acc, a, b, h, half, exact);                                                                     \
+    }                                                                                                             \
+    STUB_CLONED static void add_term_##suffix(float *acc, const float *row, const float *bias, bool add_zero,     \
+                                              float scale, bool first, int64_t h) {                               \
+        if (first)                                                                                                \
+            add_term(acc, row, bias, add_zero, scale, true, h, half, exact);                                      \
+        else                                                                                                      \
+            add_term(acc, row, bias, add_zero, scale, false, h, half, exact);                                     \
+    }
+
+FINALIZE_LOOPS(f32_fast, false, false)
+FINALIZE_LOOPS(f32_exact, false, true)
+FINALIZE_LOOPS(f16_fast, true, false)
+FINALIZE_LOOPS(f16_exact, true, true)
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/* Half-precision operations eight at a time: compilers do not vectorise _Float16 conversions on their own. */
+#define F16C_KERNEL __attribute__((target("avx2,f16c")))
+#define ROUND_HALF(x) _mm256_cvtph_ps(_mm256_cvtps_ph((x), _MM_FROUND_TO_NEAREST_INT))
+
+static bool has_f16c(void) {
+    static int cached = -1;
+    if (cached < 0) cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    return cached;
 }
-STUB_CLONED static void start_acc_f16(float *acc, const float *a, const float *b, int64_t h) {
-    start_acc(acc, a, b, h, true);
+
+F16C_KERNEL static void start_acc_f16c(float *acc, const float *a, const float *b, int64_t h) {
+    int64_t j = 0;
+    for (; j + 8 <= h; j += 8) {
+        __m256 y = b ? _mm256_loadu_ps(b + j) : _mm256_setzero_ps();
+        _mm256_storeu_ps(acc + j, ROUND_HALF(_mm256_add_ps(_mm256_loadu_ps(a + j), y)));
+    }
+    start_acc_f16_fast(acc + j, a + j, b ? b + j : NULL, h - j);
 }
-STUB_CLONED static void add_term_f32(float *acc, const float *row, const float *bias, bool add_zero, float scale,
-                                     bool first, int64_t h) {
-    if (first)
-        add_term(acc, row, bias, add_zero, scale, true, h, false);
-    else
-        add_term(acc, row, bias, add_zero, scale, false, h, false);
+
+F16C_KERNEL static void add_term_f16c(float *acc, const float *row, const float *bias, bool add_zero, float scale,
+                                      bool first, int64_t h) {
+    __m256 s = _mm256_set1_ps(scale);
+    int64_t j = 0;
+    for (; j + 8 <= h; j += 8) {
+        __m256 t = _mm256_loadu_ps(row + j);
+        if (bias)
+            t = ROUND_HALF(_mm256_add_ps(t, _mm256_loadu_ps(bias + j)));
+        else if (add_zero)
+            t = ROUND_HALF(_mm256_add_ps(t, _mm256_setzero_ps()));
+        t = ROUND_HALF(_mm256_mul_ps(t, s));
+        if (!first) t = ROUND_HALF(_mm256_add_ps(_mm256_loadu_ps(acc + j), t));
+        _mm256_storeu_ps(acc + j, t);
+    }
+    add_term_f16_fast(acc + j, row + j, bias ? bias + j : NULL, add_zero, scale, first, h - j);
 }
-STUB_CLONED static void add_term_f16(float *acc, const float *row, const float *bias, bool add_zero, float scale,
-                                     bool first, int64_t h) {
-    if (first)
-        add_term(acc, row, bias, add_zero, scale, true, h, true);
-    else
-        add_term(acc, row, bias, add_zero, scale, false, h, true);
+#endif
+
+STUB_CLONED static bool any_nan(const float *v, int64_t h) {
+    bool nan = false;
+    for (int64_t j = 0; j < h; j++) nan |= v[j] != v[j];
+    return nan;
 }
 
 typedef struct {
     const aclStubOpCall *call;
     const Plan *plan;
+    StartFn start_fast, start_exact;
+    TermFn term_fast, term_exact;
 } Ctx;
 
-static void finalize_range(void *arg, int64_t begin, int64_t end) {
-    const Ctx *cx = arg;
+/* Token i into acc (h floats) with the given loops. */
+static void finalize_token(const Ctx *cx, int64_t i, float *acc, float *buf_a, float *buf_b, StartFn start,
+                           TermFn term) {
     const Plan *p = cx->plan;
     const aclStubOpCall *c = cx->call;
-    const aclStubTensorDesc *ex = aclStubOpTensor(c, EX), *idx = aclStubOpTensor(c, IDX), *out = aclStubOpTensor(c, OUT);
+    const aclStubTensorDesc *ex = aclStubOpTensor(c, EX), *idx = aclStubOpTensor(c, IDX);
     const aclStubTensorDesc *x1 = aclStubOpTensor(c, X1), *x2 = aclStubOpTensor(c, X2), *bias = aclStubOpTensor(c, BIAS);
     const aclStubTensorDesc *scales = aclStubOpTensor(c, SCALES), *eidx = aclStubOpTensor(c, EXPERT_IDX);
     int64_t h = p->h;
-    aclDataType dt = ex->dtype;
-    bool half = dt == ACL_FLOAT16, direct = dt == ACL_FLOAT; /* float32 accumulates in the output row */
     /* Without bias the BF16 kernels take the row as it is; the others add +0 (turning -0.0 into +0.0). */
-    bool add_zero_without_bias = dt != ACL_BF16;
+    bool add_zero = bias != NULL || ex->dtype != ACL_BF16;
+    bool have = false;
+    if (x1) {
+        const float *a = fr_row_f32(x1, i, h, buf_a), *b = x2 ? fr_row_f32(x2, i, h, buf_b) : NULL;
+        start(acc, a, b, h);
+        have = true;
+    }
+    for (int64_t j = 0; j < p->k; j++) {
+        int64_t slot = p->column_major ? i + j * p->n : i * p->k + j;
+        int64_t r = aclStubIndex1(idx, slot);
+        if (r < 0 || r >= p->rows) { /* dropped (-1) or not a row: no contribution */
+            if (!have) memset(acc, 0, (size_t)h * sizeof(float));
+            have = true;
+            continue;
+        }
+        const float *row = fr_row_f32(ex, r, h, buf_a), *brow = NULL;
+        if (bias) {
+            int64_t e = *(const int32_t *)aclStubElem2(eidx, i, j);
+            if (e >= 0 && e < p->bias_rows) brow = fr_row_f32(bias, e, h, buf_b); /* else: a zero bias row */
+        }
+        float scale = scales ? fr_load(aclStubElem2(scales, i, j), scales->dtype) : 1.0f;
+        term(acc, row, brow, add_zero, scale, !have, h);
+        have = true;
+    }
+}
+
+static void finalize_range(void *arg, int64_t begin, int64_t end) {
+    const Ctx *cx = arg;
+    const aclStubTensorDesc *out = aclStubOpTensor(cx->call, OUT);
+    int64_t h = cx->plan->h;
+    aclDataType dt = out->dtype;
+    bool direct = dt == ACL_FLOAT; /* float32 accumulates in the output row */
     float stack[3 * FR_STACK_ROW];
     float *heap = h <= FR_STACK_ROW ? NULL : malloc((size_t)h * 3 * sizeof(float));
     float *scratch = h <= FR_STACK_ROW ? stack : heap;
@@ -202,30 +286,9 @@ static void finalize_range(void *arg, int64_t begin, int64_t end) {
     float *buf_a = scratch, *buf_b = scratch + h, *acc_buf = scratch + 2 * h;
     for (int64_t i = begin; i < end; i++) {
         float *acc = direct ? (float *)aclStubElem2(out, i, 0) : acc_buf;
-        bool have = false;
-        if (x1) {
-            const float *a = fr_row_f32(x1, i, h, buf_a), *b = x2 ? fr_row_f32(x2, i, h, buf_b) : NULL;
-            (half ? start_acc_f16 : start_acc_f32)(acc, a, b, h);
-            have = true;
-        }
-        for (int64_t j = 0; j < p->k; j++) {
-            int64_t slot = p->column_major ? i + j * p->n : i * p->k + j;
-            int64_t r = aclStubIndex1(idx, slot);
-            if (r < 0 || r >= p->rows) { /* dropped (-1) or not a row: no contribution */
-                if (!have) memset(acc, 0, (size_t)h * sizeof(float));
-                have = true;
-                continue;
-            }
-            const float *row = fr_row_f32(ex, r, h, buf_a), *brow = NULL;
-            if (bias) {
-                int64_t e = *(const int32_t *)aclStubElem2(eidx, i, j);
-                if (e >= 0 && e < p->bias_rows) brow = fr_row_f32(bias, e, h, buf_b);
-            }
-            float scale = scales ? fr_load(aclStubElem2(scales, i, j), scales->dtype) : 1.0f;
-            bool add_zero = bias != NULL || add_zero_without_bias;
-            (half ? add_term_f16 : add_term_f32)(acc, row, brow, add_zero, scale, !have, h);
-            have = true;
-        }
+        /* A NaN result is the only one the NaN rule can change: such a token is computed again exactly. */
+        finalize_token(cx, i, acc, buf_a, buf_b, cx->start_fast, cx->term_fast);
+        if (any_nan(acc, h)) finalize_token(cx, i, acc, buf_a, buf_b, cx->start_exact, cx->term_exact);
         if (!direct) aclStubRowStoreF32(aclStubElem2(out, i, 0), acc, dt, h);
     }
     free(heap);
@@ -233,7 +296,15 @@ static void finalize_range(void *arg, int64_t begin, int64_t end) {
 
 static aclnnStatus kernel(const aclStubOpCall *c) {
     const Plan *plan = c->plan;
-    Ctx cx = {c, plan};
+    bool half = aclStubOpTensor(c, OUT)->dtype == ACL_FLOAT16;
+    Ctx cx = {c, plan, half ? start_acc_f16_fast : start_acc_f32_fast, half ? start_acc_f16_exact : start_acc_f32_exact,
+              half ? add_term_f16_fast : add_term_f32_fast, half ? add_term_f16_exact : add_term_f32_exact};
+#if defined(__x86_64__)
+    if (half && has_f16c()) {
+        cx.start_fast = start_acc_f16c;
+        cx.term_fast = add_term_f16c;
+    }
+#endif
     /* Enough tokens per chunk that thread start-up is paid for; bounded below by one token. */
     int64_t min_chunk = 65536 / (plan->k * plan->h + 1) + 1;
     aclStubParallelFor(plan->n, min_chunk, finalize_range, &cx);

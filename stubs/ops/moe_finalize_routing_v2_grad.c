@@ -165,8 +165,9 @@ static inline void tree_level(float *restrict dst, const float *restrict src, in
  * <a, g> in the device's order (spec section 3): chunks of `chunk` elements added in sequence to S = +0.0;
  * within a chunk, groups of 512 products (zero-padded) reduced by an adjacent-pair tree and added in sequence.
  * (The device's 8-element block trees followed by a 64-way tree of block sums form exactly that tree.)
+ * Every operation follows the NaN rule; this is the reference path (see device_dot).
  */
-STUB_CLONED static float device_dot(const float *a, const float *g, int64_t h, int64_t chunk) {
+static float device_dot_exact(const float *a, const float *g, int64_t h, int64_t chunk) {
     float s = 0.0f;
     float p[TREE], q[TREE / 2];
     for (int64_t c0 = 0; c0 < h; c0 += chunk) {
@@ -188,6 +189,75 @@ STUB_CLONED static float device_dot(const float *a, const float *g, int64_t h, i
         s = stub_add_f32(s, acc);
     }
     return s;
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define AVX2_KERNEL __attribute__((target("avx2")))
+
+static bool has_avx2(void) {
+    static int cached = -1;
+    if (cached < 0) cached = __builtin_cpu_supports("avx2");
+    return cached;
+}
+
+/* Lane j = the adjacent-pair tree sum of the eight lanes of v[j]: two horizontal-add levels, then halves. */
+AVX2_KERNEL static inline __m256 tree8x8(const __m256 v[8]) {
+    __m256 ab = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
+    __m256 cd = _mm256_hadd_ps(_mm256_hadd_ps(v[4], v[5]), _mm256_hadd_ps(v[6], v[7]));
+    return _mm256_add_ps(_mm256_permute2f128_ps(ab, cd, 0x20), _mm256_permute2f128_ps(ab, cd, 0x31));
+}
+
+/* The tree sum of 512 products a[j] * g[j] (fewer than 512 when n < 512: zero-padded). */
+AVX2_KERNEL static float tree512_avx2(const float *a, const float *g, int64_t n) {
+    float pad[TREE];
+    const float *pa = a, *pg = g;
+    if (n < TREE) {
+        for (int64_t j = 0; j < TREE; j++) pad[j] = j < n ? a[j] * g[j] : 0.0f;
+        pa = pad;
+    }
+    __m256 blocks[8], v[8];
+    for (int q = 0; q < 8; q++) {
+        for (int k = 0; k < 8; k++) {
+            int64_t off = (q * 8 + k) * 8;
+            v[k] = n < TREE ? _mm256_loadu_ps(pa + off)
+                            : _mm256_mul_ps(_mm256_loadu_ps(pa + off), _mm256_loadu_ps(pg + off));
+        }
+        blocks[q] = tree8x8(v);
+    }
+    float c[8];
+    _mm256_storeu_ps(c, tree8x8(blocks));
+    return ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
+}
+
+AVX2_KERNEL static float device_dot_avx2(const float *a, const float *g, int64_t h, int64_t chunk) {
+    float s = 0.0f;
+    for (int64_t c0 = 0; c0 < h; c0 += chunk) {
+        int64_t c1 = c0 + chunk < h ? c0 + chunk : h;
+        float acc = 0.0f;
+        for (int64_t g0 = c0; g0 < c1; g0 += TREE) {
+            float t = tree512_avx2(a + g0, g + g0, c1 - g0 < TREE ? c1 - g0 : TREE);
+            acc = g0 == c0 ? t : acc + t;
+        }
+        s += acc;
+    }
+    return s;
+}
+#endif
+
+/*
+ * device_dot_exact, fast: the same operations in the same order without the NaN rule. A NaN anywhere makes the
+ * result NaN, and without one IEEE results do not depend on operand order, so only a NaN result is recomputed.
+ */
+static float device_dot(const float *a, const float *g, int64_t h, int64_t chunk) {
+#if defined(__x86_64__)
+    if (has_avx2()) {
+        float s = device_dot_avx2(a, g, h, chunk);
+        if (s == s) return s;
+    }
+#endif
+    return device_dot_exact(a, g, h, chunk);
 }
 
 /* gradExpandedX row = gradY row * scale, in float32 (exact products of widened values), narrowed once. */
