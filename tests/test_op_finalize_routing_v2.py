@@ -7,6 +7,8 @@ and the round trips of aclnn_py.testing."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -14,8 +16,8 @@ from hypothesis import given, settings, strategies as st
 import aclnn_py
 from aclnn_py import aclnn, reference, testing
 
-from helpers_ops import (BF, BF16, FLOATS, FLOAT_IDS, FP16, FP32, I32, I64, INVALID, NULLPTR, NZ, T, TILING, Resources,
-                         assert_rejected, assert_same, bits, phase1, random_bits, random_values, run_two_phases,
+from helpers_ops import (BF, BF16, C_LIVE, FLOATS, FLOAT_IDS, FP16, FP32, I32, I64, INVALID, NULLPTR, NZ, T, TILING, Resources,
+                         assert_rejected, assert_same, bits, c_validation_tests, phase1, random_bits, random_values, run_two_phases,
                          threads)
 
 forward = aclnn_py.moe_finalize_routing_v2
@@ -883,3 +885,26 @@ def test_property_round_trips(data):
                        drop_pad_mode=data.draw(st.sampled_from([2, 3])), capacity=data.draw(st.integers(1, n)))
     testing.check_chain("moe_init_routing_v2", np.random.default_rng(seed), dtype=dtype, n=n, k=k, h=h, e=e,
                         drop_pad_mode=data.draw(st.sampled_from([0, 1])), capacity=data.draw(st.integers(1, n)))
+
+
+# ---- validation from C ---------------------------------------------------------------------------------------
+
+C_SOURCE = Path(__file__).resolve().parent / "c" / "validation_finalize_routing_v2.c"
+
+_C_OK = ["fwd_ok", "fwd_ok_wild_indices_mode_0", "fwd_ok_wild_indices_mode_1", "fwd_ok_wild_indices_mode_2",
+         "fwd_ok_wild_indices_mode_3", "fwd_ok_bf16_float_scales", "fwd_ok_strided_expanded_x",
+         "bwd_ok", "bwd_ok_wild_indices", "bwd_ok_drop_pad_wild_indices", "bwd_ok_active_wild_indices",
+         "bwd_ok_without_scales_wild_indices"]
+_C_NULLPTR = ["fwd_null_expanded_x", "fwd_null_out", "fwd_null_workspace_size", "fwd_null_executor",
+              "bwd_null_grad_y", "bwd_null_grad_scales", "bwd_null_workspace_size", "bwd_null_executor"]
+_C_INVALID = ["fwd_scales_dtype", "fwd_out_not_contiguous", "bwd_scales_dtype", "bwd_grad_scales_dtype"]
+_C_TILING = ["fwd_drop_pad_mode_4", "fwd_x2_without_x1", "fwd_bias_without_expert_idx", "fwd_scales_fewer_rows",
+             "fwd_out_cols", "bwd_scales_without_expanded_x", "bwd_drop_pad_mode_2", "bwd_drop_pad_expert_num_0",
+             "bwd_grad_expanded_x_3d_in_mode_0", "bwd_grad_scales_1d"]
+C_EXPECTED = {**{n: 0 for n in _C_OK}, **{n: NULLPTR for n in _C_NULLPTR}, **{n: INVALID for n in _C_INVALID},
+              **{n: TILING for n in _C_TILING}, **{n: 0 for n in C_LIVE}}
+
+# The fixture c_results and the tests test_c_forward_validation, test_c_backward_validation and
+# test_c_program_releases_everything: the program's statuses against C_EXPECTED (built with -Werror).
+(c_results, test_c_forward_validation, test_c_backward_validation,
+ test_c_program_releases_everything) = c_validation_tests(C_SOURCE, C_EXPECTED, werror=True)
