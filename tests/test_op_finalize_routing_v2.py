@@ -487,9 +487,10 @@ def test_backward_grad_scales_chunks_large_hidden(dtype, bias):
     assert p == {(4, False): 16368, (4, True): 12280, (2, False): 19648, (2, True): 14032}[(itemsize, bias)]
     rng = np.random.default_rng(30)
     args = bwd_case(rng, dtype, 0, n=2, k=2, h=p + 700, scales=True, bias=bias)
-    expected = ref_backward(*args)
-    _assert_grad(backward(*args), expected)
-    _assert_grad(expected, spec_backward(*args))
+    with np.errstate(over="ignore"):  # float16 sums of 20000 products may overflow to inf, on the device too
+        expected = ref_backward(*args)
+        _assert_grad(backward(*args), expected)
+        _assert_grad(expected, spec_backward(*args))
     # the chunk border matters: a chunk boundary adds partial sums where the tree would not
     gy = np.ones((1, p + 1), dtype)
     ex = np.zeros((1, p + 1), dtype)

@@ -144,11 +144,17 @@ static inline __attribute__((always_inline)) void start_acc(float *restrict acc,
  * One expert term, in the spec's order: t = row + bias (or row + 0, or row alone), t = t * scale, then
  * acc = t for the first term or acc + t.
  */
-static inline __attribute__((always_inline)) void add_term(float *restrict acc, const float *row, const float *bias,
+static inline __attribute__((always_inline)) void add_term(float *restrict acc, const void *row, const float *bias,
                                                            bool add_zero, float scale, bool first, int64_t h,
-                                                           bool half, bool exact) {
+                                                           bool half, bool exact, bool bf16_row) {
     for (int64_t j = 0; j < h; j++) {
-        float t = row[j];
+        float t;
+        if (bf16_row) { /* widened in the loop: one pass over the row instead of two */
+            uint32_t u = (uint32_t)((const uint16_t *)row)[j] << 16;
+            memcpy(&t, &u, 4);
+        } else {
+            t = ((const float *)row)[j];
+        }
         if (bias)
             t = in_type(add_op(t, bias[j], exact), half);
         else if (add_zero)
@@ -170,15 +176,24 @@ typedef void (*TermFn)(float *acc, const float *row, const float *bias, bool add
     STUB_CLONED static void add_term_##suffix(float *acc, const float *row, const float *bias, bool add_zero,     \
                                               float scale, bool first, int64_t h) {                               \
         if (first)                                                                                                \
-            add_term(acc, row, bias, add_zero, scale, true, h, half, exact);                                      \
+            add_term(acc, row, bias, add_zero, scale, true, h, half, exact, false);                               \
         else                                                                                                      \
-            add_term(acc, row, bias, add_zero, scale, false, h, half, exact);                                     \
+            add_term(acc, row, bias, add_zero, scale, false, h, half, exact, false);                              \
     }
 
 FINALIZE_LOOPS(f32_fast, false, false)
 FINALIZE_LOOPS(f32_exact, false, true)
 FINALIZE_LOOPS(f16_fast, true, false)
 FINALIZE_LOOPS(f16_exact, true, true)
+
+/* The fast float32 loop reading a contiguous BF16 expert row directly. */
+STUB_CLONED static void add_term_bf16_row(float *acc, const uint16_t *row, const float *bias, bool add_zero,
+                                          float scale, bool first, int64_t h) {
+    if (first)
+        add_term(acc, row, bias, add_zero, scale, true, h, false, false, true);
+    else
+        add_term(acc, row, bias, add_zero, scale, false, h, false, false, true);
+}
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -258,13 +273,18 @@ static void finalize_token(const Ctx *cx, int64_t i, float *acc, float *buf_a, f
             have = true;
             continue;
         }
-        const float *row = fr_row_f32(ex, r, h, buf_a), *brow = NULL;
+        const float *brow = NULL;
         if (bias) {
             int64_t e = *(const int32_t *)aclStubElem2(eidx, i, j);
             if (e >= 0 && e < p->bias_rows) brow = fr_row_f32(bias, e, h, buf_b); /* else: a zero bias row */
         }
         float scale = scales ? fr_load(aclStubElem2(scales, i, j), scales->dtype) : 1.0f;
-        term(acc, row, brow, add_zero, scale, !have, h);
+        int64_t inner;
+        const char *raw = fr_row_ptr(ex, r, &inner);
+        if (ex->dtype == ACL_BF16 && (inner == 1 || h == 1) && term != add_term_f32_exact)
+            add_term_bf16_row(acc, (const uint16_t *)raw, brow, add_zero, scale, !have, h);
+        else
+            term(acc, fr_row_f32(ex, r, h, buf_a), brow, add_zero, scale, !have, h);
         have = true;
     }
 }
