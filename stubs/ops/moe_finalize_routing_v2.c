@@ -150,8 +150,11 @@ static inline __attribute__((always_inline)) void add_term(float *restrict acc, 
     for (int64_t j = 0; j < h; j++) {
         float t;
         if (bf16_row) { /* widened in the loop: one pass over the row instead of two */
-            uint32_t u = (uint32_t)((const uint16_t *)row)[j] << 16;
-            memcpy(&t, &u, 4);
+            union {
+                uint32_t u;
+                float f;
+            } bits = {.u = (uint32_t)((const uint16_t *)row)[j] << 16};
+            t = bits.f;
         } else {
             t = ((const float *)row)[j];
         }
