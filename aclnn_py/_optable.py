@@ -325,7 +325,6 @@ OPS += (
     ), "moe_token_unpermute_grad"),
 )
 
-OPS_BY_NAME = {op.py_name: op for op in OPS}
 
 
 # ---- aclnnMoeInitRoutingV3 ------------------------------------------------------------------------------
@@ -422,4 +421,65 @@ OPS += (
             returned=_v3_writes_scale),
     ), "moe_init_routing_v3"),
 )
+# ---- MoeFinalizeRoutingV2 and its backward ----------------------------------------------------------------
+
+def _finalize_out(a) -> tuple:
+    """(N, H): N = len(expandedRowIdx) // K, K = scales.shape[1] (1 without scales)."""
+    s = a.scalesOptional
+    k = s.shape[1] if s is not None and s.ndim == 2 else 1
+    h = a.expandedX.shape[-1] if a.expandedX.ndim else 0
+    return (_tokens(a.expandedRowIdx.size, k), h)
+
+
+def _finalize_grad_rows(a) -> tuple:
+    """gradExpandedX: (expertNum, expertCapacity, H) in drop/pad mode, else (D, H) with D = activeNum when
+    0 < activeNum < L, else L."""
+    h = a.gradY.shape[1] if a.gradY.ndim == 2 else 0
+    if a.dropPadMode == 1:
+        return (max(a.expertNum, 0), max(a.expertCapacity, 0), h)
+    length = a.expandedRowIdx.size
+    return (a.activeNum if 0 < a.activeNum < length else length, h)
+
+
+def _opt_none(name, dtypes, ndim=()):
+    """An optional input that defaults to None in the high-level function (every later parameter has a default)."""
+    return Param(name, "in", optional=True, dtypes=dtypes, ndim=ndim, default=None)
+
+
+OPS += (
+    Op("MoeFinalizeRoutingV2", "MoE combine: x1 + x2 + the scaled, biased expert rows of every token.", (
+        In("expandedX", FLOATS, ndim=(2, 3)),
+        In("expandedRowIdx", INT32, ndim=(1,)),
+        _opt_none("x1Optional", FLOATS, ndim=(2,)),
+        _opt_none("x2Optional", FLOATS, ndim=(2,)),
+        _opt_none("biasOptional", FLOATS, ndim=(2,)),
+        _opt_none("scalesOptional", FLOATS, ndim=(2,)),
+        _opt_none("expertIdxOptional", INT32, ndim=(2,)),
+        Attr("dropPadMode", 0, Rule(lambda a: 0 <= a.dropPadMode <= 3,
+                                    "must be 0 or 1 (column-major slots, 2-D or 3-D expandedX) or 2 or 3 "
+                                    "(row-major slots)")),
+        Out("out", "expandedX", _finalize_out),
+    ), "moe_finalize_routing_v2"),
+    Op("MoeFinalizeRoutingV2Grad", "Backward of aclnnMoeFinalizeRoutingV2 (row-major slots): gradients of "
+                                   "expandedX and scales.", (
+        In("gradY", FLOATS, ndim=(2,)),
+        In("expandedRowIdx", INT32, ndim=(1,)),
+        _opt_none("expandedXOptional", FLOATS, ndim=(2, 3)),
+        _opt_none("scalesOptional", FLOATS, ndim=(2,)),
+        _opt_none("expertIdxOptional", INT32),
+        _opt_none("biasOptional", FLOATS),
+        Attr("dropPadMode", 0, Rule(lambda a: a.dropPadMode in (0, 1), _DROP_PAD_MODE)),
+        Attr("activeNum", 0),
+        Attr("expertNum", 0, Rule(lambda a: a.dropPadMode != 1 or a.expertNum > 0, "must be > 0 in drop/pad mode")),
+        Attr("expertCapacity", 0,
+             Rule(lambda a: a.dropPadMode != 1 or a.expertCapacity > 0, "must be > 0 in drop/pad mode")),
+        Out("gradExpandedXOut", "gradY", _finalize_grad_rows),
+        # Required by the operator even without scales (then neither checked nor written): an empty one.
+        Out("gradScalesOut", "gradY", lambda a: a.scalesOptional.shape if a.scalesOptional is not None else (0,),
+            returned=lambda a: a.scalesOptional is not None),
+    ), "moe_finalize_routing_v2_grad"),
+)
+
+
+# Every block above has added its rows: the lookup by Python name.
 OPS_BY_NAME = {op.py_name: op for op in OPS}

@@ -663,3 +663,43 @@ VARIANTS["moe_init_routing_v3"] = {
     "static INT8": (lambda s, dt, d: _b_v3(s, dt, d, 0), ("", _v3_bytes(False, 1))),
     "dynamic INT8": (lambda s, dt, d: _b_v3(s, dt, d, 1), ("", _v3_bytes(True, 1))),
 }
+# ---- MoeFinalizeRoutingV2 and its backward ------------------------------------------------------------
+# The combine after a dropless MoeInitRoutingV2 (row-major slots, dropPadMode 2) with routing scales and a
+# residual x1, and its backward (dropPadMode 0, gradients of expandedX and scales).
+
+def _b_finalize(s, dt, d):
+    return (d.floats((s.slots, s.hidden), dt), _ranks(d.expert_ids(s)), d.floats((s.tokens, s.hidden), dt), None,
+            None, d.floats((s.tokens, s.topk), dt), None, 2)
+
+
+def _b_finalize_grad(s, dt, d):
+    return (d.floats((s.tokens, s.hidden), dt), _ranks(d.expert_ids(s)), d.floats((s.slots, s.hidden), dt),
+            d.floats((s.tokens, s.topk), dt), None, None, 0, 0, 0, 0)
+
+
+def _t_finalize(torch, ex, idx, x1, x2, bias, scales, expert_idx, mode):
+    n, k = scales.shape
+    rows = ex.index_select(0, idx.long()).view(n, k, ex.shape[1])
+    return x1 + (rows * scales.unsqueeze(2)).sum(1)
+
+
+def _t_finalize_grad(torch, gy, idx, ex, scales, expert_idx, bias, mode, active, expert_num, capacity):
+    k = scales.shape[1]
+    g = gy.repeat_interleave(k, 0)
+    gex = torch.empty_like(ex)
+    gex[idx.long()] = g * scales.reshape(-1, 1)
+    return gex, (ex.index_select(0, idx.long()) * g).sum(1).view(scales.shape)
+
+
+BYTES_MODEL.update({
+    "moe_finalize_routing_v2": (
+        "read L*H expert rows + N*H x1 + L idx + L scales; write N*H",
+        lambda s, e: (s.slots * s.hidden * e + s.tokens * s.hidden * e + s.slots * 4 + s.slots * e,
+                      s.tokens * s.hidden * e)),
+    "moe_finalize_routing_v2_grad": (
+        "read N*H gradY + L*H expandedX + L idx + L scales; write L*H + L gradScales",
+        lambda s, e: (s.tokens * s.hidden * e + s.slots * s.hidden * e + s.slots * 4 + s.slots * e,
+                      s.slots * s.hidden * e + s.slots * e)),
+})
+BUILDERS.update({"moe_finalize_routing_v2": _b_finalize, "moe_finalize_routing_v2_grad": _b_finalize_grad})
+TORCH_IMPLS.update({"moe_finalize_routing_v2": _t_finalize, "moe_finalize_routing_v2_grad": _t_finalize_grad})
