@@ -121,7 +121,7 @@ _DROP_PAD_MODE = "must be 0 (dropless) or 1 (drop/pad)"
 
 
 def _range_window(a) -> bool:
-    """rangeOptional: None (the whole window) or [start, end] inside [0, L]."""
+    """rangeOptional: None (the default [0, 0]: the whole permutation) or [start, end] inside [0, L]."""
     r = a.rangeOptional
     return r is None or (len(r) == 2 and all(0 <= v <= a.indices.size for v in r))
 
@@ -159,7 +159,8 @@ def _ep_window_rows(a) -> int:
     length = a.indices.size
     if a.rangeOptional is not None and len(a.rangeOptional) != 2:
         return 0  # not a window: the operator itself rejects the range (561002)
-    start, end = a.rangeOptional if a.rangeOptional is not None else (0, a.numOutTokens)
+    # None reaches the operator as the default [0, 0]: the full permutation, numOutTokens unused.
+    start, end = a.rangeOptional if a.rangeOptional is not None else (0, 0)
     n = end - start
     if n <= 0:
         n += length
