@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
@@ -23,6 +24,40 @@ extern "C" {
 
 #define STUB_API __attribute__((visibility("default")))
 #define STUB_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+
+/* ---- float arithmetic of the kernels --------------------------------------------------------------- */
+
+/*
+ * The NaN rule of every sum (the numpy references follow it too): a + b where a is the running sum is a
+ * made quiet when a is NaN, whatever b is; otherwise the IEEE sum (a NaN b comes out quiet). Hardware
+ * returns either operand's payload for NaN + NaN depending on operand order, which compilers are free to
+ * swap, so the rule is applied explicitly.
+ */
+static inline float aclStubSumF32(float a, float b) {
+    float r = a + b;
+    uint32_t ua, ur;
+    memcpy(&ua, &a, 4);
+    memcpy(&ur, &r, 4);
+    /* integer operations only, so the loops around this vectorise */
+    uint32_t a_is_nan = (int32_t)(ua & 0x7fffffffu) > 0x7f800000 ? 0xffffffffu : 0u;
+    ur = (ur & ~a_is_nan) | ((ua | 0x400000u) & a_is_nan);
+    memcpy(&r, &ur, 4);
+    return r;
+}
+
+/* The same rule for products: a * b is a made quiet when a is NaN, else b made quiet when b is NaN. */
+static inline float aclStubMulF32(float a, float b) {
+    float r = a * b;
+    uint32_t ua, ub, ur;
+    memcpy(&ua, &a, 4);
+    memcpy(&ub, &b, 4);
+    memcpy(&ur, &r, 4);
+    uint32_t a_is_nan = (int32_t)(ua & 0x7fffffffu) > 0x7f800000 ? 0xffffffffu : 0u;
+    uint32_t b_is_nan = (int32_t)(ub & 0x7fffffffu) > 0x7f800000 ? 0xffffffffu : 0u;
+    ur = (ur & ~(a_is_nan | b_is_nan)) | ((ua | 0x400000u) & a_is_nan) | ((ub | 0x400000u) & b_is_nan & ~a_is_nan);
+    memcpy(&r, &ur, 4);
+    return r;
+}
 
 /* ---- libascendcl.so ---------------------------------------------------------------------------- */
 

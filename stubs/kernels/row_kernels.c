@@ -14,23 +14,7 @@
 
 typedef _Float16 f16;
 
-/*
- * The NaN rule of every sum (the numpy references follow it too): a + b where a is the running sum is a
- * made quiet when a is NaN, whatever b is; otherwise the IEEE sum (a NaN b comes out quiet). Hardware
- * returns either operand's payload for NaN + NaN depending on operand order, which compilers are free to
- * swap, so the rule is applied explicitly.
- */
-static inline float sum_f32(float a, float b) {
-    float r = a + b;
-    uint32_t ua, ur;
-    memcpy(&ua, &a, 4);
-    memcpy(&ur, &r, 4);
-    /* integer operations only, so the loops around this vectorise */
-    uint32_t a_is_nan = (int32_t)(ua & 0x7fffffffu) > 0x7f800000 ? 0xffffffffu : 0u;
-    ur = (ur & ~a_is_nan) | ((ua | 0x400000u) & a_is_nan);
-    memcpy(&r, &ur, 4);
-    return r;
-}
+/* Sums and products follow the NaN rules of aclStubSumF32 and aclStubMulF32 (stub_internal.h). */
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -57,7 +41,7 @@ F16C_KERNEL static void f16c_add(float *dst, const uint16_t *src, int64_t n) {
         __m256 quiet_a = _mm256_or_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x400000)));
         _mm256_storeu_ps(dst + i, _mm256_blendv_ps(_mm256_add_ps(a, v), quiet_a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q)));
     }
-    for (; i < n; i++) dst[i] = sum_f32(dst[i], (float)((const f16 *)src)[i]);
+    for (; i < n; i++) dst[i] = aclStubSumF32(dst[i], (float)((const f16 *)src)[i]);
 }
 
 F16C_KERNEL static void f16c_store(uint16_t *dst, const float *src, int64_t n) {
@@ -93,20 +77,20 @@ ROW_KERNEL void aclStubRowLoadF32(float *restrict dst, const void *restrict src,
 ROW_KERNEL void aclStubRowAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
     if (dtype == ACL_FLOAT) {
         const float *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], s[i]);
+        for (int64_t i = 0; i < n; i++) dst[i] = aclStubSumF32(dst[i], s[i]);
     } else if (dtype == ACL_BF16) {
         const uint16_t *s = src;
         for (int64_t i = 0; i < n; i++) {
             uint32_t u = (uint32_t)s[i] << 16;
             float f;
             memcpy(&f, &u, 4);
-            dst[i] = sum_f32(dst[i], f);
+            dst[i] = aclStubSumF32(dst[i], f);
         }
     } else if (has_f16c()) {
         f16c_add(dst, src, n);
     } else {
         const f16 *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], (float)s[i]);
+        for (int64_t i = 0; i < n; i++) dst[i] = aclStubSumF32(dst[i], (float)s[i]);
     }
 }
 
@@ -132,4 +116,16 @@ ROW_KERNEL void aclStubRowStoreF32(void *restrict dst, const float *restrict src
         f16 *d = dst;
         for (int64_t i = 0; i < n; i++) d[i] = (f16)src[i];
     }
+}
+
+/* Products are rounded before they are summed: the build turns floating-point contraction (FMA) off. */
+ROW_KERNEL void aclStubRowMulAccF32(float *restrict acc, const float *restrict src, float w, bool first, int64_t n) {
+    if (first)
+        for (int64_t i = 0; i < n; i++) acc[i] = aclStubMulF32(src[i], w);
+    else
+        for (int64_t i = 0; i < n; i++) acc[i] = aclStubSumF32(acc[i], aclStubMulF32(src[i], w));
+}
+
+ROW_KERNEL void aclStubRowMulF32(float *restrict dst, const float *restrict a, const float *restrict b, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dst[i] = aclStubMulF32(a[i], b[i]);
 }
