@@ -27,6 +27,12 @@ void aclStubRowLoadViewF32(float *dst, const aclStubTensorDesc *t, int64_t row) 
     for (int64_t j = 0; j < h; j++) dst[j] = aclStubLoad2F32(t, row, j);
 }
 
+const float *aclStubRowViewF32(float *scratch, const aclStubTensorDesc *t, int64_t row) {
+    if (t->dtype == ACL_FLOAT && (t->strides[1] == 1 || t->dims[1] == 1)) return aclStubElem2(t, row, 0);
+    aclStubRowLoadViewF32(scratch, t, row);
+    return scratch;
+}
+
 /* Rows up to this many elements keep their buffers on the stack: small calls skip malloc entirely. */
 #define STACK_ROW 1024
 
@@ -54,8 +60,7 @@ static void weighted_range(void *arg, int64_t begin, int64_t end) {
                 if (k == 0) memset(a, 0, (size_t)h * sizeof(float));
                 continue;
             }
-            aclStubRowLoadViewF32(row, g->src, d - g->lo);
-            aclStubRowMulAccF32(a, row, w, k == 0, h);
+            aclStubRowMulAccF32(a, aclStubRowViewF32(row, g->src, d - g->lo), w, k == 0, h);
         }
         if (!direct) aclStubRowStoreF32(out_row, acc, g->out->dtype, h);
     }

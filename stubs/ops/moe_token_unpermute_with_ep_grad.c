@@ -51,49 +51,49 @@ typedef struct {
     const int64_t *owner; /* per window row: the last slot j that targets it, or -1 */
 } Ctx;
 
-/* Scratch of a few rows of H floats per thread. */
-static float *scratch_rows(int64_t h, int count) { return malloc((size_t)h * (size_t)count * sizeof(float)); }
-
-/* permutedTokensGradOut[r] = g[t] * probs[t, k] for the slot j = t*K + k that owns row r. */
-static void tokens_grad_range(void *arg, int64_t begin, int64_t end) {
-    const Ctx *c = arg;
-    int64_t h = c->p->h, k = c->p->k;
-    float *buf = scratch_rows(h, 2);
-    for (int64_t r = begin; r < end; r++) {
-        int64_t j = c->owner[r];
-        if (j < 0) continue;
-        void *dst = aclStubElem2(c->tokens_grad, r, 0);
-        if (!buf) { /* out of memory inside a kernel cannot be reported per row: zero rows */
-            memset(dst, 0, (size_t)h * aclDataTypeSize(c->tokens_grad->dtype));
-            continue;
-        }
-        aclStubRowLoadViewF32(buf, c->grad, j / k);
-        aclStubRowMulAccF32(buf + h, buf, aclStubLoad2F32(c->probs, j / k, j % k), true, h);
-        aclStubRowStoreF32(dst, buf + h, c->tokens_grad->dtype, h);
-    }
-    free(buf);
+/* false when the row holds an Inf or a NaN (then 0 * row is not all zeros). */
+static bool all_finite(const float *v, int64_t n) {
+    bool ok = true;
+    for (int64_t i = 0; i < n; i++) ok &= v[i] - v[i] == 0.0f;
+    return ok;
 }
 
-/* probsGradOut[t, k] = <permutedTokens[d - start], g[t]> for a slot in the window, else the same dot product
- * with a row of +0.0; in the device's chunked reduction order. */
-static void probs_grad_range(void *arg, int64_t begin, int64_t end) {
+/*
+ * Per token t and slot j = t*K + k with rank d: permutedTokensGradOut[d - start] = g[t] * probs[t, k] when
+ * slot j owns that row; probsGradOut[t, k] = <permutedTokens[d - start], g[t]> for a slot in the window, else
+ * the same dot product with a row of +0.0, in the device's chunked reduction order.
+ */
+static void probs_range(void *arg, int64_t begin, int64_t end) {
     const Ctx *c = arg;
     const Plan *p = c->p;
     int64_t h = p->h;
-    float *buf = scratch_rows(h, 3);
-    float *g = buf, *x = buf ? buf + h : NULL, *prod = buf ? buf + 2 * h : NULL;
+    float *buf = malloc((size_t)h * 3 * sizeof(float));
+    float *g_scratch = buf, *x_scratch = buf ? buf + h : NULL, *prod = buf ? buf + 2 * h : NULL;
+    size_t row_bytes = (size_t)h * aclDataTypeSize(c->tokens_grad->dtype);
     for (int64_t t = begin; t < end; t++) {
-        if (buf) aclStubRowLoadViewF32(g, c->grad, t);
+        const float *g = buf ? aclStubRowViewF32(g_scratch, c->grad, t) : NULL;
+        bool g_finite = buf && all_finite(g, h);
         for (int64_t kk = 0; kk < p->k; kk++) {
-            float acc = 0.0f;
-            if (buf) {
-                int64_t d = aclStubIndex1(c->idx, t * p->k + kk);
-                if (d >= p->start && d - p->start < p->rows)
-                    aclStubRowLoadViewF32(x, c->tokens, d - p->start);
-                else
-                    memset(x, 0, (size_t)h * sizeof(float));
-                aclStubRowMulF32(prod, x, g, h);
-                acc = aclStubVectorReduceSumF32(prod, h, p->chunk);
+            int64_t j = t * p->k + kk, d = aclStubIndex1(c->idx, j);
+            bool valid = d >= p->start && d - p->start < p->rows;
+            bool owner = valid && c->owner[d - p->start] == j;
+            float acc = 0.0f; /* an invalid slot with a finite gradient: a sum of zeros, +0.0 */
+            if (!buf) { /* out of memory inside a kernel cannot be reported per row: zeros */
+                if (owner) memset(aclStubElem2(c->tokens_grad, d - p->start, 0), 0, row_bytes);
+            } else {
+                if (owner) {
+                    aclStubRowMulAccF32(prod, g, aclStubLoad2F32(c->probs, t, kk), true, h);
+                    aclStubRowStoreF32(aclStubElem2(c->tokens_grad, d - p->start, 0), prod, c->tokens_grad->dtype, h);
+                }
+                if (valid || !g_finite) {
+                    const float *x = x_scratch;
+                    if (valid)
+                        x = aclStubRowViewF32(x_scratch, c->tokens, d - p->start);
+                    else
+                        memset(x_scratch, 0, (size_t)h * sizeof(float));
+                    aclStubRowMulF32(prod, x, g, h);
+                    acc = aclStubVectorReduceSumF32(prod, h, p->chunk);
+                }
             }
             aclStubStore2F32(c->probs_grad, t, kk, acc);
         }
@@ -120,8 +120,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         for (int64_t r = 0; r < p->rows; r++) owner[r] = owner[r] < 0 ? ACLSTUB_ROW_KEEP : owner[r] / p->k;
         aclStubCopyRows(c.tokens_grad, 0, c.grad, owner, p->rows);
     } else {
-        aclStubParallelFor(p->rows, 1 + 65536 / (p->h + 1), tokens_grad_range, &c);
-        aclStubParallelFor(p->n, 1 + 65536 / (p->k * p->h + 1), probs_grad_range, &c);
+        aclStubParallelFor(p->n, 1 + 65536 / (p->k * p->h + 1), probs_range, &c);
     }
     free(owner);
     return OK;

@@ -330,6 +330,9 @@ ACLSTUB_API void aclStubRowMulAccF32(float *acc, const float *src, float w, bool
 ACLSTUB_API void aclStubRowMulF32(float *dst, const float *a, const float *b, int64_t n);
 /* Row `row` of a 2-D FLOAT/FLOAT16/BF16 view (any strides) as row-length float32 values. */
 ACLSTUB_API void aclStubRowLoadViewF32(float *dst, const aclStubTensorDesc *t, int64_t row);
+/* The same row as float32 values without a copy when it already is one (a contiguous FLOAT row), else
+ * converted into scratch (row-length floats); the result is read-only. */
+ACLSTUB_API const float *aclStubRowViewF32(float *scratch, const aclStubTensorDesc *t, int64_t row);
 /* Element (i, j) of a 2-D FLOAT/FLOAT16/BF16 view as float32. */
 ACLSTUB_API float aclStubLoad2F32(const aclStubTensorDesc *t, int64_t i, int64_t j);
 
