@@ -7,6 +7,7 @@ vector-Jacobian identities and the expert-parallel sharding identities."""
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +16,8 @@ from hypothesis import given, settings, strategies as st
 import aclnn_py
 from aclnn_py import aclnn, reference, testing
 
-from helpers_ops import (BF, BF16, F64, FLOAT_IDS, FLOATS, FP16, FP32, I32, I64, INVALID, NULLPTR, NZ, T, TILING,
-                         Resources, assert_all_same, assert_rejected, assert_same, bits, phase1, random_ranks,
+from helpers_ops import (BF, BF16, F64, FLOAT_IDS, FLOATS, FP16, I32, I64, INVALID, NULLPTR, NZ, T, TILING, Resources,
+                         assert_all_same, assert_rejected, assert_same, bits, c_validation_tests, phase1, random_ranks,
                          random_values, run_two_phases, threads)
 
 forward = aclnn_py.moe_token_unpermute_with_ep
@@ -740,3 +741,35 @@ HIGH_LEVEL_CASES = [
 def test_high_level_validation(name, call, status, argument):
     op = "aclnnMoeTokenUnpermuteWithEpGrad" if name.startswith("bwd_") else "aclnnMoeTokenUnpermuteWithEp"
     assert_rejected(call, status, argument, op + "GetWorkspaceSize")
+
+
+# ---- validation from C ---------------------------------------------------------------------------------------
+
+C_SOURCE = Path(__file__).resolve().parent / "c" / "validation_unpermute_with_ep.c"
+
+C_EXPECTED = {
+    "fwd_ok": 0, "fwd_ok_probs_null": 0, "fwd_ok_mixed_dtypes": 0, "fwd_ok_range_null": 0,
+    "fwd_ok_restore_shape_and_padded_ignored": 0, "fwd_ok_topk_low_32_bits": 0, "fwd_ok_window_far_below_ranks": 0,
+    "fwd_null_permuted_tokens": NULLPTR, "fwd_null_sorted_indices": NULLPTR, "fwd_null_out": NULLPTR,
+    "fwd_null_workspace_size": NULLPTR, "fwd_null_executor": NULLPTR,
+    "fwd_tokens_int32": INVALID, "fwd_sorted_int64": INVALID, "fwd_probs_double": INVALID, "fwd_out_dtype": INVALID,
+    "fwd_tokens_format_nz": INVALID,
+    "fwd_topk_low_32_bits_0": TILING, "fwd_topk_negative": TILING, "fwd_probs_cols": TILING,
+    "fwd_range_size_3": TILING, "fwd_window_overflowing": TILING, "fwd_window_beyond_rows": TILING,
+    "fwd_out_shape": TILING, "fwd_empty": 0,
+    "bwd_ok": 0, "bwd_ok_probs_null": 0, "bwd_ok_range_null_empty_window": 0, "bwd_ok_range_clamped": 0,
+    "bwd_ok_mixed_dtypes": 0,
+    "bwd_null_grad": NULLPTR, "bwd_null_permuted_tokens_grad_out": NULLPTR,
+    "bwd_null_probs_grad_out_without_probs": NULLPTR, "bwd_null_permuted_tokens_with_probs": NULLPTR,
+    "bwd_null_workspace_size": NULLPTR, "bwd_null_executor": NULLPTR,
+    "bwd_permuted_tokens_dtype": INVALID, "bwd_probs_grad_dtype": INVALID,
+    "bwd_topk_above_512": TILING, "bwd_range_end_below_start": TILING, "bwd_permuted_tokens_grad_rows": TILING,
+    "bwd_empty": 0,
+    "live_allocations": 0, "live_allocation_bytes": 0, "live_host_allocations": 0, "live_streams": 0,
+    "live_tensors": 0, "live_scalars": 0, "live_int_arrays": 0, "live_executors": 0,
+}
+
+# The fixture c_results and the tests test_c_forward_validation, test_c_backward_validation and
+# test_c_program_releases_everything: the program's statuses against C_EXPECTED (built with -Werror).
+(c_results, test_c_forward_validation, test_c_backward_validation,
+ test_c_program_releases_everything) = c_validation_tests(C_SOURCE, C_EXPECTED, werror=True)

@@ -137,7 +137,8 @@ static aclnnStatus precheck(aclStubOpCall *c) {
 static aclnnStatus check(aclStubOpCall *c) {
     const aclStubTensorDesc *grad = aclStubOpTensor(c, GRAD), *idx = aclStubOpTensor(c, IDX);
     const aclStubTensorDesc *tokens = aclStubOpTensor(c, TOKENS), *probs = aclStubOpTensor(c, PROBS);
-    const aclStubTensorDesc *tokens_grad = aclStubOpTensor(c, TOKENS_GRAD), *probs_grad = aclStubOpTensor(c, PROBS_GRAD);
+    const aclStubTensorDesc *tokens_grad = aclStubOpTensor(c, TOKENS_GRAD);
+    const aclStubTensorDesc *probs_grad = aclStubOpTensor(c, PROBS_GRAD);
     const aclStubValue *range = &c->v[RANGE];
     if (aclStubNumel(tokens_grad) == 0 && aclStubNumel(probs_grad) == 0) return aclStubOpNothingToDo(c);
 
@@ -179,9 +180,10 @@ static aclnnStatus check(aclStubOpCall *c) {
     int64_t hi = end < num_out ? end : num_out, rows = hi - start;
 
     ACLSTUB_RETURN_ERROR_IF(probs && probs->dims[0] != n, c, TILING, "probsOptional.shape[0] = %lld must equal "
-                            "unpermutedTokensGrad.shape[0] = %lld", (long long)(probs ? probs->dims[0] : 0), (long long)n);
-    ACLSTUB_RETURN_ERROR_IF(l / k < n, c, TILING, "sortedIndices length %lld is below N * K = %lld * %lld", (long long)l,
-                            (long long)n, (long long)k);
+                            "unpermutedTokensGrad.shape[0] = %lld", (long long)(probs ? probs->dims[0] : 0),
+                            (long long)n);
+    ACLSTUB_RETURN_ERROR_IF(l / k < n, c, TILING, "sortedIndices length %lld is below N * K = %lld * %lld",
+                            (long long)l, (long long)n, (long long)k);
     ACLSTUB_RETURN_ERROR_IF(tokens && tokens->dims[1] != h, c, TILING, "permutedTokensOptional.shape[1] = %lld must "
                             "equal H = %lld", (long long)(tokens ? tokens->dims[1] : 0), (long long)h);
     ACLSTUB_RETURN_ERROR_IF(probs && tokens->dims[0] < rows, c, TILING, "permutedTokensOptional has %lld rows, the "
