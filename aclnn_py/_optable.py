@@ -121,7 +121,7 @@ _DROP_PAD_MODE = "must be 0 (dropless) or 1 (drop/pad)"
 
 
 def _range_window(a) -> bool:
-    """rangeOptional: None (the whole window) or [start, end] inside [0, L]."""
+    """rangeOptional: None (the default [0, 0]: the whole permutation) or [start, end] inside [0, L]."""
     r = a.rangeOptional
     return r is None or (len(r) == 2 and all(0 <= v <= a.indices.size for v in r))
 
@@ -159,7 +159,8 @@ def _ep_window_rows(a) -> int:
     length = a.indices.size
     if a.rangeOptional is not None and len(a.rangeOptional) != 2:
         return 0  # not a window: the operator itself rejects the range (561002)
-    start, end = a.rangeOptional if a.rangeOptional is not None else (0, a.numOutTokens)
+    # None reaches the operator as the default [0, 0]: the full permutation, numOutTokens unused.
+    start, end = a.rangeOptional if a.rangeOptional is not None else (0, 0)
     n = end - start
     if n <= 0:
         n += length
@@ -178,6 +179,40 @@ def _tokens(slots: int, k: int) -> int:
     """Rows of a per-token output: slots / K; for K < 1 one row, so the operator (not an empty-output
     shortcut) reports the bad attribute."""
     return slots // k if k > 0 else 1
+
+
+# ---- the expert-parallel combine (aclnnMoeTokenUnpermuteWithEp and its backward) ----------------------
+
+def _trunc32(v: int) -> int:
+    """An int64 attribute as a tiling that reads it through a 32-bit int sees it."""
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+def _unpermute_ep_tokens(a) -> int:
+    """Rows N of the combine's output: probs.shape[0], or L // numTopk without probs."""
+    if a.probsOptional is not None:
+        return a.probsOptional.shape[0]
+    return _tokens(a.sortedIndices.size, _trunc32(a.numTopk))
+
+
+def _unpermute_ep_grad_window(a) -> tuple[int, int]:
+    """(start, rows) of the backward's window: negative values count from L, both clamped to [0, L]; None
+    is the OpDef default [-1, -1] (an empty window); a start other than 0 ends it at end, else at the
+    rows of permutedTokens (or L). (0, 0) for a range the operator rejects itself."""
+    total = a.sortedIndices.size
+    r = (-1, -1) if a.rangeOptional is None else tuple(a.rangeOptional)
+    if len(r) != 2:
+        return 0, 0
+    start, end = (min(max(v + total if v < 0 else v, 0), total) for v in r)
+    if end < start:
+        return 0, 0
+    num_out = end if start != 0 else (total if a.permutedTokensOptional is None else a.permutedTokensOptional.shape[0])
+    return start, max(min(end, num_out) - start, 0)
+
+
+def _unpermute_ep_grad_topk(a) -> int:
+    return a.probsOptional.shape[1] if a.probsOptional is not None else max(a.topkNum, 1)
 
 
 OPS: tuple[Op, ...] = (
@@ -284,6 +319,37 @@ OPS: tuple[Op, ...] = (
         Attr("activeNum", 0, Rule(lambda a: a.activeNum >= 0, "must be >= 0")),
         Out("out", "gradExpandedX", lambda a: (_tokens(a.expandedRowIdx.size, a.topK), a.gradExpandedX.shape[-1])),
     ), "moe_init_routing_v2_grad"),
+    Op("MoeTokenUnpermuteWithEp", "Combine one expert-parallel rank's window of sorted rows back into per-token "
+       "partial sums, weighted by the routing probabilities.", (
+        In("permutedTokens", FLOATS, ndim=(2,)),
+        In("sortedIndices", INT32, ndim=(1,)),
+        Opt("probsOptional", FLOATS, ndim=(2,)),  # any float dtype, independent of permutedTokens
+        Attr("numTopk", REQUIRED, Rule(lambda a: _trunc32(a.numTopk) >= 1,
+                                       "must be >= 1 (read as a 32-bit int)")),
+        IntArray("rangeOptional", Rule(lambda a: a.rangeOptional is None or len(a.rangeOptional) == 2,
+                                       "must be None (the default [0, 0]: an all-zero result) or [start, end]")),
+        Attr("paddedMode", False),  # ignored by the operator
+        Param("restoreShapeOptional", "intarray", optional=True, default=None),  # never read by the operator
+        Out("out", "permutedTokens", lambda a: (_unpermute_ep_tokens(a), a.permutedTokens.shape[1])),
+    ), "moe_token_unpermute_with_ep"),
+    Op("MoeTokenUnpermuteWithEpGrad", "Backward of aclnnMoeTokenUnpermuteWithEp.", (
+        In("unpermutedTokensGrad", FLOATS, ndim=(2,)),
+        In("sortedIndices", INT32, ndim=(1,)),
+        Opt("permutedTokensOptional", FLOATS, ndim=(2,)),
+        Opt("probsOptional", FLOATS, ndim=(2,)),  # any float dtype, independent of the gradient
+        Attr("paddedMode", False),  # ignored by the operator
+        Param("restoreShapeOptional", "intarray", optional=True, default=None),  # never read by the operator
+        # None is the OpDef default [-1, -1]: an empty window (pass the forward's range explicitly).
+        Param("rangeOptional", "intarray", optional=True, default=None, rules=(
+            Rule(lambda a: a.rangeOptional is None or len(a.rangeOptional) == 2, "must be None or [start, end]"),)),
+        Attr("topkNum", 1, Rule(lambda a: a.probsOptional is not None or 1 <= a.topkNum <= 512,
+                                "must be in [1, 512] when probs is None")),
+        Out("permutedTokensGradOut", "unpermutedTokensGrad",
+            lambda a: (_unpermute_ep_grad_window(a)[1], a.unpermutedTokensGrad.shape[1])),
+        Out("probsGradOut", "probsOptional",
+            lambda a: (a.unpermutedTokensGrad.shape[0], _unpermute_ep_grad_topk(a)),
+            returned=lambda a: a.probsOptional is not None),
+    ), "moe_token_unpermute_with_ep_grad"),
 )
 
 

@@ -352,3 +352,108 @@ def check_chain(init: str, rng=None, **kwargs) -> Chain:
     if bad:
         raise AssertionError("; ".join(bad))
     return chain
+# ---- the expert-parallel combine: aclnnMoeTokenUnpermuteWithEp and its backward -------------------------
+
+def round_trip_unpermute_ep(rng, dtype="float32", n=6, k=2, h=5, e=4, window=None, with_probs=True,
+                            probs_dtype=None) -> RoundTrip:
+    """The combine is linear in the expert outputs y and in the probs: <out, G> = <y, dy> = <probs, dprobs>
+    with (dy, dprobs) from the backward over the same window. Values in [-4, 4] keep every sum exact,
+    also in bfloat16."""
+    tokens = _ints(rng, (n, h), dtype, -4, 5)
+    idx = _topk_indices(rng, n, k, e)
+    total = n * k
+    if window is None:
+        start = int(rng.integers(0, total))
+        window = (start, int(rng.integers(start + 1, total + 1)))
+    probs = _ints(rng, (n, k), probs_dtype or dtype, -4, 5) if with_probs else None
+    _, sorted_idx, _ = ops.moe_token_permute_with_ep(tokens, idx, None, (0, total), 0)
+    y = _ints(rng, (window[1] - window[0], h), dtype, -4, 5)  # the window's expert outputs
+    out = ops.moe_token_unpermute_with_ep(y, sorted_idx, probs, k, window)
+    g = _ints(rng, out.shape, dtype, -4, 5)
+    dy, dprobs = ops.moe_token_unpermute_with_ep_grad(g, sorted_idx, y, probs, range=window, topk_num=k)
+    pairs = [(_f64(out), _f64(g), _f64(y), _f64(dy))]
+    if with_probs:
+        pairs.append((_f64(out), _f64(g), _f64(probs), _f64(dprobs)))
+    return RoundTrip("moe_token_unpermute_with_ep", f"range={tuple(window)}, probs={with_probs}", pairs)
+
+
+PAIRS["moe_token_unpermute_with_ep"] = "moe_token_unpermute_with_ep_grad"
+ROUND_TRIPS["moe_token_unpermute_with_ep"] = round_trip_unpermute_ep
+
+
+@dataclass
+class Sharding:
+    """An expert-parallel step computed unsharded and by R ranks over disjoint windows of sorted rows:
+    ``checks`` lists (what, combined result of the ranks, unsharded result) as float64 arrays."""
+
+    mode: str
+    windows: list[tuple[int, int]]
+    checks: list[tuple[str, np.ndarray, np.ndarray]]
+
+    def mismatches(self) -> list[str]:
+        return [f"[{self.mode}] {what}: ranks give {got.tolist()}, unsharded {want.tolist()}"
+                for what, got, want in self.checks if got.shape != want.shape or not np.array_equal(got, want)]
+
+
+def expert_windows(indices: np.ndarray, experts: int, ranks: int) -> list[tuple[int, int]]:
+    """Sorted-row window of each rank when rank r owns the experts [r*E/R, (r+1)*E/R): the permute sorts
+    slots stably by expert id, so one rank's slots are one contiguous block of ranks."""
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(indices.reshape(-1), minlength=experts))])
+    owned = np.linspace(0, experts, ranks + 1).astype(int)
+    return [(int(bounds[owned[r]]), int(bounds[owned[r + 1]])) for r in range(ranks)]
+
+
+def ep_sharding(rng, dtype="float32", n=8, k=2, h=5, e=6, ranks=3, with_probs=True, probs_dtype=None) -> Sharding:
+    """Dispatch with aclnnMoeTokenPermuteWithEp per rank, an integer "expert" per row, combine with
+    aclnnMoeTokenUnpermuteWithEp per rank, then the backward per rank. Identities: the ranks' partial
+    outputs sum to the unsharded combine, which is sum_k probs[t, k] * expert(tokens[t]) (K * expert(tokens[t])
+    without probs); the ranks' permuted-row gradients concatenate to the unsharded one and their probs
+    gradients sum to it. Values in [-4, 4] keep every sum exact."""
+    tokens = _ints(rng, (n, h), dtype, -4, 5)
+    idx = _topk_indices(rng, n, k, e)
+    probs = _ints(rng, (n, k), probs_dtype or dtype, -4, 5) if with_probs else None
+    scale = rng.integers(-2, 3, size=e).astype(np.float32)  # expert x: scale[x] * row, exact
+
+    total = n * k
+    full_rows, sorted_idx, _ = ops.moe_token_permute_with_ep(tokens, idx, None, (0, total), 0)
+    expert_of_row = np.sort(idx.reshape(-1), kind="stable")
+    y_full = (_f64(full_rows) * scale[expert_of_row][:, None]).astype(full_rows.dtype)
+    g = _ints(rng, (n, h), dtype, -4, 5)
+    out_full = ops.moe_token_unpermute_with_ep(y_full, sorted_idx, probs, k, (0, total))
+    dy_full, dp_full = ops.moe_token_unpermute_with_ep_grad(g, sorted_idx, y_full, probs, range=(0, total),
+                                                            topk_num=k)
+
+    windows = expert_windows(idx, e, ranks)
+    out_sum, dp_sum, dy_parts, rows_parts = np.zeros((n, h)), np.zeros((n, k)), [], []
+    for start, end in windows:
+        if end == start:  # a rank whose experts received no slot has nothing to compute
+            continue
+        rows, _, _ = ops.moe_token_permute_with_ep(tokens, idx, None, (start, end), 0)
+        rows_parts.append(_f64(rows))
+        y = (_f64(rows) * scale[expert_of_row[start:end]][:, None]).astype(rows.dtype)
+        out_sum += _f64(ops.moe_token_unpermute_with_ep(y, sorted_idx, probs, k, (start, end)))
+        dy, dp = ops.moe_token_unpermute_with_ep_grad(g, sorted_idx, y, probs, range=(start, end), topk_num=k)
+        dy_parts.append(_f64(dy))
+        if with_probs:
+            dp_sum += _f64(dp)
+    weights = _f64(probs) if with_probs else np.ones((n, k))
+    by_hand = np.einsum("tk,tkh->th", weights, scale[idx][:, :, None] * _f64(tokens)[:, None, :])
+    checks = [
+        ("dispatch: the ranks' rows concatenated", np.concatenate(rows_parts), _f64(full_rows)),
+        ("combine: sum of the ranks' partial outputs", out_sum, _f64(out_full)),
+        ("combine: unsharded output = sum_k probs * expert(tokens)", _f64(out_full), by_hand),
+        ("backward: the ranks' permuted-row gradients concatenated", np.concatenate(dy_parts), _f64(dy_full)),
+    ]
+    if with_probs:
+        checks.append(("backward: sum of the ranks' probs gradients", dp_sum, _f64(dp_full)))
+    return Sharding(f"{ranks} ranks, n={n}, k={k}, e={e}, probs={with_probs}", windows, checks)
+
+
+def check_ep_sharding(rng=None, **kwargs) -> Sharding:
+    """Run one expert-parallel step (``ep_sharding``); raise AssertionError on any mismatch."""
+    rng = rng if rng is not None else np.random.default_rng()
+    sh = ep_sharding(rng, **kwargs)
+    bad = sh.mismatches()
+    if bad:
+        raise AssertionError("; ".join(bad))
+    return sh

@@ -433,6 +433,46 @@ TORCH_IMPLS: Dict[str, Callable] = {
 }
 
 
+
+# ---- the expert-parallel combine (aclnnMoeTokenUnpermuteWithEp and its backward): one rank owning the
+# whole window [0, L), the unsharded combine ----------------------------------------------------------------
+
+def _b_unpermute_ep(s, dt, d):
+    return (d.floats((s.slots, s.hidden), dt), _ranks(d.expert_ids(s)), d.floats((s.tokens, s.topk), dt), s.topk,
+            (0, s.slots), False, None)
+
+
+def _b_unpermute_ep_grad(s, dt, d):
+    return (d.floats((s.tokens, s.hidden), dt), _ranks(d.expert_ids(s)), d.floats((s.slots, s.hidden), dt),
+            d.floats((s.tokens, s.topk), dt), False, None, (0, s.slots), s.topk)
+
+
+def _t_unpermute_ep(torch, x, idx, probs, num_topk, rng, padded_mode, restore_shape):
+    rows = x.index_select(0, idx.long() - rng[0]).view(-1, num_topk, x.shape[1]).float()
+    return (rows * probs.float().unsqueeze(2)).sum(1).to(x.dtype)
+
+
+def _t_unpermute_ep_grad(torch, g, idx, x, probs, padded_mode, restore_shape, rng, topk_num):
+    k = probs.shape[1]
+    d = idx.long() - rng[0]
+    g_rows = g.float().repeat_interleave(k, 0)
+    ptg = torch.empty_like(x)
+    ptg[d] = (g_rows * probs.float().reshape(-1, 1)).to(x.dtype)
+    return ptg, (x.index_select(0, d).float() * g_rows).sum(1).view(-1, k).to(probs.dtype)
+
+
+BUILDERS["moe_token_unpermute_with_ep"] = _b_unpermute_ep
+BUILDERS["moe_token_unpermute_with_ep_grad"] = _b_unpermute_ep_grad
+BYTES_MODEL["moe_token_unpermute_with_ep"] = (
+    "read L*H rows + L idx + L probs; write N*H",
+    lambda s, e: (s.slots * s.hidden * e + s.slots * 4 + s.slots * e, s.tokens * s.hidden * e))
+BYTES_MODEL["moe_token_unpermute_with_ep_grad"] = (
+    "read N*H grad + L*H rows + L idx + L probs; write L*H rows + L probs grad",
+    lambda s, e: (s.tokens * s.hidden * e + s.slots * s.hidden * e + s.slots * 4 + s.slots * e,
+                  s.slots * s.hidden * e + s.slots * e))
+TORCH_IMPLS["moe_token_unpermute_with_ep"] = _t_unpermute_ep
+TORCH_IMPLS["moe_token_unpermute_with_ep_grad"] = _t_unpermute_ep_grad
+
 # ---- one measurement --------------------------------------------------------------------------------------
 
 @dataclass

@@ -32,7 +32,7 @@ def random_ids(rng, shape, dtype, experts=5, lo=0) -> np.ndarray:
 
 
 def ep_rows(total, rng_, num_out) -> int:
-    start, end = rng_ if rng_ is not None else (0, num_out)
+    start, end = rng_ if rng_ is not None else (0, 0)  # NULL range: the OpDef default; num_out unused
     n = end - start
     if n <= 0:
         n += total
@@ -44,7 +44,7 @@ def spec_forward(tokens, indices, probs, rng_, num_out):
     n_tok, h = tokens.shape
     k = 1 if indices.ndim == 1 else indices.shape[1]
     total = n_tok * k
-    start, end = rng_ if rng_ is not None else (0, num_out)
+    start, end = rng_ if rng_ is not None else (0, 0)
     assert 0 <= start <= total and 0 <= end <= total
     n = ep_rows(total, (start, end), 0)
     out = np.zeros((n, h), tokens.dtype)
@@ -102,6 +102,8 @@ WINDOWS = {
     "none_num_out_0": lambda total: (None, 0),
     "none_num_out_k": lambda total: (None, total // 3),
     "none_num_out_L": lambda total: (None, total),
+    "none_num_out_negative": lambda total: (None, -total - 7),
+    "none_num_out_above_L": lambda total: (None, 2**40),
 }
 
 
@@ -168,14 +170,15 @@ def test_forward_empty_range_is_the_full_unshifted_permutation():
     assert full[2].tolist() == [0.5, 1.5, 0.25, 2.0, 0.75, 4.0]
 
 
-def test_forward_num_out_tokens_keeps_the_first_rows():
+def test_forward_range_none_is_the_full_permutation_whatever_num_out_tokens():
+    # A NULL range reaches the tiling as the OpDef default [0, 0]: all L rows; numOutTokens is not read.
     tokens, indices, probs = _forward_example()
-    full = forward(tokens, indices, probs, None, 0)
-    for k in range(1, 6):
-        out, sorted_idx, pout = forward(tokens, indices, probs, None, k)
-        assert_same(out, full[0][:k])
-        assert_same(pout, full[2][:k])
-        assert_same(sorted_idx, full[1])
+    full = forward(tokens, indices, probs, (0, 6), 0)
+    for num_out in [0, 1, 5, 6, 7, -1, -2**63, 2**63 - 1]:
+        got = forward(tokens, indices, probs, None, num_out)
+        assert got[0].shape == (6, 2)
+        assert_all_same(got, full, f"num_out_tokens={num_out}")
+        assert_all_same(ref_forward(tokens, indices, probs, None, num_out), full, f"num_out_tokens={num_out}")
 
 
 @pytest.mark.parametrize("idx_dtype", INDEX, ids=INDEX_IDS)
@@ -705,6 +708,8 @@ FWD_CASES = [
     ("ok_bfloat16", {"tokens": T((4, 3), BF), "probs": T((4, 2), BF), "out": T((4, 3), BF), "pout": T((4,), BF)}, 0),
     ("ok_indices_1d", ONE_D, 0),
     ("ok_range_none_num_out_L", {"range": None, "num_out": 8, "out": T((8, 3)), "pout": T((8,))}, 0),
+    ("ok_range_none_num_out_negative_ignored", {"range": None, "num_out": -1, "out": T((8, 3)), "pout": T((8,))}, 0),
+    ("ok_range_none_num_out_above_L_ignored", {"range": None, "num_out": 9, "out": T((8, 3)), "pout": T((8,))}, 0),
     ("ok_range_wraps", {"range": [6, 2], "out": T((4, 3)), "pout": T((4,))}, 0),
     ("ok_num_out_ignored_with_range", {"num_out": -2**40}, 0),
     ("ok_out_3d_trailing_product", {"out": T((4, 3, 1))}, 0),
@@ -747,8 +752,8 @@ FWD_CASES = [
     ("range_start_above_L", {"range": [9, 5]}, TILING),
     ("range_end_negative", {"range": [1, -1]}, TILING),
     ("range_end_above_L", {"range": [1, 9]}, TILING),
-    ("num_out_tokens_negative_without_range", {"range": None, "num_out": -1}, TILING),
-    ("num_out_tokens_above_L_without_range", {"range": None, "num_out": 9}, TILING),
+    ("range_none_output_rows_not_L", {"range": None, "num_out": 4}, TILING),
+    ("range_none_probs_output_length_not_L", {"range": None, "out": T((8, 3))}, TILING),
     # 5: indices shape
     ("indices_3d", {"indices": T((4, 2, 1), I32)}, TILING),
     ("indices_0d", {"indices": T((), I32), "probs": None, "range": None}, TILING),
@@ -932,8 +937,6 @@ HIGH_LEVEL_CASES = [
     ("fwd_range_end_above_L", _fx(range=(1, 9)), TILING, "rangeOptional"),
     ("fwd_range_start_negative", _fx(range=(-1, 5)), TILING, "rangeOptional"),
     ("fwd_range_start_above_L", _fx(range=(9, 2)), TILING, "rangeOptional"),
-    ("fwd_num_out_tokens_negative", _fx(range=None, num_out_tokens=-1), TILING, "numOutTokens"),
-    ("fwd_num_out_tokens_above_L", _fx(range=None, num_out_tokens=9), TILING, "numOutTokens"),
     ("fwd_indices_rows_differ", _fx(indices=np.zeros((5, 2), np.int32), probs=None), TILING, "indices.shape[0]"),
     ("fwd_indices_3d", _fx(indices=np.zeros((4, 2, 1), np.int32), probs=None), TILING, "indices"),
     ("fwd_topk_513", _fx(indices=np.zeros((4, 513), np.int32), probs=None), TILING, "topK"),
@@ -982,7 +985,8 @@ C_EXPECTED = {
     "fwd_padded_mode": TILING,
     "fwd_range_size_3": TILING, "fwd_range_size_1": TILING, "fwd_range_size_0": TILING,
     "fwd_range_start_negative": TILING, "fwd_range_start_above_L": TILING, "fwd_range_end_negative": TILING,
-    "fwd_range_end_above_L": TILING, "fwd_num_out_negative": TILING, "fwd_num_out_above_L": TILING,
+    "fwd_range_end_above_L": TILING, "fwd_ok_range_null_num_out_negative": 0,
+    "fwd_ok_range_null_num_out_above_L": 0, "fwd_range_null_out_rows_not_L": TILING,
     "fwd_indices_3d": TILING, "fwd_tokens_rows": TILING, "fwd_topk_0": TILING, "fwd_topk_513": TILING,
     "fwd_L_at_limit": TILING,
     "fwd_probs_rank": TILING, "fwd_probs_rows": TILING, "fwd_probs_cols": TILING,

@@ -55,7 +55,18 @@ def nan_left(left: np.ndarray, result: np.ndarray) -> np.ndarray:
     return out
 
 
-def mul_f32(a: np.ndarray, b) -> np.ndarray:
-    """``a * b`` in float32 with the stub's NaN rule for products (see ``nan_left``)."""
-    a = np.asarray(a, dtype=np.float32)
-    return nan_left(a, a * np.asarray(b, dtype=np.float32))
+def _quiet(a: np.ndarray) -> np.ndarray:
+    return (np.asarray(a, np.float32).view(np.uint32) | np.uint32(0x400000)).view(np.float32)
+
+
+def mul_f32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a * b`` in float32 (broadcasting) with the stub's NaN rule for products: a NaN ``a`` made quiet, else a
+    NaN ``b`` made quiet; elsewhere the IEEE product."""
+    a, b = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    out = a * b
+    nan_a = np.isnan(a)
+    nan_b = np.isnan(b) & ~nan_a
+    if nan_a.any() or nan_b.any():
+        out[nan_a] = _quiet(a[nan_a])
+        out[nan_b] = _quiet(b[nan_b])
+    return out

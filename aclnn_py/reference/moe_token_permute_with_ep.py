@@ -3,15 +3,13 @@
 import numpy as np
 
 
-def _window(l, rng, num_out_tokens):
+def _window(l, rng):
     """(start, n) of the expert-parallel window; raises ValueError where the tiling returns 561002."""
-    if rng is not None:
-        rng = [int(v) for v in rng]
-        if len(rng) != 2:
-            raise ValueError("rangeOptional must hold 2 values")
-        start, end = rng
-    else:
-        start, end = 0, int(num_out_tokens)
+    # None: the generated aclnn wrapper passes the OpDef default [0, 0]; num_out_tokens is never read.
+    rng = [0, 0] if rng is None else [int(v) for v in rng]
+    if len(rng) != 2:
+        raise ValueError("rangeOptional must hold 2 values")
+    start, end = rng
     if not (0 <= start <= l and 0 <= end <= l):
         raise ValueError(f"window [{start}, {end}) outside [0, {l}]")
     n = end - start
@@ -29,7 +27,7 @@ def moe_token_permute_with_ep(tokens, indices, probs, range, num_out_tokens, pad
     n_tok, h = tokens.shape
     k = 1 if indices.ndim == 1 else indices.shape[1]
     l = n_tok * k
-    start, n = _window(l, range, num_out_tokens)
+    start, n = _window(l, range)
     out = np.zeros((n, h), tokens.dtype)
     sorted_idx = np.zeros(l, np.int32)
     pout = None if probs is None else np.zeros(n, np.asarray(probs).dtype)

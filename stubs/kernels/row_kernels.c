@@ -214,6 +214,41 @@ float aclStubRowTreeSumF32(float *v, int64_t n) {
     return src[0];
 }
 
+/* Products are rounded before they are summed: the build turns floating-point contraction (FMA) off. */
+ROW_KERNEL void aclStubRowMulAccF32(float *restrict acc, const float *restrict src, float w, bool first, int64_t n) {
+    if (first)
+        for (int64_t i = 0; i < n; i++) acc[i] = stub_mul_f32(src[i], w);
+    else
+        for (int64_t i = 0; i < n; i++) acc[i] = stub_add_f32(acc[i], stub_mul_f32(src[i], w));
+}
+
+/*
+ * The Ascend vector unit's ReduceSum order (see aclStubVectorReduceSumF32 in aclstub/op_sdk.h). Each step
+ * writes to a range it does not read, so the loops vectorise.
+ */
+ROW_KERNEL static void fold_into(float *restrict lo, const float *restrict hi, int64_t n) {
+    for (int64_t i = 0; i < n; i++) lo[i] = stub_add_f32(lo[i], hi[i]);
+}
+
+ROW_KERNEL static void pair_sums(float *restrict dst, const float *restrict src, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dst[i] = stub_add_f32(src[2 * i], src[2 * i + 1]);
+}
+
+/* Adjacent pairwise tree over m <= 4096 values, m a power of two: ((v0 + v1) + (v2 + v3)) + ... */
+static float pairwise_tree(const float *v, int64_t m) {
+    float a[2048], b[2048];
+    if (m == 1) return v[0];
+    pair_sums(a, v, m / 2);
+    float *src = a, *dst = b;
+    for (m /= 2; m > 1; m /= 2) {
+        pair_sums(dst, src, m / 2);
+        float *t = src;
+        src = dst;
+        dst = t;
+    }
+    return src[0];
+}
+
 /* float32 -> INT8 as the specs define it: round half to even, saturate to [-128, 127], NaN -> 0. */
 static inline int8_t quant_i8(float v) {
     v = v == v ? v : 0.0f;
@@ -256,4 +291,39 @@ ROW_KERNEL float aclStubRowQuantInt8Dynamic(int8_t *restrict dst, float *restric
     float ds = amax / 127.0f;
     for (int64_t i = 0; i < n; i++) dst[i] = quant_i8(xs[i] / ds);
     return ds;
+}
+
+/* The folding step keeps ceil(total / 2) values rounded up to a 32-byte block of 8 floats. */
+static int64_t fold_half(int64_t total) { return ((total + 1) / 2 + 7) / 8 * 8; }
+
+static float reduce_chunk(float *v, int64_t n) {
+    if (n < 64) { /* one masked repeat: 64 lanes, the unused ones +0.0 */
+        float lanes[64] = {0};
+        if (n > 0) memcpy(lanes, v, (size_t)n * sizeof(float));
+        return pairwise_tree(lanes, 64);
+    }
+    int64_t threshold = 128, lanes = 64;
+    if (n >= 4096) {
+        threshold = 8192;
+        lanes = 4096;
+    } else if (n >= 512) {
+        threshold = 1024;
+        lanes = 512;
+    }
+    int64_t total = n;
+    while (total > threshold) {
+        int64_t half = fold_half(total);
+        fold_into(v, v + half, total - half);
+        total = half;
+    }
+    fold_into(v, v + lanes, total - lanes);
+    return pairwise_tree(v, lanes);
+}
+
+float aclStubVectorReduceSumF32(float *v, int64_t n, int64_t chunk) {
+    if (chunk <= 0) chunk = n;
+    float acc = 0.0f;
+    for (int64_t off = 0; off < n; off += chunk)
+        acc = stub_add_f32(acc, reduce_chunk(v + off, n - off < chunk ? n - off : chunk));
+    return acc;
 }

@@ -11,7 +11,7 @@ static const aclStubParam PARAMS[] = {
     [INDICES] = {"indices", ACLSTUB_INPUT, ACLSTUB_DT_INDEX},
     [PROBS] = {"probsOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT_FLOATS, "tokens"},
     [RANGE] = {"rangeOptional", ACLSTUB_INT_ARRAY, 0, NULL, ACLSTUB_NULLABLE},
-    [NUM_OUT_TOKENS] = {"numOutTokens", ACLSTUB_INT},
+    [NUM_OUT_TOKENS] = {"numOutTokens", ACLSTUB_INT}, /* never read by the device (spec 3.3) */
     [PADDED_MODE] = {"paddedMode", ACLSTUB_BOOL},
     [OUT] = {"permuteTokensOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "tokens"},
     [SORTED] = {"sortedIndicesOut", ACLSTUB_OUTPUT, ACLSTUB_DT(ACL_INT32)},
@@ -96,14 +96,15 @@ static aclnnStatus check(aclStubOpCall *c) {
     const aclStubTensorDesc *probs = aclStubOpTensor(c, PROBS), *out = aclStubOpTensor(c, OUT);
     const aclStubTensorDesc *sorted = aclStubOpTensor(c, SORTED), *pout = aclStubOpTensor(c, POUT);
     const aclStubValue *range = &c->v[RANGE];
-    int64_t num_out = aclStubOpInt(c, NUM_OUT_TOKENS);
     if (aclStubNumel(out) == 0 && aclStubNumel(sorted) == 0 && aclStubNumel(pout) == 0) return aclStubOpNothingToDo(c);
 
     const aclnnStatus TILING = ACLNN_ERR_INNER_TILING_ERROR;
     ACLSTUB_RETURN_ERROR_IF(aclStubOpBool(c, PADDED_MODE), c, TILING, "paddedMode = true is not supported (only "
                             "padded_mode false)");
-    /* The window is checked against L = N * K before the shapes themselves (tiling order). */
-    int64_t l = aclStubNumel(indices), start = 0, end = num_out;
+    /* The window is checked against L = N * K before the shapes themselves (tiling order). A NULL range
+     * reaches the tiling as the OpDef default [0, 0] (the aclnn wrapper is generated), so it selects the
+     * full permutation and numOutTokens is never read. */
+    int64_t l = aclStubNumel(indices), start = 0, end = 0;
     if (range->present) {
         ACLSTUB_RETURN_ERROR_IF(range->size != 2, c, TILING, "rangeOptional must hold 2 values [start, end], got %llu",
                                 (unsigned long long)range->size);
@@ -111,9 +112,6 @@ static aclnnStatus check(aclStubOpCall *c) {
         end = range->ints[1];
         ACLSTUB_RETURN_ERROR_IF(start < 0 || start > l || end < 0 || end > l, c, TILING, "rangeOptional = [%lld, %lld] "
                                 "is outside [0, %lld] (L = N * K)", (long long)start, (long long)end, (long long)l);
-    } else {
-        ACLSTUB_RETURN_ERROR_IF(end < 0 || end > l, c, TILING, "numOutTokens = %lld is outside [0, %lld] (L = N * K) "
-                                "with rangeOptional NULL", (long long)num_out, (long long)l);
     }
     int64_t n = end - start;
     if (n <= 0) n += l;

@@ -68,7 +68,7 @@ static aclnnStatus check(aclStubOpCall *c) {
 
     /* Below: not checked by the device, which would read or write out of bounds instead. */
     ACLSTUB_RETURN_ERROR_IF(k > 512, c, TILING, "numTopk = %lld must not exceed 512", (long long)k);
-    int64_t start = 0, end = 0; /* range NULL: both tiling branches use an empty window */
+    int64_t start = 0, end = 0; /* range NULL: the OpDef default [0, 0] (generated wrapper), an empty window */
     if (range->present) {
         ACLSTUB_RETURN_ERROR_IF(range->size != 2, c, TILING, "rangeOptional must hold 2 values [start, end], got %llu",
                                 (unsigned long long)range->size);

@@ -87,8 +87,12 @@ static void forward_cases(void) {
     a = fwd(); a.range = RANGE(9, 5); run_fwd("fwd_range_start_above_L", a);
     a = fwd(); a.range = RANGE(1, -1); run_fwd("fwd_range_end_negative", a);
     a = fwd(); a.range = RANGE(1, 9); run_fwd("fwd_range_end_above_L", a);
-    a = fwd(); a.range = NULL; a.num_out = -1; run_fwd("fwd_num_out_negative", a);
-    a = fwd(); a.range = NULL; a.num_out = 9; run_fwd("fwd_num_out_above_L", a);
+    /* A NULL range is the OpDef default [0, 0]: all L = 8 rows; numOutTokens is never read. */
+    a = fwd(); a.range = NULL; a.num_out = -1; a.out = T(ACL_FLOAT, 8, 3); a.pout = T(ACL_FLOAT, 8);
+    run_fwd("fwd_ok_range_null_num_out_negative", a);
+    a = fwd(); a.range = NULL; a.num_out = 9; a.out = T(ACL_FLOAT, 8, 3); a.pout = T(ACL_FLOAT, 8);
+    run_fwd("fwd_ok_range_null_num_out_above_L", a);
+    a = fwd(); a.range = NULL; a.num_out = 4; run_fwd("fwd_range_null_out_rows_not_L", a);
     a = fwd(); a.indices = T(ACL_INT32, 4, 2, 1); run_fwd("fwd_indices_3d", a);
     a = fwd(); a.tokens = T(ACL_FLOAT, 5, 3); run_fwd("fwd_tokens_rows", a);
     a = fwd(); a.indices = T(ACL_INT32, 4, 0); a.probs = NULL; a.range = NULL; run_fwd("fwd_topk_0", a);

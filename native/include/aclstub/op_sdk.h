@@ -356,6 +356,43 @@ static inline int64_t aclStubFloatSortKey(float f) {
     return i < 0 ? (int64_t)(int32_t)~(uint32_t)i - INT64_C(0x80000000) : (int64_t)i;
 }
 
+/* ---- weighted combines (the unpermute operators) ------------------------------------------------------- */
+
+/* acc = first ? src * w : acc + src * w, every product and sum rounded to float32 (never fused). A product
+ * is src's NaN made quiet when src is NaN, else w's when w is NaN; sums follow the rule above. */
+ACLSTUB_API void aclStubRowMulAccF32(float *acc, const float *src, float w, bool first, int64_t n);
+/* Row `row` of a 2-D FLOAT/FLOAT16/BF16 view (any strides) as row-length float32 values. */
+ACLSTUB_API void aclStubRowLoadViewF32(float *dst, const aclStubTensorDesc *t, int64_t row);
+/* The same row as float32 values without a copy when it already is one (a contiguous FLOAT row), else
+ * converted into scratch (row-length floats); the result is read-only. */
+ACLSTUB_API const float *aclStubRowViewF32(float *scratch, const aclStubTensorDesc *t, int64_t row);
+/* Element (i, j) of a 2-D FLOAT/FLOAT16/BF16 view as float32. */
+ACLSTUB_API float aclStubLoad2F32(const aclStubTensorDesc *t, int64_t i, int64_t j);
+
+/*
+ * Weighted row gather-sum, the combine of the unpermute operators: for token t in [0, N) and slot k in
+ * [0, K), with d = idx[t*K + k], the slot is taken when lo <= d < hi and w[t, k] != 0 (NaN is taken; a
+ * skipped slot reads nothing). acc starts as src[d - lo] * w[t, k] of slot 0 when it is taken, else +0.0;
+ * every later taken slot adds its product, in k order, in float32; out[t] = acc narrowed to out's dtype
+ * (round to nearest even).
+ */
+typedef struct {
+    const aclStubTensorDesc *src;     /* 2-D (rows, H), any strides; every taken d - lo is a row of it */
+    const aclStubTensorDesc *idx;     /* 1-D INT32/INT64, at least N*K entries */
+    const aclStubTensorDesc *weights; /* 2-D (N, K) FLOAT/FLOAT16/BF16, any strides */
+    const aclStubTensorDesc *out;     /* contiguous (N, H), src's dtype */
+    int64_t k, lo, hi;
+} aclStubWeightedGatherSum;
+ACLSTUB_API void aclStubRowWeightedGatherSum(const aclStubWeightedGatherSum *g);
+
+/* The float32 sum of v[0, n) in the order of the Ascend vector unit's ReduceSum, applied to consecutive
+ * chunks of `chunk` values (the last one shorter) whose sums are added in order to +0.0. Per chunk: halving
+ * folds down to a power of two (64, 512 or 4096 lanes), then an adjacent pairwise tree; below 64 values, a
+ * tree over 64 lanes padded with +0.0 (spec ops/moe_token_unpermute_with_ep_grad.md 3.3.2). Overwrites v. */
+ACLSTUB_API float aclStubVectorReduceSumF32(float *v, int64_t n, int64_t chunk);
+/* Store f, narrowed with round to nearest even, as element (i, j) of a 2-D FLOAT/FLOAT16/BF16 view. */
+ACLSTUB_API void aclStubStore2F32(const aclStubTensorDesc *t, int64_t i, int64_t j, float f);
+
 /* ---- the entry points -------------------------------------------------------------------------------------- */
 
 typedef enum {
