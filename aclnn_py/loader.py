@@ -139,6 +139,10 @@ def load() -> Backend:
             if kind == "custom":
                 kind = "stub" if "aclStubVersion" not in missing else "cann"
             _backend = Backend(kind, reason, paths, root, missing)
+    if os.environ.get("ACLNN_CHECK") and _backend.is_stub:
+        from . import check
+
+        check.install_site_hook()  # findings name the Python line, not the interpreter's C frames
     return _backend
 
 

@@ -133,7 +133,8 @@ aclError aclInit(const char *configPath) {
 }
 
 /* Release a device's default context and its streams (rt_lock held). */
-static void device_release_locked(int32_t device) {
+static void device_release_locked(const char *call, int32_t device) {
+    if (CHECK_ON(CHECK_SYNC | CHECK_LEAK)) rt_check_device_release_locked(call, device);
     devices[device].refs = 0;
     RtContext *c = handle_acquire(&rt_contexts, devices[device].primary);
     if (c != NULL) handle_release(&rt_contexts);
@@ -149,8 +150,9 @@ aclError aclFinalize(void) {
         ret = ACL_ERROR_REPEAT_FINALIZE;
     } else {
         initialised = false;
+        if (CHECK_ON(CHECK_LEAK)) check_leaks("aclFinalize");
         for (int32_t d = 0; d < RT_MAX_DEVICES; d++)
-            if (devices[d].refs > 0) device_release_locked(d);
+            if (devices[d].refs > 0) device_release_locked("aclFinalize", d);
     }
     pthread_mutex_unlock(&rt_lock);
     return ret;
@@ -201,7 +203,7 @@ static aclError reset_device(const char *func, int32_t deviceId, bool force) {
     if (!valid_device_id(func, deviceId)) return ACL_ERROR_RT_INVALID_DEVICEID;
     pthread_mutex_lock(&rt_lock);
     /* Resetting a device that is not set succeeds and changes nothing, as on CANN. */
-    if (devices[deviceId].refs > 0 && (force || --devices[deviceId].refs == 0)) device_release_locked(deviceId);
+    if (devices[deviceId].refs > 0 && (force || --devices[deviceId].refs == 0)) device_release_locked(func, deviceId);
     pthread_mutex_unlock(&rt_lock);
     return ACL_SUCCESS;
 }
