@@ -54,8 +54,18 @@ class Frame:
     object: str | None = None
     address: str | None = None
 
+    @property
+    def is_runtime_startup(self) -> bool:
+        """A frame of the C library's start-up code (below main), left out of reports."""
+        name = os.path.basename(self.object or "")
+        return self.function in ("_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl") \
+            or name.startswith(("libc.so", "ld-linux"))
+
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.file and self.line else None
+        file = self.file
+        if file and os.path.isabs(file) and file.startswith(os.getcwd() + os.sep):
+            file = os.path.relpath(file)
+        where = f"{file}:{self.line}" if file and self.line else None
         name = self.function or "??"
         if self.object is None:
             return f"{where or '??'} in {name}"
@@ -186,6 +196,11 @@ def findings_from_reports(reports: list[dict]) -> list[Finding]:
     return list(merged.values())
 
 
+def _shown(site: tuple[Frame, ...], limit: int) -> list[Frame]:
+    frames = [fr for fr in site if not fr.is_runtime_startup]
+    return (frames or list(site))[:limit]
+
+
 def format_report(findings: list[Finding], tools: str = "all", exit_status: int | None = None) -> str:
     """The text report: one block per finding, then a summary line."""
     p = "========="
@@ -193,11 +208,11 @@ def format_report(findings: list[Finding], tools: str = "all", exit_status: int 
     for f in findings:
         lines.append(f"{p} [{f.tool}] {f.what} in {f.call}" + (f" ({f.count} times)" if f.count > 1 else ""))
         lines.append(f"{p}     {f.message}")
-        for i, fr in enumerate(f.site[:6]):
+        for i, fr in enumerate(_shown(f.site, 6)):
             lines.append(f"{p}     {'at' if i == 0 else '  '} {fr}")
         if f.related_label and f.related_site:
             lines.append(f"{p}     {f.related_label}:")
-            for fr in f.related_site[:4]:
+            for fr in _shown(f.related_site, 4):
                 lines.append(f"{p}        {fr}")
     per_tool = {t: sum(1 for f in findings if f.tool == t) for t in TOOLS}
     detail = ", ".join(f"{t} {n}" for t, n in per_tool.items() if n)

@@ -118,7 +118,7 @@ void check_leaks(const char *when) {
         check_add_finding(CHECK_LEAK, KIND_LEAK[slots[i].kind].what, KIND_LEAK[slots[i].kind].call, slots[i].site,
                           NULL, NULL, message);
     }
-    memset(slots, 0, capacity * sizeof *slots);
+    if (slots != NULL) memset(slots, 0, capacity * sizeof *slots);
     used = live = 0;
     check_memory_leaks_locked(when);
     check_unlock();

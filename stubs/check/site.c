@@ -40,7 +40,7 @@ STUB_API void aclStubCheckSetSiteHook(CheckSiteHook hook) { __atomic_store_n(&py
 /* Frames in the stub's own libraries, or in the glue between a Python program and them, are not call sites. */
 static bool is_glue_object(const char *path) {
     static const char *const names[] = {"libascendcl.", "libnnopbase.", "libopapi", "libhccl.", "_cffi.", "libffi",
-                                        "_ctypes.", "libpython", "python3"};
+                                        "_ctypes.", "libpython", "python3", "libasan.", "libubsan."};
     const char *base = path ? strrchr(path, '/') : NULL;
     base = base ? base + 1 : path;
     if (base == NULL) return false;
@@ -58,7 +58,7 @@ static const CheckSite *intern(void *const *frames, int n, const char *python) {
     pthread_mutex_lock(&sites_lock);
     CheckSite **bucket = &buckets[h % (sizeof buckets / sizeof buckets[0])];
     for (CheckSite *s = *bucket; s; s = s->next)
-        if (s->hash == h && s->nframes == n && memcmp(s->frames, frames, (size_t)n * sizeof *frames) == 0 &&
+        if (s->hash == h && s->nframes == n && (n == 0 || memcmp(s->frames, frames, (size_t)n * sizeof *frames) == 0) &&
             ((s->python == NULL && python == NULL) || (s->python && python && strcmp(s->python, python) == 0))) {
             pthread_mutex_unlock(&sites_lock);
             return s;
@@ -74,7 +74,7 @@ static const CheckSite *intern(void *const *frames, int n, const char *python) {
     }
     s->hash = h;
     s->nframes = n;
-    memcpy(s->frames, frames, (size_t)n * sizeof *frames);
+    if (n > 0) memcpy(s->frames, frames, (size_t)n * sizeof *frames);
     s->next = *bucket;
     *bucket = s;
     site_count++;
