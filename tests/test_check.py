@@ -281,3 +281,23 @@ def test_pytest_fixture_fails_a_buggy_test(tmp_path):
     assert "2 passed, 1 error" in result.stdout, result.stdout + result.stderr  # the leak fails teardown
     assert "[leakcheck] leaked-device-memory in aclrtMalloc" in result.stdout
     assert "test_user.py:11 in test_leaky" in result.stdout
+
+
+def test_readme_report_is_what_check_prints(tmp_path):
+    """The README's buggy program prints the README's report (addresses aside)."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Checking a program"):]
+    block = section[section.index("$ python -m aclnn_py check"):]
+    block = block[:block.index("```")]
+    documented = [line for line in block.splitlines() if line.startswith("=========")]
+    exe = tmp_path / "permute_with_bugs"
+    subprocess.run([CXX, "-g", "examples/check/permute_with_bugs.cpp", *config_flags(), "-o", str(exe)], check=True,
+                   cwd=ROOT)
+    result = subprocess.run([sys.executable, "-m", "aclnn_py", "check", "--", str(exe)], capture_output=True,
+                            text=True, env=env_for_child(), cwd=ROOT, timeout=300)
+    printed = [line for line in result.stderr.splitlines() if line.startswith("=========")]
+
+    def addresses_aside(lines):
+        return [re.sub(r"0x[0-9a-f]+", "0x?", line) for line in lines]
+
+    assert addresses_aside(printed) == addresses_aside(documented)

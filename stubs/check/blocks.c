@@ -39,6 +39,36 @@ static size_t live_count, live_capacity;
 static Block freed[FREED_KEPT]; /* ring, without bitmaps or accesses */
 static size_t freed_next;
 
+/* Findings worked out under the lock and reported after it, once the call site is known: a host access
+ * captures its site only when it has something to report. */
+typedef struct {
+    unsigned tool;
+    const char *what;
+    const CheckSite *related;
+    const char *label;
+    char message[512];
+} Pending;
+
+typedef struct {
+    Pending items[4];
+    int n;
+} PendingList;
+
+static Pending *pending_add(PendingList *list, unsigned tool, const char *what, const CheckSite *related,
+                            const char *label) {
+    if (list->n == (int)(sizeof list->items / sizeof list->items[0])) return NULL;
+    Pending *p = &list->items[list->n++];
+    *p = (Pending){tool, what, related, label, ""};
+    return p;
+}
+
+static void pending_report(const PendingList *list, const char *call, const CheckSite *site) {
+    for (int i = 0; i < list->n; i++) {
+        const Pending *p = &list->items[i];
+        check_add_finding(p->tool, p->what, call, site, p->related, p->label, p->message);
+    }
+}
+
 /* ---- lookup (check_lock held) ------------------------------------------------------------------------ */
 
 static size_t first_after(uintptr_t p) {
@@ -166,18 +196,17 @@ static void run_mark(Block *b, uintptr_t lo, uintptr_t hi, void *ctx) {
 }
 
 /* initcheck of one span: reads of never-written bytes are reported, writes marked. */
-static void init_access_locked(const char *call, const CheckSite *site, Block *b, const aclStubCheckSpan *span) {
+static void init_access_locked(PendingList *out, Block *b, const aclStubCheckSpan *span) {
     if (b->written == NULL) return;
     if (span->mode & CHECK_READ) {
         Unwritten u = {0, 0};
         for_each_run(b, span, run_count, &u);
-        if (u.unwritten > 0) {
-            char message[512];
-            snprintf(message, sizeof message, "'%s' reads %zu byte(s) never written since aclrtMalloc (the first at "
-                     "byte %llu of the %zu-byte block at %p); device memory is not zeroed", span->name, u.unwritten,
-                     (unsigned long long)(u.first - b->start), b->size, (void *)b->start);
-            check_add_finding(CHECK_INIT, "uninitialized-read", call, site, b->site, "block allocated at", message);
-        }
+        Pending *p = u.unwritten > 0 ? pending_add(out, CHECK_INIT, "uninitialized-read", b->site,
+                                                   "block allocated at") : NULL;
+        if (p != NULL)
+            snprintf(p->message, sizeof p->message, "'%s' reads %zu byte(s) never written since aclrtMalloc (the "
+                     "first at byte %llu of the %zu-byte block at %p); device memory is not zeroed", span->name,
+                     u.unwritten, (unsigned long long)(u.first - b->start), b->size, (void *)b->start);
     }
     if (span->mode & CHECK_WRITE) for_each_run(b, span, run_mark, NULL);
 }
@@ -193,12 +222,11 @@ static void prune_locked(Block *b) {
 
 static bool overlaps(const Access *a, uintptr_t lo, uintptr_t hi) { return a->lo < hi && lo < a->hi; }
 
-static void sync_finding(const char *what, const char *call, const CheckSite *site, const Access *a,
-                         const char *name, const char *detail) {
-    char message[512];
-    snprintf(message, sizeof message, "'%s' [%p, %p) %s %s queued earlier by %s", name, (void *)a->lo,
-             (void *)a->hi, detail, a->mode & CHECK_WRITE ? "written by work" : "read by work", a->call);
-    check_add_finding(CHECK_SYNC, what, call, site, a->site, "conflicting work queued at", message);
+static void sync_finding(PendingList *out, const char *what, const Access *a, const char *name, const char *detail) {
+    Pending *p = pending_add(out, CHECK_SYNC, what, a->site, "conflicting work queued at");
+    if (p != NULL)
+        snprintf(p->message, sizeof p->message, "'%s' [%p, %p) %s %s queued earlier by %s", name, (void *)a->lo,
+                 (void *)a->hi, detail, a->mode & CHECK_WRITE ? "written by work" : "read by work", a->call);
 }
 
 /* ---- hooks -------------------------------------------------------------------------------------------- */
@@ -231,16 +259,16 @@ void check_alloc(void *start, size_t size, bool device) {
 }
 
 void check_free(const char *call, const void *start, bool device) {
-    const CheckSite *site = check_site_here();
+    const CheckSite *site = check_site_here(); /* kept with the freed block for later diagnoses */
+    PendingList found = {.n = 0};
     check_lock();
     size_t i = first_after((uintptr_t)start);
     Block *b = i > 0 ? &live_blocks[i - 1] : NULL;
     if (b != NULL && b->start == (uintptr_t)start && b->device == device) {
         if (CHECK_ON(CHECK_SYNC)) {
             prune_locked(b);
-            if (b->nacc > 0)
-                sync_finding("free-with-queued-work", call, site, &b->acc[b->nacc - 1], "devPtr",
-                             "is freed while it is");
+            if (b->nacc > 0) sync_finding(&found, "free-with-queued-work", &b->acc[b->nacc - 1], "devPtr",
+                                          "is freed while it is");
         }
         free(b->written);
         free(b->acc);
@@ -250,6 +278,7 @@ void check_free(const char *call, const void *start, bool device) {
         live_count--;
     }
     check_unlock();
+    pending_report(&found, call, site);
 }
 
 void check_bad_free(const char *call, const void *ptr, bool device) {
@@ -297,48 +326,42 @@ void aclStubCheckBadSpan(const char *call, const char *name, const void *ptr, si
 }
 
 void check_host_access(const char *call, const aclStubCheckSpan *span) {
-    const CheckSite *site = NULL;
+    PendingList found = {.n = 0};
     check_lock();
     Block *b = live_containing((uintptr_t)span->ptr);
-    if (b == NULL || !b->device) {
-        check_unlock();
-        return;
-    }
-    check_unlock();
-    site = check_site_here();
-    check_lock();
-    b = live_containing((uintptr_t)span->ptr);
-    if (b != NULL && CHECK_ON(CHECK_SYNC)) {
+    if (b != NULL && b->device && CHECK_ON(CHECK_SYNC)) {
         prune_locked(b);
         uintptr_t lo = (uintptr_t)span->ptr, hi = lo + span->size;
         for (size_t i = 0; i < b->nacc; i++) {
             const Access *a = &b->acc[i];
             if (!overlaps(a, lo, hi)) continue;
             if ((span->mode & CHECK_READ) && (a->mode & CHECK_WRITE)) {
-                sync_finding("host-read-before-sync", call, site, a, span->name,
+                sync_finding(&found, "host-read-before-sync", a, span->name,
                              "is read by the host without synchronising with the stream; it is");
                 break;
             }
             if (span->mode & CHECK_WRITE) {
-                sync_finding("host-write-before-sync", call, site, a, span->name,
+                sync_finding(&found, "host-write-before-sync", a, span->name,
                              "is written by the host without synchronising with the stream; it is");
                 break;
             }
         }
     }
-    if (b != NULL && CHECK_ON(CHECK_INIT)) init_access_locked(call, site, b, span);
+    if (b != NULL && b->device && CHECK_ON(CHECK_INIT)) init_access_locked(&found, b, span);
     check_unlock();
+    if (found.n > 0) pending_report(&found, call, check_site_here());
 }
 
 void check_queued(int stream, uint64_t item, const char *call, const CheckSite *site, const aclStubCheckSpan *spans,
                   size_t n) {
+    PendingList found = {.n = 0};
     check_lock();
     check_sync_before_enqueue_locked(stream);
     for (size_t k = 0; k < n; k++) {
         const aclStubCheckSpan *span = &spans[k];
         Block *b = span->size > 0 ? live_containing((uintptr_t)span->ptr) : NULL;
         if (b == NULL || !b->device) continue;
-        if (CHECK_ON(CHECK_INIT)) init_access_locked(call, site, b, span);
+        if (CHECK_ON(CHECK_INIT)) init_access_locked(&found, b, span);
         if (!CHECK_ON(CHECK_SYNC) || stream < 0) continue;
         prune_locked(b);
         uintptr_t lo = (uintptr_t)span->ptr, hi = lo + span->size;
@@ -346,7 +369,7 @@ void check_queued(int stream, uint64_t item, const char *call, const CheckSite *
             const Access *a = &b->acc[i];
             if (!overlaps(a, lo, hi) || !((a->mode | span->mode) & CHECK_WRITE)) continue;
             if (check_ordered_locked(a->stream, a->item, stream)) continue;
-            sync_finding("unordered-streams", call, site, a, span->name,
+            sync_finding(&found, "unordered-streams", a, span->name,
                          "is used on one stream with no event ordering it after another stream where it is");
             break;
         }
@@ -355,6 +378,7 @@ void check_queued(int stream, uint64_t item, const char *call, const CheckSite *
         if (b->acc != NULL) b->acc[b->nacc++] = (Access){stream, item, lo, hi, span->mode, call, site};
     }
     check_unlock();
+    pending_report(&found, call, site);
 }
 
 void check_memory_leaks_locked(const char *when) {

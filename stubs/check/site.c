@@ -82,6 +82,41 @@ static const CheckSite *intern(void *const *frames, int n, const char *python) {
     return s;
 }
 
+/* Raw backtraces already seen -> their site, so a call site met again costs one backtrace() and a hash
+ * lookup, not a dladdr per frame. Direct-mapped; a collision just recomputes. */
+#define RAW_CACHE 4096
+typedef struct {
+    uint64_t hash;
+    int n;
+    void *frames[MAX_CAPTURE];
+    const CheckSite *site;
+} RawEntry;
+static RawEntry *raw_cache;
+static pthread_mutex_t raw_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const CheckSite *raw_lookup(void *const *raw, int n, uint64_t h) {
+    const CheckSite *site = NULL;
+    pthread_mutex_lock(&raw_lock);
+    const RawEntry *e = raw_cache ? &raw_cache[h % RAW_CACHE] : NULL;
+    if (e && e->site && e->hash == h && e->n == n && memcmp(e->frames, raw, (size_t)n * sizeof *raw) == 0)
+        site = e->site;
+    pthread_mutex_unlock(&raw_lock);
+    return site;
+}
+
+static void raw_store(void *const *raw, int n, uint64_t h, const CheckSite *site) {
+    pthread_mutex_lock(&raw_lock);
+    if (raw_cache == NULL) raw_cache = calloc(RAW_CACHE, sizeof *raw_cache);
+    if (raw_cache != NULL) {
+        RawEntry *e = &raw_cache[h % RAW_CACHE];
+        e->hash = h;
+        e->n = n;
+        memcpy(e->frames, raw, (size_t)n * sizeof *raw);
+        e->site = site;
+    }
+    pthread_mutex_unlock(&raw_lock);
+}
+
 const CheckSite *check_site_here(void) {
     CheckSiteHook hook = __atomic_load_n(&python_hook, __ATOMIC_ACQUIRE);
     if (hook != NULL) {
@@ -93,10 +128,17 @@ const CheckSite *check_site_here(void) {
     }
     void *raw[MAX_CAPTURE];
     int n = backtrace(raw, MAX_CAPTURE), first = 0;
+    if (n <= 0) return intern(NULL, 0, NULL);
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (int i = 0; i < n; i++) h = mix(h, (uint64_t)(uintptr_t)raw[i]);
+    const CheckSite *site = raw_lookup(raw, n, h);
+    if (site != NULL) return site;
     Dl_info info;
     while (first < n && dladdr(raw[first], &info) != 0 && is_glue_object(info.dli_fname)) first++;
     int kept = n - first < MAX_FRAMES ? n - first : MAX_FRAMES;
-    return intern(raw + first, kept, NULL);
+    site = intern(raw + first, kept, NULL);
+    raw_store(raw, n, h, site);
+    return site;
 }
 
 /* ---- JSON ----------------------------------------------------------------------------------------------- */

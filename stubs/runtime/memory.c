@@ -481,7 +481,7 @@ static aclError queue_mem_op(const MemOp *op, aclrtStream stream) {
     bool host_src = op->src != NULL && side_is_host(kind_sides[op->kind].src, op->src);
     if (host_dst) {
         aclError ret = rt_stream_drain(op->func, stream);
-        if (ret == ACL_SUCCESS && CHECK_ON(CHECK_ALL)) check_host_spans(op);
+        if (ret == ACL_SUCCESS && CHECK_ON(CHECK_INIT | CHECK_SYNC)) check_host_spans(op);
         return ret != ACL_SUCCESS ? ret : mem_op(op, true);
     }
     MemOp *copy = malloc(sizeof *copy + (host_src ? op->count : 0));
@@ -512,7 +512,7 @@ static aclError mem_op_submit(const MemOp *op, bool async, aclrtStream stream) {
                          op->func, stream);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
-    bool checking = CHECK_ON(CHECK_ALL);
+    bool checking = CHECK_ON(CHECK_INIT | CHECK_SYNC); /* a host-ordered access to track */
     ret = mem_op(op, !async && !checking);
     if (ret != ACL_SUCCESS) {
         if (CHECK_ON(CHECK_MEM)) check_refused(op);

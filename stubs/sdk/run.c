@@ -150,7 +150,7 @@ aclnnStatus aclStubOpRun(const aclStubOpDef *op, void *workspace, uint64_t works
     if (CHECK_ON(CHECK_ALL)) {
         if (workspaceSize > 0 && CHECK_ON(CHECK_MEM) && !aclStubIsDeviceSpan(workspace, (size_t)workspaceSize))
             aclStubCheckBadSpan(name, "workspace", workspace, (size_t)workspaceSize);
-        return launch_checked(work, stream);
+        if (CHECK_ON(CHECK_INIT | CHECK_SYNC)) return launch_checked(work, stream);
     }
     return aclStubStreamLaunch(stream, run_kernel, work, free);
 }
