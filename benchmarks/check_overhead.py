@@ -118,20 +118,25 @@ def main(argv=None) -> int:
 
         sample = ROOT / "examples" / "c" / "test_aclnn_moe_token_permute.cpp"
         exe = build_program(sample, ROOT / "native" / "include", new_lib, tmp / "sample")
-        walls: dict[str, list[float]] = {"plain": [], "check --tool all": []}
-        check_cmd = [sys.executable, "-m", "aclnn_py", "check", "--", str(exe)]
+        report = tmp / "report.%p.json"
+        runs = {
+            "plain": ([str(exe)], env),
+            "ACLNN_CHECK=all": ([str(exe)], dict(env, ACLNN_CHECK="all", ACLNN_CHECK_REPORT=str(report))),
+            "python -m aclnn_py check": ([sys.executable, "-m", "aclnn_py", "check", "--", str(exe)],
+                                         dict(env, PYTHONPATH=str(ROOT))),
+        }
+        walls: dict[str, list[float]] = {name: [] for name in runs}
+        order = list(runs)
         for r in range(args.rounds):
-            for name in (list(walls) if r % 2 == 0 else list(walls)[::-1]):
+            for name in order[r % len(order):] + order[: r % len(order)]:
+                cmd, e = runs[name]
                 t0 = time.perf_counter()
-                if name == "plain":
-                    subprocess.run([str(exe)], check=True, capture_output=True, env=env)
-                else:
-                    e = dict(env, PYTHONPATH=str(ROOT))
-                    subprocess.run(check_cmd, check=True, capture_output=True, env=e)
+                subprocess.run(cmd, check=True, capture_output=True, env=e)
                 walls[name].append(time.perf_counter() - t0)
-        plain, checked = median(walls["plain"]), median(walls["check --tool all"])
-        print(f"\n{sample.name} as a process: plain {plain * 1e3:.1f} ms, under python -m aclnn_py check "
-              f"{checked * 1e3:.1f} ms (includes the CLI's Python start-up and report)")
+        print(f"\n{sample.name} as a whole process (wall, medians):")
+        for name in order:
+            print(f"  {name:<26} {median(walls[name]) * 1e3:8.1f} ms")
+        print("  (the CLI's figure includes its Python start-up, the report and addr2line)")
     return 0
 
 

@@ -58,8 +58,11 @@ STUB_API void aclStubCheckHandleGone(const void *token);
 
 typedef struct CheckSite CheckSite;
 
-/* The calling program's site of the current API call (interned; never freed). */
+/* The calling program's site of the current API call (interned; never freed). Under rt_lock, use
+ * check_site_locked: the site check_site_prepare captured before the lock was taken, else native frames. */
 const CheckSite *check_site_here(void);
+void check_site_prepare(void);
+const CheckSite *check_site_locked(void);
 
 /* Memory: a block was handed out; is about to be released; a release of something that is not a block. */
 void check_alloc(void *start, size_t size, bool device);

@@ -59,7 +59,9 @@ static bool grow_locked(void) {
 
 void aclStubCheckHandleNew(int kind, const void *token) {
     if (kind <= 0 || kind >= HANDLE_KIND_COUNT || token == NULL) return;
-    const CheckSite *site = check_site_here();
+    /* Streams, events and contexts are created with rt_lock held. */
+    bool runtime_object = kind == HANDLE_STREAM || kind == HANDLE_EVENT || kind == HANDLE_CONTEXT;
+    const CheckSite *site = runtime_object ? check_site_locked() : check_site_here();
     check_lock();
     if ((used + 1) * 2 <= capacity || grow_locked()) {
         size_t j = slot_of((uint64_t)(uintptr_t)token, capacity - 1);

@@ -117,15 +117,8 @@ static void raw_store(void *const *raw, int n, uint64_t h, const CheckSite *site
     pthread_mutex_unlock(&raw_lock);
 }
 
-const CheckSite *check_site_here(void) {
-    CheckSiteHook hook = __atomic_load_n(&python_hook, __ATOMIC_ACQUIRE);
-    if (hook != NULL) {
-        char py[PY_STACK_CAP];
-        py[0] = '\0';
-        size_t len = hook(py, sizeof py);
-        py[len < sizeof py ? len : sizeof py - 1] = '\0';
-        if (py[0] != '\0') return intern(NULL, 0, py);
-    }
+/* The native frames of the caller above the stub and its glue. */
+static const CheckSite *native_site(void) {
     void *raw[MAX_CAPTURE];
     int n = backtrace(raw, MAX_CAPTURE), first = 0;
     if (n <= 0) return intern(NULL, 0, NULL);
@@ -140,6 +133,31 @@ const CheckSite *check_site_here(void) {
     raw_store(raw, n, h, site);
     return site;
 }
+
+const CheckSite *check_site_here(void) {
+    CheckSiteHook hook = __atomic_load_n(&python_hook, __ATOMIC_ACQUIRE);
+    if (hook != NULL) {
+        char py[PY_STACK_CAP];
+        py[0] = '\0';
+        size_t len = hook(py, sizeof py);
+        py[len < sizeof py ? len : sizeof py - 1] = '\0';
+        if (py[0] != '\0') return intern(NULL, 0, py);
+    }
+    return native_site();
+}
+
+/*
+ * The runtime creates and releases streams, events and contexts with rt_lock held, and a Python hook must
+ * not run there (it takes the interpreter's lock, which a thread holding it may be waiting on rt_lock with,
+ * e.g. across fork). Those entry points capture their site before taking rt_lock (check_site_prepare); a
+ * hook under rt_lock takes it (check_site_locked), or falls back to the native frames.
+ */
+static __thread const CheckSite *prepared;
+
+void check_site_prepare(void) { prepared = check_site_here(); }
+
+/* Kept until the next prepare: one call (aclrtResetDevice) may report several streams from one site. */
+const CheckSite *check_site_locked(void) { return prepared != NULL ? prepared : native_site(); }
 
 /* ---- JSON ----------------------------------------------------------------------------------------------- */
 

@@ -91,7 +91,7 @@ void check_event_free(void **slot) {
 
 void check_stream_released(const char *call, int stream, uint64_t submitted) {
     if (stream < 0) return;
-    const CheckSite *site = check_site_here();
+    const CheckSite *site = check_site_locked(); /* rt_lock is held */
     check_lock();
     uint64_t n = check_unsynced_items_locked(stream, submitted);
     if (n > 0) {

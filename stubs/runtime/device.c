@@ -143,6 +143,7 @@ static void device_release_locked(const char *call, int32_t device) {
 }
 
 aclError aclFinalize(void) {
+    if (CHECK_ON(CHECK_SYNC)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     aclError ret = ACL_SUCCESS;
     if (!initialised) {
@@ -169,6 +170,7 @@ static bool valid_device_id(const char *func, int32_t deviceId) {
 }
 
 aclError aclrtSetDevice(int32_t deviceId) {
+    if (CHECK_ON(CHECK_LEAK)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     aclError ret = ACL_SUCCESS;
     if (!initialised) {
@@ -201,6 +203,7 @@ aclError aclrtSetDevice(int32_t deviceId) {
 
 static aclError reset_device(const char *func, int32_t deviceId, bool force) {
     if (!valid_device_id(func, deviceId)) return ACL_ERROR_RT_INVALID_DEVICEID;
+    if (CHECK_ON(CHECK_SYNC)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     /* Resetting a device that is not set succeeds and changes nothing, as on CANN. */
     if (devices[deviceId].refs > 0 && (force || --devices[deviceId].refs == 0)) device_release_locked(func, deviceId);
@@ -267,6 +270,7 @@ aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId) {
 
 aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
     RT_RETURN_IF_NULL("aclrtCreateContext", context);
+    if (CHECK_ON(CHECK_LEAK)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     aclError ret = ACL_SUCCESS;
     if (!initialised) {

@@ -39,6 +39,7 @@ static aclError create_event(const char *func, aclrtEvent *event, uint32_t flags
     aclError ret = rt_require_device(func, &device);
     if (ret != ACL_SUCCESS) return ret;
     RtEvent *e = calloc(1, sizeof *e);
+    if (CHECK_ON(CHECK_LEAK)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     const void *token = e ? handle_insert(&rt_events, e) : NULL;
     if (token != NULL) {

@@ -345,6 +345,7 @@ static aclError create_stream(const char *func, aclrtStream *stream, uint32_t fl
         aclStubSetErrMsg("%s: argument 'stream' is NULL", func);
         return ACL_ERROR_INVALID_PARAM;
     }
+    if (CHECK_ON(CHECK_LEAK)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     aclError ret = ACL_SUCCESS;
     RtContext *c = rt_current_context_locked();
@@ -384,6 +385,7 @@ aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uin
 /* Waits for queued work first, as CANN's aclrtDestroyStream does. */
 aclError aclrtDestroyStream(aclrtStream stream) {
     RT_RETURN_IF_NULL("aclrtDestroyStream", stream);
+    if (CHECK_ON(CHECK_SYNC)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     /* Removal is the ownership test: of two racing destroys only one succeeds. */
     RtStream *s = handle_remove(&rt_streams, stream);
