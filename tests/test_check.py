@@ -301,3 +301,29 @@ def test_readme_report_is_what_check_prints(tmp_path):
         return [re.sub(r"0x[0-9a-f]+", "0x?", line) for line in lines]
 
     assert addresses_aside(printed) == addresses_aside(documented)
+
+
+def test_forked_child_reports_only_its_own_findings(tmp_path):
+    script = tmp_path / "fork.py"
+    script.write_text(
+        "import os, sys\n"
+        "from aclnn_py import AclError, acl\n"
+        "acl.aclInit(None)\n"
+        "acl.aclrtSetDevice(0)\n"
+        "p = acl.aclrtMalloc(16, 0)\n"
+        "acl.aclrtFree(p)\n"
+        "try:\n"
+        "    acl.aclrtFree(p)  # parent: double free\n"
+        "except AclError:\n"
+        "    pass\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    acl.aclrtMalloc(8, 0)  # child: leaked at exit\n"
+        "    sys.exit(0)\n"
+        "os.waitpid(pid, 0)\n"
+        "acl.aclrtResetDevice(0)\n"
+        "acl.aclFinalize()\n")
+    result, findings = run_check([sys.executable, str(script)], tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    whats = sorted((f["what"], f["site"][0]["line"]) for f in findings)
+    assert whats == [("double-free", 8), ("leaked-device-memory", 13)], result.stderr

@@ -32,6 +32,7 @@ typedef struct {
     uint8_t *written; /* initcheck bitmap; NULL: not tracked (every byte counts as written) */
     Access *acc;
     size_t nacc;
+    bool inherited; /* allocated by the parent of a fork(): not this process's leak */
 } Block;
 
 static Block *live_blocks; /* sorted by start */
@@ -253,7 +254,7 @@ void check_alloc(void *start, size_t size, bool device) {
     }
     size_t i = first_after((uintptr_t)start);
     memmove(&live_blocks[i + 1], &live_blocks[i], (live_count - i) * sizeof *live_blocks);
-    live_blocks[i] = (Block){(uintptr_t)start, size, device, site, NULL, bits, NULL, 0};
+    live_blocks[i] = (Block){(uintptr_t)start, size, device, site, NULL, bits, NULL, 0, false};
     live_count++;
     check_unlock();
 }
@@ -272,7 +273,7 @@ void check_free(const char *call, const void *start, bool device) {
         }
         free(b->written);
         free(b->acc);
-        freed[freed_next] = (Block){b->start, b->size, device, b->site, site, NULL, NULL, 0};
+        freed[freed_next] = (Block){b->start, b->size, device, b->site, site, NULL, NULL, 0, false};
         freed_next = (freed_next + 1) % FREED_KEPT;
         memmove(b, b + 1, (live_count - i) * sizeof *b);
         live_count--;
@@ -381,9 +382,18 @@ void check_queued(int stream, uint64_t item, const char *call, const CheckSite *
     pending_report(&found, call, site);
 }
 
+void check_blocks_atfork_child(void) {
+    for (size_t i = 0; i < live_count; i++) live_blocks[i].inherited = true;
+}
+
 void check_memory_leaks_locked(const char *when) {
     for (size_t i = 0; i < live_count; i++) {
         const Block *b = &live_blocks[i];
+        if (b->inherited) {
+            free(live_blocks[i].written);
+            free(live_blocks[i].acc);
+            continue;
+        }
         char message[256];
         snprintf(message, sizeof message, "%zu-byte %s block at %p allocated here is still live at %s", b->size,
                  b->device ? "device" : "host", (void *)b->start, when);

@@ -4,8 +4,9 @@
  * is guarded by CHECK_ON, so with check mode off (the default) a hot path pays one predictable branch on
  * a word that is only written when check mode is configured (ACLNN_CHECK at load, or aclStubCheckStart).
  *
- * Locking: the check module has one mutex of its own, a leaf: it is taken under rt_lock or a memory lock
- * and never takes another lock while held. Call sites are captured before it is taken.
+ * Locking: the check module's locks (its state; its findings, taken inside the state lock; the interned
+ * call sites) are leaves: taken under rt_lock or a memory lock, never the other way round. Call sites are
+ * captured before any of them is taken, and never by a Python hook under rt_lock (check_site_locked).
  */
 #ifndef ACLNN_STUB_CHECK_H_
 #define ACLNN_STUB_CHECK_H_
@@ -95,6 +96,13 @@ void check_add_finding(unsigned tool, const char *what, const char *call, const 
                        const CheckSite *related, const char *related_label, const char *message);
 void check_lock(void);
 void check_unlock(void);
+
+/* fork: the site tables' locks held across fork() (report.c registers the handlers). */
+void check_sites_atfork_prepare(void);
+void check_sites_atfork_parent(void);
+void check_sites_atfork_child(void);
+void check_handles_atfork_child(void); /* what the parent created is not the child's leak */
+void check_blocks_atfork_child(void);
 
 /* The allocation an address falls in, for messages: "block 0x.. (N bytes, +off)" or a freed block; the
  * block's allocation site in *site (NULL when unknown). check_lock held. */

@@ -189,13 +189,35 @@ static void at_exit(void) {
     }
 }
 
-/* A forked child reports only what it does itself. */
+/* The check module's state stays consistent across fork(): its locks are held while the process forks.
+ * Registered before the runtime's handlers (constructor priority), so that this prepare runs after the
+ * runtime's has taken rt_lock, under which check locks are taken. A forked child reports only what it
+ * does itself. */
+static void atfork_prepare(void) {
+    pthread_mutex_lock(&state_lock);
+    pthread_mutex_lock(&findings_lock);
+    check_sites_atfork_prepare();
+}
+
+static void atfork_parent(void) {
+    check_sites_atfork_parent();
+    pthread_mutex_unlock(&findings_lock);
+    pthread_mutex_unlock(&state_lock);
+}
+
 static void atfork_child(void) {
+    check_sites_atfork_child();
+    check_handles_atfork_child();
+    check_blocks_atfork_child();
     pthread_mutex_init(&findings_lock, NULL);
     pthread_mutex_init(&state_lock, NULL);
     for (size_t i = 0; i < finding_count; i++) free(findings[i].message);
     finding_count = 0;
     dropped = 0;
+}
+
+__attribute__((constructor(101))) static void register_fork_handlers(void) {
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
 __attribute__((constructor)) static void configure_from_environment(void) {
@@ -210,7 +232,6 @@ __attribute__((constructor)) static void configure_from_environment(void) {
     const char *code = getenv("ACLNN_CHECK_ERROR_EXITCODE");
     if (code != NULL && code[0] != '\0') error_exitcode = atoi(code) & 0xff;
     aclStubCheckTools = (unsigned)tools;
-    pthread_atfork(NULL, NULL, atfork_child);
     atexit(at_exit);
 }
 

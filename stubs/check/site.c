@@ -159,6 +159,21 @@ void check_site_prepare(void) { prepared = check_site_here(); }
 /* Kept until the next prepare: one call (aclrtResetDevice) may report several streams from one site. */
 const CheckSite *check_site_locked(void) { return prepared != NULL ? prepared : native_site(); }
 
+void check_sites_atfork_prepare(void) {
+    pthread_mutex_lock(&sites_lock);
+    pthread_mutex_lock(&raw_lock);
+}
+
+void check_sites_atfork_parent(void) {
+    pthread_mutex_unlock(&raw_lock);
+    pthread_mutex_unlock(&sites_lock);
+}
+
+void check_sites_atfork_child(void) {
+    pthread_mutex_init(&raw_lock, NULL);
+    pthread_mutex_init(&sites_lock, NULL);
+}
+
 /* ---- JSON ----------------------------------------------------------------------------------------------- */
 
 static bool reserve(CheckText *t, size_t need) {
