@@ -55,6 +55,18 @@ STUB_API aclError aclStubStreamLaunchChecked(aclrtStream stream, aclStubWorkFn f
 STUB_API void aclStubCheckHandleNew(int kind, const void *token);
 STUB_API void aclStubCheckHandleGone(const void *token);
 
+/* ---- exported for clients, which look them up at run time (aclnn_py.check) --------------------------- */
+
+/* Switch check mode on with the named tools ("all", "memcheck,synccheck"): the tool bits, -1 for an unknown
+ * name. The findings so far as JSON, then cleared (leaks: first report what is live as leaked); free the
+ * text with aclStubCheckFreeText. Switch it off. A Python client's call-site hook: it fills buf with the
+ * caller's stack, one "file:line in function" per line, innermost first, and returns the length. */
+STUB_API int aclStubCheckStart(const char *tools);
+STUB_API char *aclStubCheckCollect(int leaks);
+STUB_API void aclStubCheckFreeText(char *text);
+STUB_API void aclStubCheckStop(void);
+STUB_API void aclStubCheckSetSiteHook(size_t (*hook)(char *buf, size_t cap));
+
 /* ---- inside libascendcl.so ---------------------------------------------------------------------------- */
 
 typedef struct CheckSite CheckSite;

@@ -237,22 +237,19 @@ __attribute__((constructor)) static void configure_from_environment(void) {
 
 /* ---- in-process use (the Python API) ----------------------------------------------------------------------- */
 
-/* Switch check mode on with the named tools (replacing those in force); the new tool bits, or -1 for an
- * unknown name. Memory and objects created before stay unknown to it (never reported). */
-STUB_API int aclStubCheckStart(const char *tools) {
+/* Replaces the tools in force. Memory and objects created before stay unknown to it (never reported). */
+int aclStubCheckStart(const char *tools) {
     int bits = parse_tools(tools);
     if (bits >= 0) __atomic_store_n(&aclStubCheckTools, (unsigned)bits, __ATOMIC_RELAXED);
     return bits;
 }
 
-/* The findings so far as JSON (free with aclStubCheckFreeText), which are then cleared; with `leaks`,
- * first reports every object still live as a leak. */
-STUB_API char *aclStubCheckCollect(int leaks) {
+char *aclStubCheckCollect(int leaks) {
     if (leaks && CHECK_ON(CHECK_LEAK)) check_leaks("end of the check session");
     return report_json(true);
 }
 
-STUB_API void aclStubCheckFreeText(char *text) { free(text); }
+void aclStubCheckFreeText(char *text) { free(text); }
 
-/* Switch check mode off (what the environment turned on included). */
-STUB_API void aclStubCheckStop(void) { __atomic_store_n(&aclStubCheckTools, 0u, __ATOMIC_RELAXED); }
+/* What the environment turned on included. */
+void aclStubCheckStop(void) { __atomic_store_n(&aclStubCheckTools, 0u, __ATOMIC_RELAXED); }

@@ -35,7 +35,7 @@ static CheckSite unknown_site; /* when out of memory or past MAX_SITES */
 typedef size_t (*CheckSiteHook)(char *buf, size_t cap);
 static CheckSiteHook python_hook;
 
-STUB_API void aclStubCheckSetSiteHook(CheckSiteHook hook) { __atomic_store_n(&python_hook, hook, __ATOMIC_RELEASE); }
+void aclStubCheckSetSiteHook(CheckSiteHook hook) { __atomic_store_n(&python_hook, hook, __ATOMIC_RELEASE); }
 
 /* Frames in the stub's own libraries, or in the glue between a Python program and them, are not call sites. */
 static bool is_glue_object(const char *path) {
