@@ -1,4 +1,4 @@
-"""Command line: ``python -m aclnn_py info | config | demo | new-op`` (also installed as ``aclnn-py``)."""
+"""Command line: ``python -m aclnn_py info | config | demo | new-op | check`` (also installed as ``aclnn-py``)."""
 
 from __future__ import annotations
 
@@ -124,6 +124,12 @@ def cmd_new_op(args) -> int:
     return 0
 
 
+def cmd_check(args) -> int:
+    from aclnn_py import check
+
+    return check.main(args)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aclnn_py", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -144,6 +150,16 @@ def main(argv=None) -> int:
     where.add_argument("--include-dir", help="search the headers below DIR (default: ours, then the toolkit's)")
     new.add_argument("-o", "--output", default="-", help="file to write (default: standard output)")
     new.set_defaults(fn=cmd_new_op)
+    chk = sub.add_parser("check", help="run a program against the stub in check mode and report its bugs",
+                         description="Run PROGRAM (a C/C++ binary linked against the stub, or python script.py) "
+                         "in check mode and report each distinct finding with its call site.")
+    chk.add_argument("--tool", default="all",
+                     help="memcheck, initcheck, synccheck, leakcheck or all; comma-separated (default: all)")
+    chk.add_argument("--error-exitcode", type=int, default=None, metavar="N",
+                     help="exit with N when there are findings (default: the program's exit status)")
+    chk.add_argument("--json", metavar="FILE", help="also write the findings as JSON to FILE")
+    chk.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
+    chk.set_defaults(fn=cmd_check)
     args = parser.parse_args(argv)
     from aclnn_py.errors import AclBaseError
 

@@ -48,6 +48,12 @@ class Backend:
         """True when the libraries are the aclnn-py stub (also when found through a toolkit path)."""
         return "aclStubVersion" not in self.missing_symbols
 
+    @property
+    def malloc_zero_fills(self) -> bool:
+        """True when fresh aclrtMalloc memory reads as zeros: the stub's does, except in check mode (which
+        fills it with 0xff, as undefined as a device's)."""
+        return self.is_stub and not os.environ.get("ACLNN_CHECK")
+
 
 def _find(name: str, dirs) -> Path | None:
     for d in dirs:
@@ -139,6 +145,10 @@ def load() -> Backend:
             if kind == "custom":
                 kind = "stub" if "aclStubVersion" not in missing else "cann"
             _backend = Backend(kind, reason, paths, root, missing)
+    if os.environ.get("ACLNN_CHECK") and _backend.is_stub:
+        from . import check
+
+        check.install_site_hook()  # findings name the Python line, not the interpreter's C frames
     return _backend
 
 

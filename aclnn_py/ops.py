@@ -252,7 +252,8 @@ def call(op: Op, values: tuple, stream=None):
     if index is None:
         raise NotImplementedError(f"{op.py_name}: {op.c_name} is not compiled into the one-call path (no header "
                                   "in native/include/aclnnop declares it with tensor, int array and value parameters)")
-    status = lib.aclnnpy_run(index, host, plan.meta, handle, 0 if loader.load().is_stub else 1, failed)
+    zero_outputs = 0 if loader.load().malloc_zero_fills else 1
+    status = lib.aclnnpy_run(index, host, plan.meta, handle, zero_outputs, failed)
     if status:
         function = ffi.string(failed[0]).decode() if failed[0] != ffi.NULL else op.c_name
         hint = _dtype_hints(op, values, converted) if status == lib.ACLNN_ERR_PARAM_INVALID else None

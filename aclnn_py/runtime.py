@@ -399,7 +399,7 @@ class DeviceBuffer(_Resource):
             self.ptr = out[0]
             self._finalizer = weakref.finalize(self, lib.aclrtFree, self.ptr)
             # The stub zero-fills; a device does not, and outputs the operator leaves untouched must read as 0.
-            if not loader.load().is_stub:
+            if not loader.load().malloc_zero_fills:
                 errors.check(lib.aclrtMemset(self.ptr, self.nbytes, 0, self.nbytes), "aclrtMemset")
 
     @classmethod

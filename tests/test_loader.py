@@ -167,10 +167,11 @@ def build_runtime(dest: Path, hidden: tuple[str, ...]) -> Path:
     """libascendcl.so from the stub sources with ``hidden`` renamed away, next to copies of the other libraries."""
     dest.mkdir(parents=True)
     cmd = ["gcc", "-shared", "-fPIC", "-O1", "-std=gnu11", "-fvisibility=hidden",
-           f"-I{REPO / 'native' / 'include'}", f"-I{REPO / 'stubs' / 'common'}",
-           *map(str, sorted((REPO / "stubs" / "runtime").glob("*.c"))), str(REPO / "stubs" / "common" / "ptr_set.c"),
+           f"-I{REPO / 'native' / 'include'}", f"-I{REPO / 'stubs' / 'common'}", f"-I{REPO / 'stubs' / 'check'}",
+           *map(str, sorted((REPO / "stubs" / "runtime").glob("*.c"))),
+           *map(str, sorted((REPO / "stubs" / "check").glob("*.c"))), str(REPO / "stubs" / "common" / "ptr_set.c"),
            str(REPO / "stubs" / "common" / "handle_table.c"),
-           "-o", str(dest / "libascendcl.so"), "-Wl,-soname,libascendcl.so", "-lpthread",
+           "-o", str(dest / "libascendcl.so"), "-Wl,-soname,libascendcl.so", "-lpthread", "-ldl",
            *(f"-D{name}=aclnnpyTestHidden_{name}" for name in hidden)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     for name in ALL_LIBS[1:]:

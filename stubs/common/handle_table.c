@@ -1,5 +1,7 @@
 #include "handle_table.h"
 
+#include "check.h"
+
 #include <stdlib.h>
 
 /*
@@ -82,7 +84,9 @@ void *handle_insert(HandleTable *table, void *obj) {
     }
     pthread_rwlock_unlock(&table->lock);
     if (!ok) return NULL;
-    return (void *)(uintptr_t)(TOKEN_BASE | (uint64_t)table->kind << KIND_SHIFT | serial);
+    void *token = (void *)(uintptr_t)(TOKEN_BASE | (uint64_t)table->kind << KIND_SHIFT | serial);
+    if (CHECK_ON(CHECK_LEAK)) aclStubCheckHandleNew((int)table->kind, token);
+    return token;
 }
 
 void *handle_acquire(HandleTable *table, const void *token) {
@@ -117,6 +121,7 @@ void *handle_remove(HandleTable *table, const void *token) {
         table->count--;
     }
     pthread_rwlock_unlock(&table->lock);
+    if (obj != NULL && CHECK_ON(CHECK_LEAK)) aclStubCheckHandleGone(token);
     return obj;
 }
 

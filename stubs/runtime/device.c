@@ -133,7 +133,8 @@ aclError aclInit(const char *configPath) {
 }
 
 /* Release a device's default context and its streams (rt_lock held). */
-static void device_release_locked(int32_t device) {
+static void device_release_locked(const char *call, int32_t device) {
+    if (CHECK_ON(CHECK_SYNC | CHECK_LEAK)) rt_check_device_release_locked(call, device);
     devices[device].refs = 0;
     RtContext *c = handle_acquire(&rt_contexts, devices[device].primary);
     if (c != NULL) handle_release(&rt_contexts);
@@ -142,6 +143,7 @@ static void device_release_locked(int32_t device) {
 }
 
 aclError aclFinalize(void) {
+    if (CHECK_ON(CHECK_SYNC)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     aclError ret = ACL_SUCCESS;
     if (!initialised) {
@@ -149,8 +151,9 @@ aclError aclFinalize(void) {
         ret = ACL_ERROR_REPEAT_FINALIZE;
     } else {
         initialised = false;
+        if (CHECK_ON(CHECK_LEAK)) check_leaks("aclFinalize");
         for (int32_t d = 0; d < RT_MAX_DEVICES; d++)
-            if (devices[d].refs > 0) device_release_locked(d);
+            if (devices[d].refs > 0) device_release_locked("aclFinalize", d);
     }
     pthread_mutex_unlock(&rt_lock);
     return ret;
@@ -167,6 +170,7 @@ static bool valid_device_id(const char *func, int32_t deviceId) {
 }
 
 aclError aclrtSetDevice(int32_t deviceId) {
+    if (CHECK_ON(CHECK_LEAK)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     aclError ret = ACL_SUCCESS;
     if (!initialised) {
@@ -199,9 +203,10 @@ aclError aclrtSetDevice(int32_t deviceId) {
 
 static aclError reset_device(const char *func, int32_t deviceId, bool force) {
     if (!valid_device_id(func, deviceId)) return ACL_ERROR_RT_INVALID_DEVICEID;
+    if (CHECK_ON(CHECK_SYNC)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     /* Resetting a device that is not set succeeds and changes nothing, as on CANN. */
-    if (devices[deviceId].refs > 0 && (force || --devices[deviceId].refs == 0)) device_release_locked(deviceId);
+    if (devices[deviceId].refs > 0 && (force || --devices[deviceId].refs == 0)) device_release_locked(func, deviceId);
     pthread_mutex_unlock(&rt_lock);
     return ACL_SUCCESS;
 }
@@ -265,6 +270,7 @@ aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId) {
 
 aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
     RT_RETURN_IF_NULL("aclrtCreateContext", context);
+    if (CHECK_ON(CHECK_LEAK)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     aclError ret = ACL_SUCCESS;
     if (!initialised) {

@@ -16,6 +16,7 @@ static uint64_t live_events; /* objects not yet freed, handle destroyed or not *
 void rt_event_unref_locked(RtEvent *e) {
     if (--e->refs == 0) {
         live_events--;
+        check_event_free(&e->check_clock);
         free(e);
     }
 }
@@ -38,6 +39,7 @@ static aclError create_event(const char *func, aclrtEvent *event, uint32_t flags
     aclError ret = rt_require_device(func, &device);
     if (ret != ACL_SUCCESS) return ret;
     RtEvent *e = calloc(1, sizeof *e);
+    if (CHECK_ON(CHECK_LEAK)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     const void *token = e ? handle_insert(&rt_events, e) : NULL;
     if (token != NULL) {
@@ -148,7 +150,10 @@ static aclError enqueue_event_item(const char *func, aclrtEvent event, aclrtStre
         } else {
             item->target = e->recorded;
         }
+        int id = CHECK_ON(CHECK_SYNC) ? rt_check_id_locked(s) : -1;
         rt_enqueue_locked(s, item);
+        if (id >= 0 && kind == ITEM_RECORD) check_event_record(&e->check_clock, id, s->submitted);
+        if (id >= 0 && kind == ITEM_WAIT) check_stream_wait(id, &e->check_clock);
         item = NULL;
     }
     pthread_mutex_unlock(&rt_lock);
@@ -188,6 +193,7 @@ static aclError query(const char *func, aclrtEvent event, bool *complete) {
     pthread_mutex_lock(&rt_lock);
     RtEvent *e = event_lookup_locked(func, "event", event);
     if (e != NULL) *complete = e->completed >= e->recorded;
+    if (e != NULL && *complete && CHECK_ON(CHECK_SYNC)) check_host_synced_event(&e->check_clock);
     pthread_mutex_unlock(&rt_lock);
     return e ? ACL_SUCCESS : lookup_status(event);
 }
@@ -233,6 +239,7 @@ static aclError synchronize_event(const char *func, aclrtEvent event, int32_t ti
         bool ok = rt_wait_locked(event_reached, &t, help, timeout);
         if (help != NULL) help->users--;
         rt_broadcast_locked();
+        if (ok && CHECK_ON(CHECK_SYNC)) check_host_synced_event(&e->check_clock);
         rt_event_unref_locked(e);
         if (!ok) {
             aclStubSetErrMsg("%s: the event's record did not complete within %d ms", func, (int)timeout);

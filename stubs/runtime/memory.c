@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "ptr_set.h"
 #include "rt_internal.h"
 
@@ -214,6 +215,7 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
             aclStubSetErrMsg("aclrtMalloc: out of host memory for the allocation registry");
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
+    if (CHECK_ON(CHECK_ALL)) check_alloc((void *)start, size, true);
     *devPtr = (void *)start;
     return ACL_SUCCESS;
 }
@@ -234,10 +236,12 @@ aclError aclrtFree(void *devPtr) {
     }
     pthread_rwlock_unlock(&blocks_lock);
     if (raw == NULL) {
+        if (CHECK_ON(CHECK_MEM)) check_bad_free("aclrtFree", devPtr, true);
         aclStubSetErrMsg("aclrtFree: argument 'devPtr' (%p) is not the start of a live aclrtMalloc block "
                          "(never allocated or already freed)", devPtr);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
+    if (CHECK_ON(CHECK_ALL)) check_free("aclrtFree", devPtr, true);
     /* The block is gone for every later call; work queued before this free may still hold its address. */
     pthread_mutex_lock(&rt_lock);
     uint64_t seq = rt_unfinished_up_to_locked();
@@ -326,6 +330,7 @@ aclError aclrtMallocHost(void **hostPtr, size_t size) {
         aclStubSetErrMsg("aclrtMallocHost: out of memory allocating %zu bytes", size);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
+    if (CHECK_ON(CHECK_ALL)) check_alloc(p, size, false);
     *hostPtr = p;
     return ACL_SUCCESS;
 }
@@ -333,10 +338,12 @@ aclError aclrtMallocHost(void **hostPtr, size_t size) {
 aclError aclrtFreeHost(void *hostPtr) {
     RT_RETURN_IF_NULL("aclrtFreeHost", hostPtr);
     if (!ptr_set_remove(&host_blocks, hostPtr)) {
+        if (CHECK_ON(CHECK_MEM)) check_bad_free("aclrtFreeHost", hostPtr, false);
         aclStubSetErrMsg("aclrtFreeHost: argument 'hostPtr' (%p) is not a live aclrtMallocHost block "
                          "(never allocated or already freed)", hostPtr);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
+    if (CHECK_ON(CHECK_ALL)) check_free("aclrtFreeHost", hostPtr, false);
     free(hostPtr);
     return ACL_SUCCESS;
 }
@@ -428,6 +435,41 @@ static bool side_is_host(int kind_side, const void *ptr) {
     return host;
 }
 
+/* Check mode: a host-ordered copy or fill reads its device source and writes its device destination now. */
+static void check_host_spans(const MemOp *op) {
+    if (op->src != NULL && !side_is_host(kind_sides[op->kind].src, op->src)) {
+        aclStubCheckSpan span = {"src", op->src, op->count, CHECK_READ, NULL};
+        check_host_access(op->func, &span);
+    }
+    if (op->src == NULL || !side_is_host(kind_sides[op->kind].dst, op->dst)) {
+        aclStubCheckSpan span = {op->src ? "dst" : "devPtr", op->dst, op->count, CHECK_WRITE, NULL};
+        check_host_access(op->func, &span);
+    }
+}
+
+/* memcheck: the span the registry refused, reported with the program's call site. */
+static void check_refused(const MemOp *op) {
+    if (op->src == NULL) {
+        aclStubCheckBadSpan(op->func, "devPtr", op->dst, op->count);
+        return;
+    }
+    const struct {
+        const char *name;
+        const void *ptr;
+        int side;
+    } sides[2] = {{"dst", op->dst, kind_sides[op->kind].dst}, {"src", op->src, kind_sides[op->kind].src}};
+    for (int i = 0; i < 2; i++) {
+        bool host = side_is_host(sides[i].side, sides[i].ptr);
+        pthread_rwlock_rdlock(&blocks_lock);
+        bool bad = host ? span_touches_device(sides[i].ptr, op->count) : !span_in_device(sides[i].ptr, op->count);
+        pthread_rwlock_unlock(&blocks_lock);
+        if (bad) {
+            aclStubCheckBadSpan(op->func, sides[i].name, sides[i].ptr, op->count);
+            return;
+        }
+    }
+}
+
 /*
  * Every host buffer is treated as pageable memory, which the caller may free or reuse as soon as the call
  * returns (a Python object may be collected): an asynchronous copy reads its host source when it is
@@ -439,6 +481,7 @@ static aclError queue_mem_op(const MemOp *op, aclrtStream stream) {
     bool host_src = op->src != NULL && side_is_host(kind_sides[op->kind].src, op->src);
     if (host_dst) {
         aclError ret = rt_stream_drain(op->func, stream);
+        if (ret == ACL_SUCCESS && CHECK_ON(CHECK_INIT | CHECK_SYNC)) check_host_spans(op);
         return ret != ACL_SUCCESS ? ret : mem_op(op, true);
     }
     MemOp *copy = malloc(sizeof *copy + (host_src ? op->count : 0));
@@ -450,6 +493,12 @@ static aclError queue_mem_op(const MemOp *op, aclrtStream stream) {
     if (host_src) {
         memcpy(copy + 1, op->src, op->count);
         copy->src = copy + 1;
+    }
+    if (CHECK_ON(CHECK_INIT | CHECK_SYNC)) {
+        aclStubCheckSpan spans[2] = {{op->src ? "dst" : "devPtr", op->dst, op->count, CHECK_WRITE, NULL},
+                                     {"src", op->src, op->count, CHECK_READ, NULL}};
+        return aclStubStreamLaunchChecked(stream, mem_op_work, copy, free, op->func, spans,
+                                          op->src != NULL && !host_src ? 2 : 1);
     }
     return aclStubStreamLaunch(stream, mem_op_work, copy, free);
 }
@@ -463,9 +512,16 @@ static aclError mem_op_submit(const MemOp *op, bool async, aclrtStream stream) {
                          op->func, stream);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
-    ret = mem_op(op, !async);
-    if (ret != ACL_SUCCESS || !async) return ret;
-    return queue_mem_op(op, stream);
+    bool checking = CHECK_ON(CHECK_INIT | CHECK_SYNC); /* a host-ordered access to track */
+    ret = mem_op(op, !async && !checking);
+    if (ret != ACL_SUCCESS) {
+        if (CHECK_ON(CHECK_MEM)) check_refused(op);
+        return ret;
+    }
+    if (async) return queue_mem_op(op, stream);
+    if (!checking) return ret;
+    check_host_spans(op); /* before the copy: what it reads, as the program left it */
+    return mem_op(op, true);
 }
 
 static aclError copy(const char *func, void *dst, size_t destMax, const void *src, size_t count,

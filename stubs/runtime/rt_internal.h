@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "check.h"
 #include "handle_table.h"
 #include "stub_internal.h"
 
@@ -78,6 +79,7 @@ struct RtStream {
     bool running;  /* a thread is executing the head item */
     bool in_ready; /* on the ready list */
     int users;     /* threads waiting on it outside rt_lock's protection of the handle */
+    int check_id;  /* synccheck's number for it, -1 until check mode first tracks it */
     aclError error; /* first failure of queued work not yet reported */
     char errmsg[256];
     RtStream *next_ready, *prev_all, *next_all;
@@ -92,6 +94,7 @@ struct RtEvent {
     RtStream *last_stream; /* stream of the latest record (to run it inline when synchronising) */
     bool stamped;
     struct timespec stamp; /* when the latest completed record ran */
+    void *check_clock;     /* synccheck: what the latest record is ordered after */
 };
 
 /* Resolve a stream argument (NULL: the current context's default stream) with rt_lock held. */
@@ -121,6 +124,12 @@ aclError rt_stream_drain(const char *func, aclrtStream stream);
 
 /* The first unreported failure of queued work on s, cleared (rt_lock held). */
 aclError rt_stream_take_error_locked(const char *func, RtStream *s);
+
+/* synccheck's number of s, assigned on first use (rt_lock held; -1 beyond the streams it tracks). */
+int rt_check_id_locked(RtStream *s);
+
+/* synccheck and leakcheck: `call` releases every stream of `device` (rt_lock held). */
+void rt_check_device_release_locked(const char *call, int32_t device);
 
 /* Streams that belong to a context, for its destruction. */
 void rt_streams_of_context_free_locked(const void *context);

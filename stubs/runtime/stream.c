@@ -265,6 +265,7 @@ RtStream *rt_stream_new_locked(int32_t device, const void *context, uint32_t fla
     s->device = device;
     s->context = context;
     s->flags = flags;
+    s->check_id = -1;
     s->next_all = all_streams;
     if (all_streams) all_streams->prev_all = s;
     all_streams = s;
@@ -344,6 +345,7 @@ static aclError create_stream(const char *func, aclrtStream *stream, uint32_t fl
         aclStubSetErrMsg("%s: argument 'stream' is NULL", func);
         return ACL_ERROR_INVALID_PARAM;
     }
+    if (CHECK_ON(CHECK_LEAK)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     aclError ret = ACL_SUCCESS;
     RtContext *c = rt_current_context_locked();
@@ -383,9 +385,11 @@ aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uin
 /* Waits for queued work first, as CANN's aclrtDestroyStream does. */
 aclError aclrtDestroyStream(aclrtStream stream) {
     RT_RETURN_IF_NULL("aclrtDestroyStream", stream);
+    if (CHECK_ON(CHECK_SYNC)) check_site_prepare();
     pthread_mutex_lock(&rt_lock);
     /* Removal is the ownership test: of two racing destroys only one succeeds. */
     RtStream *s = handle_remove(&rt_streams, stream);
+    if (s != NULL && CHECK_ON(CHECK_SYNC)) check_stream_released("aclrtDestroyStream", s->check_id, s->submitted);
     if (s != NULL) rt_stream_free_locked(s);
     pthread_mutex_unlock(&rt_lock);
     if (s == NULL) {
@@ -410,8 +414,9 @@ static aclError synchronize(const char *func, aclrtStream stream, int32_t timeou
         if (!ok) {
             aclStubSetErrMsg("%s: the stream's work did not finish within %d ms", func, (int)timeout);
             ret = ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
-        } else if (take_error) {
-            ret = rt_stream_take_error_locked(func, s);
+        } else {
+            if (CHECK_ON(CHECK_SYNC)) check_host_synced_stream(s->check_id, t.target);
+            if (take_error) ret = rt_stream_take_error_locked(func, s);
         }
     }
     pthread_mutex_unlock(&rt_lock);
@@ -434,6 +439,7 @@ aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status) {
     RtStream *s;
     aclError ret = rt_stream_resolve_locked("aclrtStreamQuery", stream, &s);
     if (ret == ACL_SUCCESS) *status = s->head == NULL ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    if (ret == ACL_SUCCESS && s->head == NULL && CHECK_ON(CHECK_SYNC)) check_host_synced_stream(s->check_id, s->submitted);
     pthread_mutex_unlock(&rt_lock);
     return ret;
 }
@@ -492,6 +498,9 @@ static aclError synchronize_device(const char *func, int32_t timeout) {
         aclStubSetErrMsg("%s: the work of device %d did not finish within %d ms", func, (int)device, (int)timeout);
         ret = ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
     } else {
+        if (CHECK_ON(CHECK_SYNC))
+            for (RtStream *s = all_streams; s; s = s->next_all)
+                if (s->device == device) check_host_synced_stream(s->check_id, s->submitted);
         for (RtStream *s = all_streams; s && ret == ACL_SUCCESS; s = s->next_all)
             if (s->device == device) ret = rt_stream_take_error_locked(func, s);
     }
@@ -507,11 +516,27 @@ aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout) {
 
 /* ---- shared with the other stub libraries -------------------------------------------------------- */
 
-aclError aclStubStreamLaunch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg)) {
+int rt_check_id_locked(RtStream *s) {
+    if (s->check_id < 0) s->check_id = check_stream_id(s->submitted);
+    return s->check_id;
+}
+
+void rt_check_device_release_locked(const char *call, int32_t device) {
+    for (RtStream *s = all_streams; s; s = s->next_all) {
+        if (s->device != device) continue;
+        if (CHECK_ON(CHECK_SYNC)) check_stream_released(call, s->check_id, s->submitted);
+        if (CHECK_ON(CHECK_LEAK) && s->token != NULL) check_leak_handle(s->token, call);
+    }
+}
+
+/* Queue a work item; with check mode's spans, records what it reads and writes at its place in the order. */
+static aclError launch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg), const char *call,
+                       const aclStubCheckSpan *spans, size_t n) {
+    const CheckSite *site = spans != NULL ? check_site_here() : NULL;
     RtItem *item = calloc(1, sizeof *item);
     pthread_mutex_lock(&rt_lock);
     RtStream *s;
-    aclError ret = rt_stream_resolve_locked("aclStubStreamLaunch", stream, &s);
+    aclError ret = rt_stream_resolve_locked(call, stream, &s);
     if (ret == ACL_SUCCESS && item == NULL) {
         aclStubSetErrMsg("out of host memory queueing work on a stream");
         ret = ACL_ERROR_RT_MEMORY_ALLOCATION;
@@ -521,7 +546,9 @@ aclError aclStubStreamLaunch(aclrtStream stream, aclStubWorkFn fn, void *arg, vo
         item->fn = fn;
         item->arg = arg;
         item->release = release;
+        int id = spans != NULL && CHECK_ON(CHECK_SYNC) ? rt_check_id_locked(s) : -1;
         rt_enqueue_locked(s, item);
+        if (spans != NULL) check_queued(id, s->submitted, call, site, spans, n);
     }
     pthread_mutex_unlock(&rt_lock);
     if (ret != ACL_SUCCESS) {
@@ -529,6 +556,16 @@ aclError aclStubStreamLaunch(aclrtStream stream, aclStubWorkFn fn, void *arg, vo
         if (release) release(arg);
     }
     return ret;
+}
+
+aclError aclStubStreamLaunch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg)) {
+    return launch(stream, fn, arg, release, "aclStubStreamLaunch", NULL, 0);
+}
+
+aclError aclStubStreamLaunchChecked(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
+                                    const char *call, const aclStubCheckSpan *spans, size_t n) {
+    static const aclStubCheckSpan none[1];
+    return launch(stream, fn, arg, release, call, spans != NULL ? spans : none, spans != NULL ? n : 0);
 }
 
 bool aclStubStreamIsLive(aclrtStream stream) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "meta_internal.h"
 #include "sdk_internal.h"
 
@@ -17,9 +18,13 @@ static bool same_description(const aclStubTensorDesc *a, const aclStubTensorDesc
 /* The tensor behind token, as phase 1 saw it but with today's data pointer; its bytes inside one device block. */
 static aclnnStatus recheck_tensor(const char *op, const char *name, const void *token, aclStubTensorDesc *desc) {
     aclStubTensorDesc now;
-    if (aclStubTensorDescribe(token, &now) != 1)
+    if (aclStubTensorDescribe(token, &now) != 1) {
+        if (CHECK_ON(CHECK_MEM))
+            aclStubCheckReport(CHECK_MEM, "tensor-destroyed-before-run", op, "tensor '%s' (%p) was destroyed after "
+                               "%sGetWorkspaceSize and before %s", name, token, op, op);
         return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor '%s' (%p) was destroyed after %sGetWorkspaceSize", op,
                         name, token, op);
+    }
     if (!same_description(&now, desc))
         return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor '%s' was changed after %sGetWorkspaceSize (shape, "
                         "strides, offset, data type or format)", op, name, op);
@@ -36,10 +41,13 @@ static aclnnStatus recheck_tensor(const char *op, const char *name, const void *
     bool ok = sdk_view_byte_range(desc, &lo, &hi);
     /* The first byte must not wrap below address 0 or past the top of the address space. */
     ok = ok && (lo >= 0 ? (uint64_t)lo <= UINTPTR_MAX - data : (uint64_t)0 - (uint64_t)lo <= data);
-    if (!ok || !aclStubIsDeviceSpan((const char *)(data + (uintptr_t)lo), (size_t)((uint64_t)hi - (uint64_t)lo)))
+    if (!ok || !aclStubIsDeviceSpan((const char *)(data + (uintptr_t)lo), (size_t)((uint64_t)hi - (uint64_t)lo))) {
+        if (ok && CHECK_ON(CHECK_MEM))
+            aclStubCheckBadSpan(op, name, (const char *)(data + (uintptr_t)lo), (size_t)((uint64_t)hi - (uint64_t)lo));
         return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor '%s' addresses bytes [%p%+lld, %p%+lld) that are not "
                         "inside one aclrtMalloc block (host memory, freed memory, or a view larger than its buffer)",
                         op, name, desc->data, (long long)lo, desc->data, (long long)hi);
+    }
     return OK;
 }
 
@@ -87,6 +95,28 @@ void *aclStubKernelScratch(const aclStubOpCall *call, size_t bytes) {
     return block->bytes;
 }
 
+static aclError run_kernel(void *arg);
+
+/* Check mode: queue the kernel with the bytes it reads (inputs) and writes (outputs, workspace). */
+static aclnnStatus launch_checked(aclOpExecutor *w, aclrtStream stream) {
+    const aclStubOpDef *op = w->op;
+    aclStubCheckSpan spans[SDK_MAX_PARAMS + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < op->num_params; i++) {
+        const aclStubTensorDesc *t = w->values[i].tensor;
+        aclStubRole role = op->params[i].role;
+        int64_t lo, hi;
+        if (w->handles[i] == NULL || t == NULL || aclStubNumel(t) == 0 || !sdk_view_byte_range(t, &lo, &hi)) continue;
+        bool out = role == ACLSTUB_OUTPUT || role == ACLSTUB_OPTIONAL_OUTPUT;
+        spans[n++] = (aclStubCheckSpan){op->params[i].name, (const char *)t->data + lo, (size_t)(hi - lo),
+                                        out ? CHECK_WRITE : CHECK_READ, t};
+    }
+    if (w->call.workspace_size > 0)
+        spans[n++] = (aclStubCheckSpan){"workspace", w->call.workspace, (size_t)w->call.workspace_size, CHECK_WRITE,
+                                        NULL};
+    return aclStubStreamLaunchChecked(stream, run_kernel, w, free, op->name, spans, n);
+}
+
 static aclError run_kernel(void *arg) {
     aclOpExecutor *w = arg;
     w->scratch = NULL;
@@ -114,11 +144,15 @@ aclnnStatus aclStubOpRun(const aclStubOpDef *op, void *workspace, uint64_t works
     if (ex->op != op && strcmp(ex->op->name, name) != 0)
         status = sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: argument 'executor' was created by %sGetWorkspaceSize, not by "
                           "%sGetWorkspaceSize", name, ex->op->name, name);
-    else if (workspaceSize < ex->workspace_size)
+    else if (workspaceSize < ex->workspace_size) {
+        if (CHECK_ON(CHECK_MEM))
+            aclStubCheckReport(CHECK_MEM, "workspace-too-small", name, "'workspaceSize' is %llu but "
+                               "%sGetWorkspaceSize asked for %llu bytes", (unsigned long long)workspaceSize, name,
+                               (unsigned long long)ex->workspace_size);
         status = sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: argument 'workspaceSize' is %llu but %sGetWorkspaceSize asked "
                           "for %llu bytes", name, (unsigned long long)workspaceSize, name,
                           (unsigned long long)ex->workspace_size);
-    else if (!aclStubStreamIsLive(stream))
+    } else if (!aclStubStreamIsLive(stream))
         status = sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: argument 'stream' (%p) is not a live stream", name, stream);
     bool repeatable = __atomic_load_n(&ex->repeatable, __ATOMIC_RELAXED);
     /* A repeatable executor stays; the work item is a copy, taken while no destroy can run. */
@@ -137,5 +171,10 @@ aclnnStatus aclStubOpRun(const aclStubOpDef *op, void *workspace, uint64_t works
     }
     work->call.workspace = workspace;
     work->call.workspace_size = workspaceSize;
+    if (CHECK_ON(CHECK_ALL)) {
+        if (workspaceSize > 0 && CHECK_ON(CHECK_MEM) && !aclStubIsDeviceSpan(workspace, (size_t)workspaceSize))
+            aclStubCheckBadSpan(name, "workspace", workspace, (size_t)workspaceSize);
+        if (CHECK_ON(CHECK_INIT | CHECK_SYNC)) return launch_checked(work, stream);
+    }
     return aclStubStreamLaunch(stream, run_kernel, work, free);
 }

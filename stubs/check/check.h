@@ -1,0 +1,133 @@
+/*
+ * Check mode: a sanitizer for aclnn programs (memcheck, initcheck, synccheck, leakcheck), compiled into
+ * libascendcl.so. The runtime, the operator SDK and the handle tables call the hooks below; each call site
+ * is guarded by CHECK_ON, so with check mode off (the default) a hot path pays one predictable branch on
+ * a word that is only written when check mode is configured (ACLNN_CHECK at load, or aclStubCheckStart).
+ *
+ * Locking: the check module's locks (its state; its findings, taken inside the state lock; the interned
+ * call sites) are leaves: taken under rt_lock or a memory lock, never the other way round. Call sites are
+ * captured before any of them is taken, and never by a Python hook under rt_lock (check_site_locked).
+ */
+#ifndef ACLNN_STUB_CHECK_H_
+#define ACLNN_STUB_CHECK_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aclstub/op_sdk.h"
+#include "stub_internal.h"
+
+enum { CHECK_MEM = 1u, CHECK_INIT = 2u, CHECK_SYNC = 4u, CHECK_LEAK = 8u, CHECK_ALL = 15u };
+
+/* The tools in force (0: check mode off). */
+STUB_API extern unsigned aclStubCheckTools;
+
+#define CHECK_ON(tools) __builtin_expect((__atomic_load_n(&aclStubCheckTools, __ATOMIC_RELAXED) & (tools)) != 0, 0)
+
+/* How a queued or host access uses a span of device memory. */
+enum { CHECK_READ = 1, CHECK_WRITE = 2 };
+
+typedef struct {
+    const char *name;              /* the argument, e.g. "dst" or "self" */
+    const void *ptr;               /* first byte */
+    size_t size;                   /* bytes of the hull */
+    int mode;                      /* CHECK_READ, CHECK_WRITE */
+    const aclStubTensorDesc *view; /* optional: the exact elements of a strided view inside the hull */
+} aclStubCheckSpan;
+
+/* ---- exported to libnnopbase.so (operator SDK, handle tables) ----------------------------------------- */
+
+/* A finding of `tool` (CHECK_MEM ...) at the caller's call site; `what` names the class of bug. */
+STUB_API void aclStubCheckReport(unsigned tool, const char *what, const char *call, const char *fmt, ...)
+    STUB_PRINTF(4, 5);
+
+/* memcheck: [ptr, ptr + size) of argument `name` of `call` is not inside one live aclrtMalloc block;
+ * reported as out-of-bounds, use-after-free or not-device-memory with the block's allocation site. */
+STUB_API void aclStubCheckBadSpan(const char *call, const char *name, const void *ptr, size_t size);
+
+/* aclStubStreamLaunch with the spans the work reads and writes (initcheck, synccheck). */
+STUB_API aclError aclStubStreamLaunchChecked(aclrtStream stream, aclStubWorkFn fn, void *arg,
+                                             void (*release)(void *arg), const char *call,
+                                             const aclStubCheckSpan *spans, size_t n);
+
+/* leakcheck: a handle of `kind` (HandleKind) was created or destroyed. */
+STUB_API void aclStubCheckHandleNew(int kind, const void *token);
+STUB_API void aclStubCheckHandleGone(const void *token);
+
+/* ---- exported for clients, which look them up at run time (aclnn_py.check) --------------------------- */
+
+/* Switch check mode on with the named tools ("all", "memcheck,synccheck"): the tool bits, -1 for an unknown
+ * name. The findings so far as JSON, then cleared (leaks: first report what is live as leaked); free the
+ * text with aclStubCheckFreeText. Switch it off. A Python client's call-site hook: it fills buf with the
+ * caller's stack, one "file:line in function" per line, innermost first, and returns the length. */
+STUB_API int aclStubCheckStart(const char *tools);
+STUB_API char *aclStubCheckCollect(int leaks);
+STUB_API void aclStubCheckFreeText(char *text);
+STUB_API void aclStubCheckStop(void);
+STUB_API void aclStubCheckSetSiteHook(size_t (*hook)(char *buf, size_t cap));
+
+/* ---- inside libascendcl.so ---------------------------------------------------------------------------- */
+
+typedef struct CheckSite CheckSite;
+
+/* The calling program's site of the current API call (interned; never freed). Under rt_lock, use
+ * check_site_locked: the site check_site_prepare captured before the lock was taken, else native frames. */
+const CheckSite *check_site_here(void);
+void check_site_prepare(void);
+const CheckSite *check_site_locked(void);
+
+/* Memory: a block was handed out; is about to be released; a release of something that is not a block. */
+void check_alloc(void *start, size_t size, bool device);
+void check_free(const char *call, const void *start, bool device);
+void check_bad_free(const char *call, const void *ptr, bool device);
+
+/* A synchronous (host-ordered) access to device memory: initcheck and synccheck of the span. */
+void check_host_access(const char *call, const aclStubCheckSpan *span);
+
+/* Streams (rt_lock held): ids for vector clocks, queued work, host synchronisation. */
+int check_stream_id(uint64_t submitted_before);
+void check_queued(int stream, uint64_t item, const char *call, const CheckSite *site, const aclStubCheckSpan *spans,
+                  size_t n);
+void check_host_synced_stream(int stream, uint64_t submitted);
+void check_stream_released(const char *call, int stream, uint64_t submitted);
+
+/* Events (rt_lock held): a record snapshots the stream's clock into *slot; a wait merges it. */
+void check_event_record(void **slot, int stream, uint64_t item);
+void check_stream_wait(int stream, void *const *slot);
+void check_host_synced_event(void *const *slot);
+void check_event_free(void **slot);
+
+/* leakcheck of everything live (aclFinalize or process exit), or of one handle about to be released
+ * implicitly (`when`: the call releasing it). */
+void check_leaks(const char *when);
+void check_leak_handle(const void *token, const char *when);
+
+/* Shared by the check module's files. */
+void check_add_finding(unsigned tool, const char *what, const char *call, const CheckSite *site,
+                       const CheckSite *related, const char *related_label, const char *message);
+void check_lock(void);
+void check_unlock(void);
+
+/* fork: the site tables' locks held across fork() (report.c registers the handlers). */
+void check_sites_atfork_prepare(void);
+void check_sites_atfork_parent(void);
+void check_sites_atfork_child(void);
+void check_handles_atfork_child(void); /* what the parent created is not the child's leak */
+void check_blocks_atfork_child(void);
+
+/* The allocation an address falls in, for messages: "block 0x.. (N bytes, +off)" or a freed block; the
+ * block's allocation site in *site (NULL when unknown). check_lock held. */
+void check_describe_address_locked(char *out, size_t cap, const void *ptr, const CheckSite **site);
+
+/* A growing text buffer for the report. */
+typedef struct {
+    char *p;
+    size_t len, cap;
+} CheckText;
+void check_text_put(CheckText *t, const char *fmt, ...) STUB_PRINTF(2, 3);
+void check_text_string(CheckText *t, const char *s); /* as a JSON string literal */
+void check_text_site(CheckText *t, const CheckSite *site); /* as a JSON object */
+void check_site_summary(const CheckSite *site, char *out, size_t cap);
+
+#endif /* ACLNN_STUB_CHECK_H_ */
