@@ -1,6 +1,8 @@
 """The client's caching device-memory pool: steady-state calls allocate nothing, reused blocks never leak
 a previous call's bytes into a result, the counters add up, and it can be turned off and emptied."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -8,9 +10,12 @@ import aclnn_py
 from aclnn_py import acl, reference
 from aclnn_py._native import ffi, lib
 from aclnn_py._optable import OPS
-from benchmarks.kernels import BUILDERS, QUICK, Data, op_dtypes
 
 from helpers_ops import assert_all_same
+from test_c_samples import ROOT
+
+sys.path.append(str(ROOT))  # the benchmarks' input builders: every operator's inputs at small shapes
+from benchmarks.kernels import BUILDERS, QUICK, Data, op_dtypes  # noqa: E402
 
 POOL = aclnn_py.get_memory_pool()
 

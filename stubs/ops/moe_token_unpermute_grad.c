@@ -144,31 +144,6 @@ static void scatter_rows(void *arg, int64_t begin, int64_t end) {
     free(scratch);
 }
 
-/* BinaryAdd of the device's ReduceSum: halve v (8-aligned) down to `threshold`, then fold it onto `offset`. */
-static void fold(float *v, int64_t total, int64_t threshold, int64_t offset) {
-    int64_t half = align_up((total + 1) / 2, 8);
-    while (total > threshold) {
-        aclStubRowAddF32(v, v + half, ACL_FLOAT, total - half);
-        total = half;
-        half = align_up((half + 1) / 2, 8);
-    }
-    if (total > offset) aclStubRowAddF32(v, v + offset, ACL_FLOAT, total - offset);
-}
-
-/* The device's ReduceSum of one hidden chunk (spec 3.3); v is overwritten. */
-static float device_reduce_sum(float *v, int64_t n) {
-    static const int64_t LEVELS[][2] = {{4096, 8192}, {512, 1024}, {64, 128}}; /* (offset, threshold) */
-    for (size_t i = 0; i < ACLSTUB_LEN(LEVELS); i++) {
-        if (n >= LEVELS[i][0]) {
-            fold(v, n, LEVELS[i][1], LEVELS[i][0]);
-            return aclStubRowTreeSumF32(v, LEVELS[i][0]);
-        }
-    }
-    float lanes[64] = {0}; /* idle lanes add +0.0 */
-    memcpy(lanes, v, (size_t)n * sizeof(float));
-    return aclStubRowTreeSumF32(lanes, 64);
-}
-
 /* probsGradOut[t, k] = <permuteTokens[idx], unpermutedTokensGrad[t]> per hidden chunk, chunks added to +0.0
  * in order; a slot without a row (dropped or out of range) takes a row of zeros (so 0 * inf is NaN). */
 static void probs_grad_rows(void *arg, int64_t begin, int64_t end) {
@@ -192,10 +167,7 @@ static void probs_grad_rows(void *arg, int64_t begin, int64_t end) {
                 else
                     aclStubRowLoadF32(prod, contiguous_row(c->tok, r, p->h, scratch), dt, p->h);
                 aclStubRowMulF32(prod, row, g, p->h);
-                for (int64_t j = 0; j < p->h; j += p->chunk) {
-                    float part = device_reduce_sum(prod + j, p->h - j < p->chunk ? p->h - j : p->chunk);
-                    aclStubRowAddF32(&acc, &part, ACL_FLOAT, 1);
-                }
+                acc = aclStubVectorReduceSumF32(prod, p->h, p->chunk); /* the device's ReduceSum per chunk */
             } /* else out of memory: the gradient is written as +0.0 */
             aclStubRowStoreF32(aclStubElem2(c->pg, t, k), &acc, c->pg->dtype, 1);
         }
