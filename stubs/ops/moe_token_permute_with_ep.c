@@ -1,5 +1,4 @@
 /* aclnnMoeTokenPermuteWithEp (spec: ops/moe_token_permute_with_ep.md). */
-#include <stdlib.h>
 
 #include "aclstub/op_sdk.h"
 #include "aclnnop/aclnn_moe_token_permute_with_ep.h"
@@ -57,17 +56,15 @@ static void probs_range(void *arg, int64_t begin, int64_t end) {
 static aclnnStatus kernel(const aclStubOpCall *call) {
     const Plan *p = call->plan;
     int64_t l = p->l, n = p->n;
-    int64_t *keys = malloc((size_t)l * sizeof *keys);
-    int32_t *order = malloc((size_t)l * sizeof *order);
-    int64_t *slots = malloc((size_t)(n > 0 ? n : 1) * sizeof *slots);
-    int64_t *rows = malloc((size_t)(n > 0 ? n : 1) * sizeof *rows);
-    aclnnStatus status = OK;
+    int64_t *keys = aclStubKernelScratch(call, (size_t)l * sizeof *keys);
+    int32_t *order = aclStubKernelScratch(call, (size_t)l * sizeof *order);
+    int64_t *slots = aclStubKernelScratch(call, (size_t)n * sizeof *slots);
+    int64_t *rows = aclStubKernelScratch(call, (size_t)n * sizeof *rows);
+    if (!keys || !order || !slots || !rows) return aclStubKernelOutOfMemory(call);
     Ctx c = {p, aclStubOpTensor(call, INDICES), aclStubOpTensor(call, SORTED), aclStubOpTensor(call, PROBS),
              aclStubOpTensor(call, POUT), keys, order, slots};
-    if (!keys || !order || !slots || !rows) goto oom;
-
     aclStubParallelFor(l, 16384, keys_range, &c);
-    if (!aclStubStableArgsort(keys, l, order)) goto oom;
+    if (!aclStubStableArgsort(keys, l, order)) return aclStubKernelOutOfMemory(call);
     /* sortedIndicesOut[i] is the rank of slot i: the inverse of the sort order. */
     aclStubParallelFor(l, 16384, ranks_range, &c);
 
@@ -80,15 +77,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     }
     aclStubCopyRows(aclStubOpTensor(call, OUT), 0, aclStubOpTensor(call, TOKENS), rows, n);
     if (c.probs) aclStubParallelFor(n, 16384, probs_range, &c);
-    goto done;
-oom:
-    status = aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the sort buffers (%lld slots)", (long long)l);
-done:
-    free(keys);
-    free(order);
-    free(slots);
-    free(rows);
-    return status;
+    return OK;
 }
 
 static aclnnStatus check(aclStubOpCall *c) {

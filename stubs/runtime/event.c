@@ -189,7 +189,9 @@ aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream) {
     return ret;
 }
 
-static aclError query(const char *func, aclrtEvent event, bool *complete) {
+/* Whether event's last record has completed, for both query functions (status: their out-parameter). */
+static aclError query(const char *func, aclrtEvent event, const void *status, bool *complete) {
+    RT_RETURN_IF_NULL(func, status);
     pthread_mutex_lock(&rt_lock);
     RtEvent *e = event_lookup_locked(func, "event", event);
     if (e != NULL) *complete = e->completed >= e->recorded;
@@ -199,17 +201,15 @@ static aclError query(const char *func, aclrtEvent event, bool *complete) {
 }
 
 aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status) {
-    RT_RETURN_IF_NULL("aclrtQueryEventStatus", status);
     bool complete;
-    aclError ret = query("aclrtQueryEventStatus", event, &complete);
+    aclError ret = query("aclrtQueryEventStatus", event, status, &complete);
     if (ret == ACL_SUCCESS) *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     return ret;
 }
 
 aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status) {
-    RT_RETURN_IF_NULL("aclrtQueryEvent", status);
     bool complete;
-    aclError ret = query("aclrtQueryEvent", event, &complete);
+    aclError ret = query("aclrtQueryEvent", event, status, &complete);
     if (ret == ACL_SUCCESS) *status = complete ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
     return ret;
 }
