@@ -3,6 +3,7 @@
 
 #include "aclstub/op_sdk.h"
 #include "aclnnop/aclnn_moe_token_unpermute_grad.h"
+#include "unpermute_common.h"
 
 enum { PERMUTED, GRAD, IDX, PROBS, PADDED_MODE, RESTORE_SHAPE, PERMUTED_GRAD, PROBS_GRAD };
 
@@ -19,34 +20,10 @@ static const aclStubParam PARAMS[] = {
     [PROBS_GRAD] = {"probsGradOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "probsOptional"},
 };
 
-/*
- * How the device cuts the hidden axis for the probs gradient depends on its vector-unit budget, and each
- * cut is one more float32 rounding. Estimates for Atlas A2/A3 (spec 3.3): unified-buffer bytes given to
- * the tiling, and vector cores.
- */
-#define UB_BYTES 196352
-#define AIV_CORES 48
-
 typedef struct {
     int64_t p, t, k, h;
     int64_t chunk; /* hidden elements per probs-gradient reduction */
 } Plan;
-
-static int64_t align_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
-static int64_t align_down(int64_t a, int64_t b) { return a / b * b; }
-
-/* The tiling's hidden split (CoreSplitInfoProbIsNotNone): H itself when one chunk fits. */
-static int64_t hidden_chunk(int64_t h, int64_t t, int64_t k, int64_t tb, int64_t pb) {
-    int64_t per_core = (t + AIV_CORES - 1) / AIV_CORES, cap = align_down(256, k);
-    int64_t idx = k > 256 ? k : per_core > cap / k ? cap : per_core * k; /* min(per_core * K, cap) */
-    int64_t idx_align = align_up(idx, 32 / pb);
-    int64_t h_align = align_up(h, 512 / tb);
-    int64_t fixed = 4 * pb * idx_align + 12 * idx_align + 256;
-    if (h > UB_BYTES) return align_down((UB_BYTES - fixed) / (6 * tb + 12), 512 / tb); /* never one chunk */
-    if ((UB_BYTES - fixed - (4 * tb + 12) * h_align) / (2 * tb * h_align) >= 1) return h;
-    int64_t chunk = align_down((UB_BYTES - fixed) / (6 * tb + 12), 512 / tb);
-    return chunk > 0 ? chunk : h;
-}
 
 static aclnnStatus check(aclStubOpCall *c) {
     const aclStubTensorDesc *tok = aclStubOpTensor(c, PERMUTED), *grad = aclStubOpTensor(c, GRAD);
@@ -80,7 +57,7 @@ static aclnnStatus check(aclStubOpCall *c) {
                             (long long)tok->dims[1], (long long)h);
     int64_t chunk = h;
     if (probs) {
-        chunk = hidden_chunk(h, t, k, (int64_t)aclDataTypeSize(tok->dtype), (int64_t)aclDataTypeSize(probs->dtype));
+        chunk = unpermute_probs_chunk(h, t, k, aclDataTypeSize(tok->dtype), aclDataTypeSize(probs->dtype));
     } else {
         /* Without probs only permuteTokens.shape[0] is used and probsGradOut is never written. */
         aclStubOpIgnore(c, PERMUTED);

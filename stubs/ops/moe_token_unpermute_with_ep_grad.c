@@ -3,6 +3,7 @@
 
 #include "aclstub/op_sdk.h"
 #include "aclnnop/aclnn_moe_token_unpermute_with_ep_grad.h"
+#include "unpermute_common.h"
 
 enum { GRAD, IDX, TOKENS, PROBS, PADDED_MODE, RESTORE_SHAPE, RANGE, TOPK, TOKENS_GRAD, PROBS_GRAD };
 
@@ -19,27 +20,6 @@ static const aclStubParam PARAMS[] = {
     [TOKENS_GRAD] = {"permutedTokensGradOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "unpermutedTokensGrad"},
     [PROBS_GRAD] = {"probsGradOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "probsOptional"},
 };
-
-/*
- * The device cuts the hidden dimension of the probs gradient's dot products into chunks that fit its
- * unified buffer (tiling CoreSplitInfoProbIsNotNone); each chunk is reduced on its own and the chunk sums
- * are added in order. Atlas A2/A3 figures: 196352 bytes of UB per vector core, 48 vector cores.
- */
-#define UB_BYTES 196352
-#define VECTOR_CORES 48
-
-static int64_t align_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
-
-static int64_t hidden_chunk(int64_t h, int64_t n, int64_t k, size_t tb, size_t pb) {
-    int64_t each = n / VECTOR_CORES + (n % VECTOR_CORES ? 1 : 0);
-    int64_t hsa = align_up(h, 512 / (int64_t)tb);
-    int64_t irn = k <= 256 ? (each * k < 256 / k * k ? each * k : 256 / k * k) : k;
-    int64_t irn_al = align_up(irn, 32 / (int64_t)pb);
-    int64_t fixed = UB_BYTES - 4 * (int64_t)pb * irn_al - 12 * irn_al - 256;
-    if (fixed - (4 * (int64_t)tb + 12) * hsa >= 2 * (int64_t)tb * hsa) return h;
-    int64_t chunk = fixed / (6 * (int64_t)tb + 12) / (512 / (int64_t)tb) * (512 / (int64_t)tb);
-    return chunk > 0 ? chunk : h;
-}
 
 typedef struct {
     int64_t n, k, h, start, rows, chunk; /* rows: n_eff, the window's rows of permutedTokensGradOut */
@@ -199,7 +179,8 @@ static aclnnStatus check(aclStubOpCall *c) {
         aclStubOpIgnore(c, TOKENS);
         aclStubOpIgnore(c, PROBS_GRAD);
     }
-    int64_t chunk = probs ? hidden_chunk(h, n, k, aclDataTypeSize(grad->dtype), aclDataTypeSize(probs->dtype)) : h;
+    size_t tb = aclDataTypeSize(grad->dtype);
+    int64_t chunk = probs ? unpermute_probs_chunk(h, n, k, tb, aclDataTypeSize(probs->dtype)) : h;
     *(Plan *)c->plan = (Plan){n, k, h, start, rows, chunk};
     return OK;
 }
