@@ -133,3 +133,104 @@ ROW_KERNEL void aclStubRowStoreF32(void *restrict dst, const float *restrict src
         for (int64_t i = 0; i < n; i++) d[i] = (f16)src[i];
     }
 }
+
+/* ---- weighted rows and the device's reduction order ---- */
+
+/* a * b with the product NaN rule: a NaN first operand is kept (made quiet). The integer blend also keeps
+ * compilers from fusing the product into a following add. */
+static inline float mul_f32(float a, float b) {
+    float r = a * b;
+    uint32_t ua, ur;
+    memcpy(&ua, &a, 4);
+    memcpy(&ur, &r, 4);
+    uint32_t a_is_nan = (int32_t)(ua & 0x7fffffffu) > 0x7f800000 ? 0xffffffffu : 0u;
+    ur = (ur & ~a_is_nan) | ((ua | 0x400000u) & a_is_nan);
+    memcpy(&r, &ur, 4);
+    return r;
+}
+
+/* float -> fp16/bf16 -> float with round to nearest even (NaN stays NaN, quiet). */
+static inline float round_to_dtype(float f, aclDataType dtype) {
+    if (dtype == ACL_FLOAT16) return (float)(f16)f;
+    if (dtype != ACL_BF16) return f;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint32_t nan = ((u >> 16) | 0x40u) << 16;
+    uint32_t rounded = ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16) << 16;
+    u = (u & 0x7fffffffu) > 0x7f800000u ? nan : rounded;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Source rows are widened in blocks of this many elements (on the stack), then combined. */
+#define SCALE_BLOCK 256
+
+ROW_KERNEL void aclStubRowScaleF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
+                                   int64_t n) {
+    aclStubRowLoadF32(dst, src, dtype, n);
+    for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], w);
+}
+
+ROW_KERNEL void aclStubRowMulF32(float *restrict dst, const void *restrict src, aclDataType dtype,
+                                 const float *restrict g, int64_t n) {
+    aclStubRowLoadF32(dst, src, dtype, n);
+    for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], g[i]);
+}
+
+static void add_scaled(float *restrict dst, const void *restrict src, aclDataType dtype, float w, int64_t n,
+                       bool round) {
+    float buf[SCALE_BLOCK];
+    size_t es = aclDataTypeSize(dtype);
+    for (int64_t b = 0; b < n; b += SCALE_BLOCK) {
+        int64_t m = n - b < SCALE_BLOCK ? n - b : SCALE_BLOCK;
+        aclStubRowLoadF32(buf, (const char *)src + b * (int64_t)es, dtype, m);
+        if (round)
+            for (int64_t i = 0; i < m; i++) dst[b + i] = sum_f32(dst[b + i], round_to_dtype(mul_f32(buf[i], w), dtype));
+        else
+            for (int64_t i = 0; i < m; i++) dst[b + i] = sum_f32(dst[b + i], mul_f32(buf[i], w));
+    }
+}
+
+ROW_KERNEL void aclStubRowAddScaledF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
+                                       int64_t n) {
+    add_scaled(dst, src, dtype, w, n, false);
+}
+
+ROW_KERNEL void aclStubRowAddScaledRoundedF32(float *restrict dst, const void *restrict src, aclDataType dtype,
+                                              float w, int64_t n) {
+    add_scaled(dst, src, dtype, w, n, dtype != ACL_FLOAT);
+}
+
+static int64_t align8(int64_t n) { return (n + 7) / 8 * 8; }
+
+/* BinaryAdd: fold the upper 8-aligned half onto the lower one while more than `threshold` remain, then the
+ * part beyond `offset` onto the first `offset` elements. */
+static void fold_halves(float *v, int64_t total, int64_t threshold, int64_t offset) {
+    int64_t half = align8((total + 1) / 2);
+    while (total > threshold) {
+        for (int64_t i = 0; i < total - half; i++) v[i] = sum_f32(v[i], v[half + i]);
+        total = half;
+        half = align8((half + 1) / 2);
+    }
+    for (int64_t i = 0; i < total - offset; i++) v[i] = sum_f32(v[i], v[offset + i]);
+}
+
+/* Adjacent pairs, level by level, over a power-of-two length. */
+static float tree_sum(float *v, int64_t n) {
+    for (; n > 1; n /= 2)
+        for (int64_t i = 0; i < n / 2; i++) v[i] = sum_f32(v[2 * i], v[2 * i + 1]);
+    return v[0];
+}
+
+float aclStubReduceSumF32(float *v, int64_t n) {
+    static const int64_t LEVELS[3][3] = {{4096, 8192, 4096}, {512, 1024, 512}, {64, 128, 64}};
+    for (int l = 0; l < 3; l++) {
+        if (n >= LEVELS[l][0]) {
+            fold_halves(v, n, LEVELS[l][1], LEVELS[l][2]);
+            return tree_sum(v, LEVELS[l][2]);
+        }
+    }
+    float lanes[64] = {0};
+    memcpy(lanes, v, (size_t)(n > 0 ? n : 0) * sizeof(float));
+    return tree_sum(lanes, 64);
+}

@@ -312,6 +312,25 @@ typedef struct {
 } aclStubGatherSum;
 ACLSTUB_API void aclStubRowGatherSum(const aclStubGatherSum *g);
 
+/*
+ * Weighted rows (the combine operators). A product a * w whose first operand a is NaN is a made quiet,
+ * whatever w is (the product's counterpart of the sum rule above); products are rounded to float32 before
+ * any sum (never fused into a multiply-add).
+ */
+ACLSTUB_API void aclStubRowScaleF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
+/* dst += float32(float(src) * w) */
+ACLSTUB_API void aclStubRowAddScaledF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
+/* dst += float(narrow_dtype(float(src) * w)): the product rounded to the source's dtype first */
+ACLSTUB_API void aclStubRowAddScaledRoundedF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
+/* dst[i] = float(src[i]) * g[i] */
+ACLSTUB_API void aclStubRowMulF32(float *dst, const void *src, aclDataType dtype, const float *g, int64_t n);
+/*
+ * The sum of v[0 .. n) in the order of the AI Core's ReduceSum (n >= 1; v is overwritten): halving folds
+ * of 8-aligned halves down to 4096, 512 or 64 elements, then an adjacent-pair tree; below 64 elements one
+ * tree over 64 lanes whose idle lanes hold +0.0.
+ */
+ACLSTUB_API float aclStubReduceSumF32(float *v, int64_t n);
+
 /* Stable ascending argsort of n int64 keys (ties in ascending position). false when out of memory. */
 ACLSTUB_API bool aclStubStableArgsort(const int64_t *keys, int64_t n, int32_t *order);
 /* An int64 key that sorts like float f (total order: -0.0 before +0.0, NaN last). */
