@@ -6,6 +6,8 @@ rule with its status code, and the round trips with MoeTokenPermuteWithRoutingMa
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -15,9 +17,9 @@ from aclnn_py import aclnn, reference, testing
 from aclnn_py.reference._rounding import add_f32, device_reduce_sum, mul_f32, narrow
 from aclnn_py.reference.moe_token_unpermute_with_routing_map_grad import chunk_non_pad, chunk_pad
 
-from helpers_ops import (BF, BF16, BOOL, FLOATS, FLOAT_IDS, FP16, FP32, I32, I64, I8, INVALID, NULLPTR, NZ, T,
-                         TILING, Resources, assert_all_same, assert_rejected, phase1, random_bits, random_values,
-                         run_two_phases, threads)
+from helpers_ops import (BF, BF16, BOOL, C_LIVE, FLOATS, FLOAT_IDS, FP16, FP32, I32, I64, I8, INVALID, NULLPTR, NZ, T,
+                         TILING, Resources, assert_all_same, assert_rejected, c_validation_tests, phase1, random_bits,
+                         random_values, run_two_phases, threads)
 
 MAPS = [np.dtype(np.int8), np.dtype(np.bool_)]
 MAP_IDS = ["int8", "bool"]
@@ -885,3 +887,26 @@ HIGH_LEVEL_CASES = [
 @pytest.mark.parametrize("name,call,status,fragment,function", HIGH_LEVEL_CASES, ids=[c[0] for c in HIGH_LEVEL_CASES])
 def test_high_level_validation(name, call, status, fragment, function):
     assert_rejected(call, status, fragment, function)
+
+
+# ---- validation from C ---------------------------------------------------------------------------------------
+
+C_SOURCE = Path(__file__).resolve().parent / "c" / "validation_unpermute_with_routing_map.c"
+_C_OK = ["fwd_ok", "fwd_ok_no_probs", "fwd_ok_index_outputs_null", "fwd_ok_pad", "fwd_ok_pad_no_probs",
+         "fwd_ok_out_not_contiguous", "fwd_ok_bf16", "fwd_empty_writes_nothing",
+         "bwd_ok", "bwd_ok_no_probs", "bwd_ok_probs_grad_null", "bwd_ok_pad", "bwd_ok_restore_shape_never_read",
+         "bwd_ok_fp16"]
+_C_NULLPTR = ["fwd_null_workspace_size", "fwd_null_executor", "fwd_null_permuted_tokens", "fwd_null_sorted_indices",
+              "fwd_null_probs_and_restore_shape", "fwd_null_unpermuted_tokens", "fwd_null_output_before_ranks",
+              "fwd_null_routing_map_with_probs", "fwd_pad_null_out_index", "fwd_pad_null_permute_probs",
+              "bwd_null_workspace_size", "bwd_null_executor", "bwd_null_grad", "bwd_null_out_index",
+              "bwd_null_permute_token_id", "bwd_null_permuted_tokens_grad_out"]
+_C_INVALID = ["fwd_dtype_before_null_output"]
+_C_TILING = ["bwd_null_routing_map_with_probs", "bwd_null_permuted_tokens_with_probs"]
+C_EXPECTED = {**{k: 0 for k in _C_OK}, **{k: NULLPTR for k in _C_NULLPTR}, **{k: INVALID for k in _C_INVALID},
+              **{k: TILING for k in _C_TILING}, **{k: 0 for k in C_LIVE}}
+
+# The fixture c_results and the tests test_c_forward_validation, test_c_backward_validation and
+# test_c_program_releases_everything: the program's statuses against C_EXPECTED (built with -Werror).
+(c_results, test_c_forward_validation, test_c_backward_validation,
+ test_c_program_releases_everything) = c_validation_tests(C_SOURCE, C_EXPECTED, werror=True)
