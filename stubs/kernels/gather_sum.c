@@ -26,6 +26,35 @@ static const void *source_row(const GatherCtx *c, int64_t r, void *scratch) {
     return scratch;
 }
 
+typedef void RowAdd(float *dst, const void *src, aclDataType dtype, int64_t n);
+
+/* Output row t into the float row a, combining its terms as g->init says, with `add` for the sums. */
+static void sum_row(const GatherCtx *c, int64_t t, float *a, void *scratch, RowAdd *add) {
+    const aclStubGatherSum *g = c->g;
+    aclDataType dt = g->src->dtype;
+    bool have = false;
+    for (int64_t k = 0; k < g->k; k++) {
+        int64_t d = aclStubIndex1(g->idx, t * g->k + k);
+        if (d >= g->lo && d < g->hi) {
+            const void *row = source_row(c, d - g->lo, scratch);
+            if (have)
+                add(a, row, dt, c->h);
+            else if (g->init == ACLSTUB_SUM_ZERO_INIT) {
+                memset(a, 0, (size_t)c->h * sizeof(float));
+                add(a, row, dt, c->h);
+            } else
+                aclStubRowLoadF32(a, row, dt, c->h);
+            have = true;
+        } else if (!have && k == 0) {
+            memset(a, 0, (size_t)c->h * sizeof(float));
+            have = true;
+        } else if (g->init == ACLSTUB_SUM_COPY_FIRST_ADD_ZERO && have) {
+            aclStubRowAddZeroF32(a, c->h);
+        }
+    }
+    if (!have) memset(a, 0, (size_t)c->h * sizeof(float)); /* K == 0 cannot happen; kept for safety */
+}
+
 /* Rows up to this many elements keep their scratch on the stack: small calls skip malloc entirely. */
 #define STACK_ROW 1024
 
@@ -49,28 +78,8 @@ static void gather_range(void *arg, int64_t begin, int64_t end) {
     }
     for (int64_t t = begin; t < end; t++) {
         float *a = direct ? (float *)aclStubElem2(g->out, t, 0) : acc;
-        bool have = false;
-        for (int64_t k = 0; k < g->k; k++) {
-            int64_t d = aclStubIndex1(g->idx, t * g->k + k);
-            bool valid = d >= g->lo && d < g->hi;
-            if (valid) {
-                const void *row = source_row(c, d - g->lo, scratch);
-                if (have)
-                    aclStubRowAddF32(a, row, dt, c->h);
-                else if (g->init == ACLSTUB_SUM_ZERO_INIT) {
-                    memset(a, 0, (size_t)c->h * sizeof(float));
-                    aclStubRowAddF32(a, row, dt, c->h);
-                } else
-                    aclStubRowLoadF32(a, row, dt, c->h);
-                have = true;
-            } else if (!have && k == 0) {
-                memset(a, 0, (size_t)c->h * sizeof(float));
-                have = true;
-            } else if (g->init == ACLSTUB_SUM_COPY_FIRST_ADD_ZERO && have) {
-                aclStubRowAddZeroF32(a, c->h);
-            }
-        }
-        if (!have) memset(a, 0, (size_t)c->h * sizeof(float)); /* K == 0 cannot happen; kept for safety */
+        sum_row(c, t, a, scratch, aclStubRowAddF32Fast);
+        if (aclStubRowAnyNaN(a, c->h)) sum_row(c, t, a, scratch, aclStubRowAddF32); /* rare: NaN payloads */
         if (!direct) aclStubRowStoreF32(aclStubElem2(g->out, t, 0), acc, dt, c->h);
     }
     if (!small) {

@@ -49,13 +49,17 @@ F16C_KERNEL static void f16c_load(float *dst, const uint16_t *src, int64_t n) {
     for (; i < n; i++) dst[i] = (float)((const f16 *)src)[i];
 }
 
-F16C_KERNEL static void f16c_add(float *dst, const uint16_t *src, int64_t n) {
+/* exact: the NaN rule (sum_f32); otherwise plain adds, which differ from it only in NaN payloads */
+F16C_KERNEL static void f16c_add(float *dst, const uint16_t *src, int64_t n, bool exact) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + i)));
-        __m256 a = _mm256_loadu_ps(dst + i);
-        __m256 quiet_a = _mm256_or_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x400000)));
-        _mm256_storeu_ps(dst + i, _mm256_blendv_ps(_mm256_add_ps(a, v), quiet_a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q)));
+        __m256 a = _mm256_loadu_ps(dst + i), r = _mm256_add_ps(a, v);
+        if (exact) {
+            __m256 quiet_a = _mm256_or_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x400000)));
+            r = _mm256_blendv_ps(r, quiet_a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+        }
+        _mm256_storeu_ps(dst + i, r);
     }
     for (; i < n; i++) dst[i] = sum_f32(dst[i], (float)((const f16 *)src)[i]);
 }
@@ -69,7 +73,7 @@ F16C_KERNEL static void f16c_store(uint16_t *dst, const float *src, int64_t n) {
 #else
 static bool has_f16c(void) { return false; }
 #define f16c_load(d, s, n) ((void)0)
-#define f16c_add(d, s, n) ((void)0)
+#define f16c_add(d, s, n, exact) ((void)0)
 #define f16c_store(d, s, n) ((void)0)
 #endif
 
@@ -90,24 +94,44 @@ ROW_KERNEL void aclStubRowLoadF32(float *restrict dst, const void *restrict src,
     }
 }
 
-ROW_KERNEL void aclStubRowAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
+/* The body of both row adds; `exact` is a constant in each, so the plain one vectorises to bare adds. */
+static inline __attribute__((always_inline)) float add_f32(float a, float b, bool exact) {
+    return exact ? sum_f32(a, b) : a + b;
+}
+
+static inline __attribute__((always_inline)) void row_add(float *restrict dst, const void *restrict src,
+                                                          aclDataType dtype, int64_t n, bool exact) {
     if (dtype == ACL_FLOAT) {
         const float *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], s[i]);
+        for (int64_t i = 0; i < n; i++) dst[i] = add_f32(dst[i], s[i], exact);
     } else if (dtype == ACL_BF16) {
         const uint16_t *s = src;
         for (int64_t i = 0; i < n; i++) {
             uint32_t u = (uint32_t)s[i] << 16;
             float f;
             memcpy(&f, &u, 4);
-            dst[i] = sum_f32(dst[i], f);
+            dst[i] = add_f32(dst[i], f, exact);
         }
     } else if (has_f16c()) {
-        f16c_add(dst, src, n);
+        f16c_add(dst, src, n, exact);
     } else {
         const f16 *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], (float)s[i]);
+        for (int64_t i = 0; i < n; i++) dst[i] = add_f32(dst[i], (float)s[i], exact);
     }
+}
+
+ROW_KERNEL void aclStubRowAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
+    row_add(dst, src, dtype, n, true);
+}
+
+ROW_KERNEL void aclStubRowAddF32Fast(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
+    row_add(dst, src, dtype, n, false);
+}
+
+ROW_KERNEL bool aclStubRowAnyNaN(const float *row, int64_t n) {
+    int any = 0; /* no early exit, so the loop vectorises to a compare and an or */
+    for (int64_t i = 0; i < n; i++) any |= row[i] != row[i];
+    return any != 0;
 }
 
 ROW_KERNEL void aclStubRowAddZeroF32(float *restrict dst, int64_t n) {

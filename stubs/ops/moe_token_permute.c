@@ -1,5 +1,4 @@
 /* aclnnMoeTokenPermute (spec: ops/moe_token_permute.md). */
-#include <stdlib.h>
 
 #include "aclstub/op_sdk.h"
 #include "aclnnop/aclnn_moe_token_permute.h"
@@ -46,24 +45,16 @@ static void scatter(void *arg, int64_t begin, int64_t end) {
 static aclnnStatus kernel(const aclStubOpCall *call) {
     const Plan *p = call->plan;
     int64_t t = p->t;
-    int64_t *keys = malloc((size_t)(t > 0 ? t : 1) * sizeof *keys);
-    int32_t *order = malloc((size_t)(t > 0 ? t : 1) * sizeof *order);
-    int64_t *src_rows = malloc((size_t)(p->m > 0 ? p->m : 1) * sizeof *src_rows);
+    int64_t *keys = aclStubKernelScratch(call, (size_t)t * sizeof *keys);
+    int32_t *order = aclStubKernelScratch(call, (size_t)t * sizeof *order);
+    int64_t *src_rows = aclStubKernelScratch(call, (size_t)p->m * sizeof *src_rows);
+    if (!keys || !order || !src_rows) return aclStubKernelOutOfMemory(call);
     Ctx c = {p, aclStubOpTensor(call, INDICES), aclStubOpTensor(call, SORTED), keys, order, src_rows};
-    bool ok = keys && order && src_rows;
-    if (ok) {
-        aclStubParallelFor(t, 65536, load_keys, &c);
-        /* Exact for every int32/int64 value, unlike the device's float32 keys. */
-        ok = aclStubStableArgsort(keys, t, order);
-    }
-    if (ok) {
-        aclStubParallelFor(t, 65536, scatter, &c);
-        aclStubCopyRows(aclStubOpTensor(call, OUT), 0, aclStubOpTensor(call, TOKENS), src_rows, p->m);
-    }
-    free(keys);
-    free(order);
-    free(src_rows);
-    if (!ok) return aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the sort buffers of %lld slots", (long long)t);
+    aclStubParallelFor(t, 65536, load_keys, &c);
+    /* Exact for every int32/int64 value, unlike the device's float32 keys. */
+    if (!aclStubStableArgsort(keys, t, order)) return aclStubKernelOutOfMemory(call);
+    aclStubParallelFor(t, 65536, scatter, &c);
+    aclStubCopyRows(aclStubOpTensor(call, OUT), 0, aclStubOpTensor(call, TOKENS), src_rows, p->m);
     return OK;
 }
 

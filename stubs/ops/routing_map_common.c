@@ -66,6 +66,29 @@ typedef struct {
     int64_t h, hb; /* hb: columns per work item */
 } IndexAddCtx;
 
+/* Columns [c0, c0 + n) of token t's sum into acc. Unweighted sums may use plain adds (exact false), which differ
+ * from the NaN rule only in the payload a NaN + NaN keeps: rows whose sums hold a NaN are redone exactly. */
+static void sum_columns(const RmIndexAdd *a, int64_t t, int64_t c0, int64_t n, float *acc, void *scratch, bool exact) {
+    aclDataType dt = a->src->dtype;
+    int64_t es = (int64_t)aclDataTypeSize(dt);
+    memset(acc, 0, (size_t)n * sizeof(float));
+    for (int64_t r = a->start[t]; r < a->start[t + 1]; r++) {
+        int64_t row = a->rows[r];
+        if (r + 1 < a->start[t + 1] && a->src->strides[1] == 1) {
+            /* The rows of a token are scattered: start fetching the next one while this one is summed. */
+            const char *q = rm_load_row(a->src, a->rows[r + 1], c0, n, NULL);
+            for (int64_t l = 0; l < 16 && l * 64 < n * es; l++) __builtin_prefetch(q + l * 64);
+        }
+        const void *p = rm_load_row(a->src, row, c0, n, scratch);
+        if (a->weights)
+            aclStubRowAddScaledRoundedF32(acc, p, dt, a->weights[row], n);
+        else if (exact)
+            aclStubRowAddF32(acc, p, dt, n);
+        else
+            aclStubRowAddF32Fast(acc, p, dt, n);
+    }
+}
+
 static void index_add_range(void *arg, int64_t begin, int64_t end) {
     const IndexAddCtx *c = arg;
     const RmIndexAdd *a = c->a;
@@ -79,20 +102,9 @@ static void index_add_range(void *arg, int64_t begin, int64_t end) {
             for (int64_t j = 0; j < n; j += 64) rm_store_row(a->out, t, c0 + j, zero, n - j < 64 ? n - j : 64);
             continue;
         }
-        memset(acc, 0, (size_t)n * sizeof(float));
-        for (int64_t r = a->start[t]; r < a->start[t + 1]; r++) {
-            int64_t row = a->rows[r];
-            if (r + 1 < a->start[t + 1] && a->src->strides[1] == 1) {
-                /* The rows of a token are scattered: start fetching the next one while this one is summed. */
-                const char *q = rm_load_row(a->src, a->rows[r + 1], c0, n, NULL);
-                for (int64_t l = 0; l < 16 && l * 64 < n * (int64_t)aclDataTypeSize(dt); l++) __builtin_prefetch(q + l * 64);
-            }
-            const void *p = rm_load_row(a->src, row, c0, n, scratch);
-            if (a->weights)
-                aclStubRowAddScaledRoundedF32(acc, p, dt, a->weights[row], n);
-            else
-                aclStubRowAddF32(acc, p, dt, n);
-        }
+        sum_columns(a, t, c0, n, acc, scratch, false);
+        if (!a->weights && aclStubRowAnyNaN(acc, n)) /* rare: NaN payloads (weighted sums are always exact) */
+            sum_columns(a, t, c0, n, acc, scratch, true);
         rm_store_row(a->out, t, c0, acc, n);
     }
     free(acc);

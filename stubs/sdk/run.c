@@ -1,5 +1,7 @@
 /* Phase 2 of every SDK operator: the two-phase rules (abi.md 4.6), the re-check of every recorded handle,
  * and the kernel queued on the stream with a work item that owns everything it reads. */
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,9 +72,31 @@ static aclnnStatus recheck(aclOpExecutor *w) {
     return OK;
 }
 
+typedef struct SdkScratch {
+    struct SdkScratch *next;
+    max_align_t bytes[];
+} SdkScratch;
+
+void *aclStubKernelScratch(const aclStubOpCall *call, size_t bytes) {
+    /* The call is the one inside the running work item (kernels only ever see that one). */
+    aclOpExecutor *w = (aclOpExecutor *)((char *)call - offsetof(aclOpExecutor, call));
+    SdkScratch *block = bytes <= SIZE_MAX - sizeof(SdkScratch) ? malloc(sizeof(SdkScratch) + bytes) : NULL;
+    if (block == NULL) return NULL;
+    block->next = w->scratch;
+    w->scratch = block;
+    return block->bytes;
+}
+
 static aclError run_kernel(void *arg) {
     aclOpExecutor *w = arg;
-    return w->op->kernel(&w->call);
+    w->scratch = NULL;
+    aclError status = w->op->kernel(&w->call);
+    while (w->scratch) {
+        SdkScratch *next = w->scratch->next;
+        free(w->scratch);
+        w->scratch = next;
+    }
+    return status;
 }
 
 aclnnStatus aclStubOpRun(const aclStubOpDef *op, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

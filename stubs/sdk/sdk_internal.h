@@ -21,6 +21,7 @@ struct aclOpExecutor {
     const void **handles;    /* per parameter: the token phase 2 checks again, or NULL */
     aclStubValue *values;    /* per parameter */
     aclStubOpCall call;      /* call.v == values */
+    struct SdkScratch *scratch; /* while the kernel runs: its aclStubKernelScratch blocks */
     max_align_t storage[];
 };
 

@@ -200,6 +200,14 @@ static inline int64_t aclStubNumel(const aclStubTensorDesc *t) {
 #define aclStubKernelFail(call, status, ...) aclStubCallFail((call), 1, (status), __VA_ARGS__)
 
 /*
+ * From a kernel (not from its parallel-for workers): `bytes` of host memory for the kernel's own buffers,
+ * freed by the SDK when the kernel returns, so no exit path frees anything. NULL when out of memory:
+ * return aclStubKernelOutOfMemory(call) then.
+ */
+ACLSTUB_API void *aclStubKernelScratch(const aclStubOpCall *call, size_t bytes);
+#define aclStubKernelOutOfMemory(call) aclStubKernelFail((call), ACLNN_ERR_INNER, "out of host memory for the kernel's buffers")
+
+/*
  * Run fn(ctx, begin, end) over [0, n) split into contiguous chunks, one per thread of the stub's pool.
  * Chunks depend on n and the thread count only, and every item must be computed independently of the
  * others, so results do not depend on the thread count. Calls from several threads are serialised.
@@ -273,6 +281,13 @@ static inline void aclStubStoreF32(const aclStubTensorDesc *t, int64_t i, float 
  */
 ACLSTUB_API void aclStubRowLoadF32(float *dst, const void *src, aclDataType dtype, int64_t n); /* dst = float(src) */
 ACLSTUB_API void aclStubRowAddF32(float *dst, const void *src, aclDataType dtype, int64_t n);  /* dst += float(src) */
+/*
+ * The same sum with plain adds, which differ from the rule only in which NaN a NaN + NaN keeps: a NaN stays
+ * NaN once in a sum, so a row whose final sums hold no NaN (aclStubRowAnyNaN) is exactly what
+ * aclStubRowAddF32 gives. Sum fast, test the finished row, and redo only rows with a NaN exactly.
+ */
+ACLSTUB_API void aclStubRowAddF32Fast(float *dst, const void *src, aclDataType dtype, int64_t n);
+ACLSTUB_API bool aclStubRowAnyNaN(const float *row, int64_t n);
 ACLSTUB_API void aclStubRowAddZeroF32(float *dst, int64_t n); /* dst += +0.0f (turns -0.0 into +0.0) */
 ACLSTUB_API void aclStubRowStoreF32(void *dst, const float *src, aclDataType dtype, int64_t n); /* narrowing */
 
