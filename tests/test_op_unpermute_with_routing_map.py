@@ -385,6 +385,18 @@ def test_backward_matches_reference(dtype, map_dtype, pad, with_probs):
         check_backward(*backward_inputs(rng, dtype, map_dtype, t, e, min(k, t), h, pad, with_probs), pad)
 
 
+@pytest.mark.parametrize("pad", [False, True], ids=["no_pad", "pad"])
+@pytest.mark.parametrize("dtype", FLOATS, ids=FLOAT_IDS)
+def test_backward_special_values(dtype, pad):
+    # every bit pattern (NaN payloads, infinities, -0.0): products and sums keep the NaN rules exactly
+    rng = np.random.default_rng(15)
+    for t, e, k, h in [(5, 4, 2, 9), (3, 2, 2, 700)]:
+        g, oi, tid, rm, x, probs = backward_inputs(rng, dtype, np.int8, t, e, k, h, pad, True)
+        g, x, probs = random_bits(rng, g.shape, dtype), random_bits(rng, x.shape, dtype), random_bits(rng, probs.shape,
+                                                                                                      dtype)
+        check_backward(g, oi, tid, rm, x, probs, pad)
+
+
 def test_backward_official_example():
     # spec 5 of the grad: T = 1, two experts with probs 1, rows of ones
     ptg, pg = backward(np.ones((1, 2), np.float32), np.array([0, 1], np.int32), np.array([0, 0], np.int32),

@@ -186,7 +186,13 @@ static inline float round_to_dtype(float f, aclDataType dtype) {
     return f;
 }
 
-/* Source rows are widened in blocks of this many elements (on the stack), then combined. */
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* The product of the weighted rows: the NaN rule when exact, else the plain product (which differs from it only
+ * in the payload a NaN * NaN keeps). Products are never fused into a following add (-ffp-contract=off). */
+ALWAYS_INLINE float mul_x(float a, float b, bool exact) { return exact ? mul_f32(a, b) : a * b; }
+
+/* Source rows that need a conversion the loops do not inline (fp16) are widened in blocks on the stack. */
 #define SCALE_BLOCK 256
 
 ROW_KERNEL void aclStubRowScaleF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
@@ -195,66 +201,115 @@ ROW_KERNEL void aclStubRowScaleF32(float *restrict dst, const void *restrict src
     for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], w);
 }
 
-ROW_KERNEL void aclStubRowMulF32(float *restrict dst, const void *restrict src, aclDataType dtype,
-                                 const float *restrict g, int64_t n) {
-    aclStubRowLoadF32(dst, src, dtype, n);
-    for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], g[i]);
+ALWAYS_INLINE void mul_row(float *restrict dst, const void *restrict src, aclDataType dtype, const float *restrict g,
+                           int64_t n, bool exact) {
+    if (dtype == ACL_FLOAT) {
+        const float *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = mul_x(s[i], g[i], exact);
+    } else if (dtype == ACL_BF16) {
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = mul_x(aclStubBf16ToF32(s[i]), g[i], exact);
+    } else {
+        aclStubRowLoadF32(dst, src, dtype, n);
+        for (int64_t i = 0; i < n; i++) dst[i] = mul_x(dst[i], g[i], exact);
+    }
 }
 
-static void add_scaled(float *restrict dst, const void *restrict src, aclDataType dtype, float w, int64_t n,
-                       bool round) {
-    float buf[SCALE_BLOCK];
-    size_t es = aclDataTypeSize(dtype);
-    for (int64_t b = 0; b < n; b += SCALE_BLOCK) {
-        int64_t m = n - b < SCALE_BLOCK ? n - b : SCALE_BLOCK;
-        aclStubRowLoadF32(buf, (const char *)src + b * (int64_t)es, dtype, m);
-        if (round)
-            for (int64_t i = 0; i < m; i++) dst[b + i] = sum_f32(dst[b + i], round_to_dtype(mul_f32(buf[i], w), dtype));
-        else
-            for (int64_t i = 0; i < m; i++) dst[b + i] = sum_f32(dst[b + i], mul_f32(buf[i], w));
+ROW_KERNEL void aclStubRowMulF32(float *restrict dst, const void *restrict src, aclDataType dtype,
+                                 const float *restrict g, int64_t n) {
+    mul_row(dst, src, dtype, g, n, true);
+}
+
+ROW_KERNEL void aclStubRowMulF32Fast(float *restrict dst, const void *restrict src, aclDataType dtype,
+                                     const float *restrict g, int64_t n) {
+    mul_row(dst, src, dtype, g, n, false);
+}
+
+/* dst += float(src) * w, the product rounded to dtype first when `round`. */
+ALWAYS_INLINE void add_scaled(float *restrict dst, const void *restrict src, aclDataType dtype, float w, int64_t n,
+                              bool round, bool exact) {
+    if (dtype == ACL_FLOAT) {
+        const float *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = add_f32(dst[i], mul_x(s[i], w, exact), exact);
+    } else if (dtype == ACL_BF16) {
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i++) {
+            float p = mul_x(aclStubBf16ToF32(s[i]), w, exact);
+            dst[i] = add_f32(dst[i], round ? round_to_dtype(p, ACL_BF16) : p, exact);
+        }
+    } else {
+        float buf[SCALE_BLOCK];
+        for (int64_t b = 0; b < n; b += SCALE_BLOCK) {
+            int64_t m = n - b < SCALE_BLOCK ? n - b : SCALE_BLOCK;
+            aclStubRowLoadF32(buf, (const uint16_t *)src + b, dtype, m);
+            for (int64_t i = 0; i < m; i++) {
+                float p = mul_x(buf[i], w, exact);
+                dst[b + i] = add_f32(dst[b + i], round ? round_to_dtype(p, dtype) : p, exact);
+            }
+        }
     }
 }
 
 ROW_KERNEL void aclStubRowAddScaledF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
                                        int64_t n) {
-    add_scaled(dst, src, dtype, w, n, false);
+    add_scaled(dst, src, dtype, w, n, false, true);
+}
+
+ROW_KERNEL void aclStubRowAddScaledF32Fast(float *restrict dst, const void *restrict src, aclDataType dtype,
+                                           float w, int64_t n) {
+    add_scaled(dst, src, dtype, w, n, false, false);
 }
 
 ROW_KERNEL void aclStubRowAddScaledRoundedF32(float *restrict dst, const void *restrict src, aclDataType dtype,
                                               float w, int64_t n) {
-    add_scaled(dst, src, dtype, w, n, dtype != ACL_FLOAT);
+    add_scaled(dst, src, dtype, w, n, true, true);
 }
 
 static int64_t align8(int64_t n) { return (n + 7) / 8 * 8; }
 
 /* BinaryAdd: fold the upper 8-aligned half onto the lower one while more than `threshold` remain, then the
  * part beyond `offset` onto the first `offset` elements. */
-static void fold_halves(float *v, int64_t total, int64_t threshold, int64_t offset) {
+ALWAYS_INLINE void fold_halves(float *v, int64_t total, int64_t threshold, int64_t offset, bool exact) {
     int64_t half = align8((total + 1) / 2);
     while (total > threshold) {
-        for (int64_t i = 0; i < total - half; i++) v[i] = sum_f32(v[i], v[half + i]);
+        for (int64_t i = 0; i < total - half; i++) v[i] = add_f32(v[i], v[half + i], exact);
         total = half;
         half = align8((half + 1) / 2);
     }
-    for (int64_t i = 0; i < total - offset; i++) v[i] = sum_f32(v[i], v[offset + i]);
+    for (int64_t i = 0; i < total - offset; i++) v[i] = add_f32(v[i], v[offset + i], exact);
 }
 
-/* Adjacent pairs, level by level, over a power-of-two length. */
-static float tree_sum(float *v, int64_t n) {
-    for (; n > 1; n /= 2)
-        for (int64_t i = 0; i < n / 2; i++) v[i] = sum_f32(v[2 * i], v[2 * i + 1]);
-    return v[0];
+/* One level of the adjacent-pair tree: separate source and destination, so the strided loads vectorise. */
+ALWAYS_INLINE void pair_level(float *restrict dst, const float *restrict src, int64_t half, bool exact) {
+    for (int64_t i = 0; i < half; i++) dst[i] = add_f32(src[2 * i], src[2 * i + 1], exact);
 }
 
-float aclStubReduceSumF32(float *v, int64_t n) {
+/* Adjacent pairs, level by level, over a power-of-two length n <= 4096 (v is overwritten). */
+ALWAYS_INLINE float tree_sum(float *v, int64_t n, bool exact) {
+    float tmp[2048];
+    float *src = v, *dst = tmp;
+    for (; n > 1; n /= 2) {
+        pair_level(dst, src, n / 2, exact);
+        float *t = src;
+        src = dst;
+        dst = t;
+    }
+    return src[0];
+}
+
+ALWAYS_INLINE float reduce_sum(float *v, int64_t n, bool exact) {
     static const int64_t LEVELS[3][3] = {{4096, 8192, 4096}, {512, 1024, 512}, {64, 128, 64}};
     for (int l = 0; l < 3; l++) {
         if (n >= LEVELS[l][0]) {
-            fold_halves(v, n, LEVELS[l][1], LEVELS[l][2]);
-            return tree_sum(v, LEVELS[l][2]);
+            fold_halves(v, n, LEVELS[l][1], LEVELS[l][2], exact);
+            return tree_sum(v, LEVELS[l][2], exact);
         }
     }
     float lanes[64] = {0};
     memcpy(lanes, v, (size_t)(n > 0 ? n : 0) * sizeof(float));
-    return tree_sum(lanes, 64);
+    return tree_sum(lanes, 64, exact);
 }
+
+ROW_KERNEL float aclStubReduceSumF32(float *v, int64_t n) { return reduce_sum(v, n, true); }
+
+ROW_KERNEL float aclStubReduceSumF32Fast(float *v, int64_t n) { return reduce_sum(v, n, false); }

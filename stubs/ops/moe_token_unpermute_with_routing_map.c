@@ -112,12 +112,40 @@ typedef struct {
     const float *w; /* NULL without probs */
 } CombineCtx;
 
+/* Token t's sum into acc. Plain arithmetic (exact false) differs from the NaN rules only in NaN payloads. */
+static void combine_token(const CombineCtx *c, int64_t t, float *acc, void *scratch, bool exact) {
+    const State *s = c->s;
+    const aclStubTensorDesc *src = s->permuted;
+    aclDataType dt = src->dtype;
+    int64_t h = src->dims[1], p = src->dims[0], k_n = s->top_k;
+    bool have = false;
+    for (int64_t k = 0; k < k_n; k++) {
+        int64_t slot = t * k_n + k, idx = aclStubIndex1(s->sorted, slot);
+        /* a slot is taken for an index inside [0, P) with a non-zero weight (zero weights are skipped) */
+        if (idx < 0 || idx >= p || (c->w && c->w[slot] == 0.0f)) continue;
+        const void *row = rm_load_row(src, idx, 0, h, scratch);
+        if (!have && k > 0) memset(acc, 0, (size_t)h * sizeof(float)); /* slot 0 skipped: the sum starts at +0 */
+        if (!have && k == 0) {
+            if (c->w)
+                aclStubRowScaleF32(acc, row, dt, c->w[slot], h);
+            else
+                aclStubRowLoadF32(acc, row, dt, h);
+        } else if (c->w) {
+            (exact ? aclStubRowAddScaledF32 : aclStubRowAddScaledF32Fast)(acc, row, dt, c->w[slot], h);
+        } else {
+            (exact ? aclStubRowAddF32 : aclStubRowAddF32Fast)(acc, row, dt, h);
+        }
+        have = true;
+    }
+    if (!have) memset(acc, 0, (size_t)h * sizeof(float));
+}
+
 static void combine_rows(void *arg, int64_t t0, int64_t t1) {
     const CombineCtx *c = arg;
     const State *s = c->s;
     const aclStubTensorDesc *src = s->permuted;
     aclDataType dt = src->dtype;
-    int64_t h = src->dims[1], p = src->dims[0], k_n = s->top_k;
+    int64_t h = src->dims[1];
     float *acc = malloc((size_t)h * sizeof(float));
     void *scratch = malloc((size_t)h * aclDataTypeSize(dt));
     if (!acc || !scratch) { /* out of memory inside a kernel cannot be reported per row: zero rows */
@@ -129,26 +157,8 @@ static void combine_rows(void *arg, int64_t t0, int64_t t1) {
         return;
     }
     for (int64_t t = t0; t < t1; t++) {
-        bool have = false;
-        for (int64_t k = 0; k < k_n; k++) {
-            int64_t slot = t * k_n + k, idx = aclStubIndex1(s->sorted, slot);
-            /* a slot is taken for an index inside [0, P) with a non-zero weight (zero weights are skipped) */
-            if (idx < 0 || idx >= p || (c->w && c->w[slot] == 0.0f)) continue;
-            const void *row = rm_load_row(src, idx, 0, h, scratch);
-            if (!have && k > 0) memset(acc, 0, (size_t)h * sizeof(float)); /* slot 0 skipped: the sum starts at +0 */
-            if (!have && k == 0) {
-                if (c->w)
-                    aclStubRowScaleF32(acc, row, dt, c->w[slot], h);
-                else
-                    aclStubRowLoadF32(acc, row, dt, h);
-            } else if (c->w) {
-                aclStubRowAddScaledF32(acc, row, dt, c->w[slot], h);
-            } else {
-                aclStubRowAddF32(acc, row, dt, h);
-            }
-            have = true;
-        }
-        if (!have) memset(acc, 0, (size_t)h * sizeof(float));
+        combine_token(c, t, acc, scratch, false);
+        if (aclStubRowAnyNaN(acc, h)) combine_token(c, t, acc, scratch, true); /* rare: NaN payloads */
         rm_store_row(s->out, t, 0, acc, h);
     }
     free(acc);

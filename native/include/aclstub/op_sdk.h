@@ -335,16 +335,23 @@ ACLSTUB_API void aclStubRowGatherSum(const aclStubGatherSum *g);
 ACLSTUB_API void aclStubRowScaleF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
 /* dst += float32(float(src) * w) */
 ACLSTUB_API void aclStubRowAddScaledF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
+/*
+ * The Fast variants use plain products and sums, which differ from the NaN rules only in the payload a NaN keeps:
+ * a result without NaN is exactly the rule's; redo one that holds a NaN with the exact function.
+ */
+ACLSTUB_API void aclStubRowAddScaledF32Fast(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
 /* dst += float(narrow_dtype(float(src) * w)): the product rounded to the source's dtype first */
 ACLSTUB_API void aclStubRowAddScaledRoundedF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
 /* dst[i] = float(src[i]) * g[i] */
 ACLSTUB_API void aclStubRowMulF32(float *dst, const void *src, aclDataType dtype, const float *g, int64_t n);
+ACLSTUB_API void aclStubRowMulF32Fast(float *dst, const void *src, aclDataType dtype, const float *g, int64_t n);
 /*
  * The sum of v[0 .. n) in the order of the AI Core's ReduceSum (n >= 1; v is overwritten): halving folds
  * of 8-aligned halves down to 4096, 512 or 64 elements, then an adjacent-pair tree; below 64 elements one
  * tree over 64 lanes whose idle lanes hold +0.0.
  */
 ACLSTUB_API float aclStubReduceSumF32(float *v, int64_t n);
+ACLSTUB_API float aclStubReduceSumF32Fast(float *v, int64_t n);
 
 /* Stable ascending argsort of n int64 keys (ties in ascending position). false when out of memory. */
 ACLSTUB_API bool aclStubStableArgsort(const int64_t *keys, int64_t n, int32_t *order);
