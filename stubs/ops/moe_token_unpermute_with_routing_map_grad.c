@@ -121,8 +121,13 @@ static void rows_free(Rows *r) {
 /* permutedTokensGradOut[row] = narrow(g * p), g the float gradient row of its token. */
 static void write_token_grad(const State *s, Rows *r, int64_t row, float p) {
     int64_t h = s->grad->dims[1];
+    void *dst = aclStubElem2(s->out, row, 0); /* outputs are contiguous */
+    if (s->out->dtype == ACL_FLOAT) {
+        aclStubRowScaleF32(dst, r->graw, ACL_FLOAT, p, h);
+        return;
+    }
     aclStubRowScaleF32(r->prod, r->graw, s->grad->dtype, p, h);
-    aclStubRowStoreF32(aclStubElem2(s->out, row, 0), r->prod, s->out->dtype, h);
+    aclStubRowStoreF32(dst, r->prod, s->out->dtype, h);
 }
 
 /* The probs gradient <permuted[row], g> in the kernel's order: per hidden chunk a device reduction; non-pad adds
@@ -230,6 +235,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     if (s.probs_out)
         aclStubParallelFor(s.probs_out->dims[0], 1 + 65536 / (s.probs_out->dims[1] + 1), zero_rows,
                            (void *)s.probs_out);
+    if (s.grad->dims[1] == 0) goto done; /* H = 0: no row to write, every dot product is the +0.0 just written */
 
     if (!s.probs) {
         /* Byte copies of the gradient rows; for rows written twice (never by a real forward) the last i wins. */
