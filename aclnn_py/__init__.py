@@ -6,7 +6,8 @@ Layers:
 - ``aclnn_py.Device``, ``Context``, ``Stream``, ``Event``, ``DeviceBuffer``, ``Tensor``: resources as Python
   objects;
 - ``aclnn_py.moe_token_permute_grad(...)`` and the other operators: numpy in, numpy out;
-- ``aclnn_py.reference``: numpy references of every operator.
+- ``aclnn_py.reference``: numpy references of every operator;
+- ``aclnn_py.get_memory_pool()``: the caching device-memory pool the operator functions allocate from.
 """
 
 from . import loader
@@ -14,6 +15,7 @@ from ._native import INCLUDE_DIR as _INCLUDE_DIR, STUB_LIB_DIR as _STUB_LIB_DIR
 from .errors import (AclBaseError, AclError, AclnnError, AclStatusError, BackendNotFoundError,
                      SymbolNotFoundError)
 from .loader import Backend
+from .memory import MemoryPool, get_memory_pool
 from .ops import *  # noqa: F401,F403  (one function per operator)
 from .ops import __all__ as _op_names
 from .runtime import Context, Device, DeviceBuffer, Event, Stream, Tensor, default_device
@@ -55,6 +57,6 @@ __all__ = [
     "AclBaseError", "AclStatusError", "AclError", "AclnnError", "SymbolNotFoundError", "Backend",
     "BackendNotFoundError",
     "Context", "Device", "DeviceBuffer", "Event", "Stream", "Tensor", "default_device", "get_include",
-    "get_lib_dir", "backend", "add_include_dir", "load_op_library",
+    "get_lib_dir", "backend", "add_include_dir", "load_op_library", "MemoryPool", "get_memory_pool",
     *_op_names,
 ]

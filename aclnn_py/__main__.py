@@ -80,7 +80,8 @@ def examples_dir() -> Path:
 
 
 def cmd_demo(args) -> int:
-    """Run every ported sample on the stub, each in its own process (each initialises and finalises ACL)."""
+    """Run every ported sample on the stub, each in its own process (each initialises and finalises ACL), then
+    the MoE layer example."""
     from aclnn_py._optable import OPS
 
     env = dict(os.environ)
@@ -98,7 +99,13 @@ def cmd_demo(args) -> int:
             print(f"--- {script.name} failed with exit status {result.returncode}")
             failures += 1
     print(f"demo: {len(OPS) - failures} of {len(OPS)} samples ran")
-    return 1 if failures else 0
+    # A whole MoE layer, forward and backward, through the dispatch and combine operators.
+    layer = examples_dir() / "moe_layer.py"
+    print(f"=== MoE layer  ({layer.name})", flush=True)
+    layer_failed = subprocess.run([sys.executable, str(layer)], env=env).returncode != 0
+    if layer_failed:
+        print(f"--- {layer.name} failed")
+    return 1 if failures or layer_failed else 0
 
 
 def cmd_new_op(args) -> int:

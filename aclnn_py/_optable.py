@@ -340,4 +340,43 @@ OPS: tuple[Op, ...] = (
     ), "moe_token_unpermute_with_routing_map_grad"),
 )
 
+
+# ---- the combine half: MoeTokenUnpermute and its backward ------------------------------------------------
+
+def _unpermute_tokens(a) -> int:
+    """T of the unpermute pair: probs.shape[0], or one token per index without probs (K = 1)."""
+    return a.sortedIndices.size if a.probsOptional is None else a.probsOptional.shape[0]
+
+
+_NOT_PADDED_PARAM = Rule(_NOT_PADDED.check, _NOT_PADDED.text, PARAM_INVALID)
+
+OPS += (
+    Op("MoeTokenUnpermute", "Combine each token's expert rows, weighted by the router probabilities (the "
+                            "inverse of aclnnMoeTokenPermute). Slots whose row was dropped or whose weight is "
+                            "zero are skipped.", (
+        In("permutedTokens", FLOATS, ndim=(2,)),
+        In("sortedIndices", INT32, ndim=(1,)),
+        Param("probsOptional", "in", optional=True, dtypes=FLOATS, ndim=(2,), default=None),
+        Attr("paddedMode", False, _NOT_PADDED_PARAM),
+        Param("restoreShapeOptional", "intarray", optional=True, default=None),  # ignored by the operator
+        Out("out", "permutedTokens", lambda a: (_unpermute_tokens(a), a.permutedTokens.shape[1])),
+    ), "moe_token_unpermute"),
+    Op("MoeTokenUnpermuteGrad", "Backward of aclnnMoeTokenUnpermute: the weighted gradient rows scattered back to "
+                                "the permuted rows (rows no slot points at stay zero) and, with probs, the "
+                                "probabilities' gradient.", (
+        In("permuteTokens", FLOATS, ndim=(2,)),
+        In("unpermutedTokensGrad", FLOATS, ndim=(2,)),
+        In("sortedIndices", INT32, ndim=(1,)),
+        Param("probsOptional", "in", optional=True, dtypes=FLOATS, ndim=(2,), default=None),
+        Attr("paddedMode", False, _NOT_PADDED_PARAM),
+        Param("restoreShapeOptional", "intarray", optional=True, default=None),  # ignored by the operator
+        Out("permutedTokensGradOut", "permuteTokens",
+            lambda a: (a.permuteTokens.shape[0], a.unpermutedTokensGrad.shape[1])),
+        # Required by the operator even without probs: then an empty tensor it never writes.
+        Out("probsGradOut", "probsOptional",
+            lambda a: (0,) if a.probsOptional is None else a.probsOptional.shape,
+            returned=lambda a: a.probsOptional is not None),
+    ), "moe_token_unpermute_grad"),
+)
+
 OPS_BY_NAME = {op.py_name: op for op in OPS}

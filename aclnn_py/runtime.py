@@ -80,12 +80,17 @@ def _acquire(device_id: int):
         return context
 
 
-def _release(device_id: int) -> None:
+def _release(device_id: int, context) -> None:
     global _runtime_users
     with _state_lock:
         _device_users[device_id] -= 1
         if _device_users[device_id] == 0:
-            lib.aclnnpy_workspace_release(ffi.NULL)  # the default stream's pooled workspace
+            try:
+                with _OnDevice(context):  # the default stream's workspace and the pool's blocks on the device
+                    lib.aclnnpy_stream_release(ffi.NULL)
+                    lib.aclnnpy_pool_release_blocks(ffi.NULL, 1)
+            except errors.AclError:
+                pass  # the context is gone (the runtime was finalised elsewhere): so is the memory
         lib.aclrtResetDevice(device_id)
         _runtime_users -= 1
         if _runtime_users == 0 and _runtime_owned:
@@ -127,7 +132,7 @@ class Device(_Resource):
             raise ValueError(f"Device: device_id {device_id} is outside the int32 range")
         self.context = _acquire(device_id)
         self.device_id = device_id
-        self._finalizer = weakref.finalize(self, _release, device_id)
+        self._finalizer = weakref.finalize(self, _release, device_id, self.context)
 
     def activate(self) -> None:
         """Make this device current in the calling thread (``aclrtSetCurrentContext`` of its default context)."""
@@ -163,7 +168,7 @@ def default_device() -> Device:
 
 
 def _destroy_stream(handle):
-    lib.aclnnpy_workspace_release(handle)  # synchronises, then frees the stream's pooled workspace
+    lib.aclnnpy_stream_release(handle)  # synchronises, then frees the stream's workspace and pooled blocks
     lib.aclrtSynchronizeStream(handle)
     lib.aclrtDestroyStream(handle)
 

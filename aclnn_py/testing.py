@@ -143,6 +143,55 @@ def check_pair(forward: str, rng=None, **kwargs) -> RoundTrip:
     return rt
 
 
+# ---- the combine half: MoeTokenUnpermute and its backward ---------------------------------------------------------
+# The forward y[t] = sum_k probs[t, k] * x[sortedIndices[t*K + k]] is bilinear: linear in the permuted rows x for
+# fixed probs and linear in probs for fixed x, so one backward call gives both adjoint identities
+# <y, g> == <x, grad_x> and <y, g> == <probs, grad_probs>. Values in [-3, 3] keep every product and sum exact in
+# bfloat16.
+
+PAIRS["moe_token_unpermute"] = "moe_token_unpermute_grad"
+
+
+def round_trip_unpermute(rng, dtype="float32", n=7, k=3, h=5, e=4, num_out_tokens=0, prob_dtype=None) -> RoundTrip:
+    tokens = _ints(rng, (n, h), dtype, -3, 4)
+    _, sorted_idx = ops.moe_token_permute(tokens, _topk_indices(rng, n, k, e), num_out_tokens)
+    rows = min(num_out_tokens if num_out_tokens > 0 else num_out_tokens + n * k, n * k)
+    x = _ints(rng, (max(rows, 0), h), dtype, -3, 4)  # what the experts made of the permuted rows
+    probs = _ints(rng, (n, k), prob_dtype or dtype, -3, 4)  # zeros included: the forward skips those slots
+    y = ops.moe_token_unpermute(x, sorted_idx, probs)
+    g = _ints(rng, y.shape, dtype, -3, 4)
+    gx, gp = ops.moe_token_unpermute_grad(x, g, sorted_idx, probs)
+    return RoundTrip("moe_token_unpermute", f"num_out_tokens={num_out_tokens}",
+                     [(_f64(y), _f64(g), _f64(x), _f64(gx)), (_f64(y), _f64(g), _f64(probs), _f64(gp))])
+
+
+ROUND_TRIPS["moe_token_unpermute"] = round_trip_unpermute
+
+
+def check_unpermute_inverts_permute(rng=None, dtype="float32", prob_dtype=None, n=7, k=2, h=5, e=4) -> None:
+    """unpermute(permute(x)) gives back x, bit for bit (x without -0.0 elements), for a dropless permute:
+    with one unit weight per token (the zero-weight slots are skipped), with K = 1 and no probs, and with all
+    weights 1 it gives the float32 sum of the K copies, rounded once. Raises AssertionError on a mismatch."""
+    rng = rng if rng is not None else np.random.default_rng()
+    dt = dtypes.as_numpy_dtype(dtype)
+    pdt = dtypes.as_numpy_dtype(prob_dtype or dtype)
+    x = rng.standard_normal((n, h)).astype(np.float32).astype(dt)
+    permuted, sorted_idx = ops.moe_token_permute(x, _topk_indices(rng, n, k, e), 0)
+    one_hot = np.zeros((n, k), np.float32)
+    one_hot[np.arange(n), rng.integers(0, k, size=n)] = 1.0
+    sums = np.zeros((n, h), np.float32)
+    for _ in range(k):
+        sums = sums + x.astype(np.float32)
+    checks = [("one unit weight per token", ops.moe_token_unpermute(permuted, sorted_idx, one_hot.astype(pdt)), x),
+              ("all weights 1", ops.moe_token_unpermute(permuted, sorted_idx, np.ones((n, k), pdt)),
+               sums.astype(dt))]
+    if k == 1:
+        checks.append(("K = 1 without probs", ops.moe_token_unpermute(permuted, sorted_idx), x))
+    for what, got, expected in checks:
+        if got.dtype != expected.dtype or not np.array_equal(got.view(np.uint8), expected.view(np.uint8)):
+            raise AssertionError(f"unpermute(permute(x)) [{what}, {dt}/{pdt}, K={k}] differs from the expected rows")
+
+
 # ---- the combine half of the routing-map dispatch ------------------------------------------------------------
 
 def _routing_map_dispatch(rng, dtype, t, e, k, h, drop_and_pad, capacity, lo=-8, hi=9):

@@ -487,6 +487,7 @@ class Result:
     samples: Dict[str, int] = field(default_factory=dict)
     check: str = ""                          # outputs equal to the numpy reference?
     notes: List[str] = field(default_factory=list)
+    pool_hit_rate: float = float("nan")      # device-memory pool hits / requests over the timed samples
 
     def t(self, name):
         return self.times.get(name, float("nan"))
@@ -575,7 +576,13 @@ def measure(op: Op, dtype: str, shape: Shape, data: Data, repeat: int, slow_repe
                 fn()
                 dt = timing.now() - t0
             variants[name] = (fn, max(n, min(MAX_SAMPLES, int(FAST_BUDGET / max(dt, 1e-9)))))
+        pool = aclnn_py.get_memory_pool()
+        requests = pool.hits() + pool.misses()
+        hits = pool.hits()
         samples = timing.interleave(variants, warmup=0)
+        requests = pool.hits() + pool.misses() - requests
+        if requests:
+            res.pool_hit_rate = (pool.hits() - hits) / requests
         res.times = {k: timing.median(v) for k, v in samples.items()}
         res.samples = {k: len(v) for k, v in samples.items()}
         if baselines:
@@ -615,3 +622,42 @@ def sweep(ops, dts, base: Shape, hiddens, data: Data, repeat: int, progress=None
                     break
                 curves.setdefault(op.py_name, {}).setdefault(dt, []).append((h, r.gbps, r.memcpy_gbps))
     return curves
+
+
+# ---- the combine half: MoeTokenUnpermute and its backward -----------------------------------------------------------
+# Inputs as the training step has them: the rows the experts produced (dropless: L = N*K), the permute's
+# sortedIndicesOut, router weights of the tokens' dtype; no padded mode, no restore shape.
+
+def _b_unpermute(s, dt, d):
+    return (d.floats((s.slots, s.hidden), dt), _ranks(d.expert_ids(s)), d.floats((s.tokens, s.topk), dt), False, None)
+
+
+def _b_unpermute_grad(s, dt, d):
+    return (d.floats((s.slots, s.hidden), dt), d.floats((s.tokens, s.hidden), dt), _ranks(d.expert_ids(s)),
+            d.floats((s.tokens, s.topk), dt), False, None)
+
+
+def _t_unpermute(torch, x, idx, probs, padded_mode, restore_shape):
+    rows = x.index_select(0, idx.long()).view(-1, probs.shape[1], x.shape[1]).float()
+    return (rows * probs.float().unsqueeze(-1)).sum(1).to(x.dtype)
+
+
+def _t_unpermute_grad(torch, x, g, idx, probs, padded_mode, restore_shape):
+    k, h = probs.shape[1], x.shape[1]
+    gf = g.float().unsqueeze(1)
+    ptg = torch.zeros_like(x).index_copy_(0, idx.long(), (gf * probs.float().unsqueeze(-1)).view(-1, h).to(x.dtype))
+    pg = (x.index_select(0, idx.long()).view(-1, k, h).float() * gf).sum(-1).to(probs.dtype)
+    return ptg, pg
+
+
+BYTES_MODEL.update({
+    "moe_token_unpermute": (
+        "read L*H rows + L idx + L probs; write N*H",
+        lambda s, e: (s.slots * s.hidden * e + s.slots * 4 + s.slots * e, s.tokens * s.hidden * e)),
+    "moe_token_unpermute_grad": (
+        "read L*H rows + N*H grad + L idx + L probs; write L*H rows + L probs grad",
+        lambda s, e: (s.slots * s.hidden * e + s.tokens * s.hidden * e + s.slots * 4 + s.slots * e,
+                      s.slots * s.hidden * e + s.slots * e)),
+})
+BUILDERS.update({"moe_token_unpermute": _b_unpermute, "moe_token_unpermute_grad": _b_unpermute_grad})
+TORCH_IMPLS.update({"moe_token_unpermute": _t_unpermute, "moe_token_unpermute_grad": _t_unpermute_grad})

@@ -112,6 +112,8 @@ Columns (medians; all variants of a row are interleaved in the same run):
   numpy ms    the whole numpy reference aclnn_py.reference.<op>(...) on the same inputs
   np/hl       numpy time / high-level time (above 1: the library call is faster)
   np/kern     numpy time / kernel time
+  hl/kern     high-level time / kernel time (1 would be a call that costs nothing beyond its kernel)
+  pool        hit rate of the client's device-memory pool over the timed high-level calls
   torch ms    a straightforward torch CPU version (index_select + sum, sort, masked_select...);
               torch/kern = torch time / kernel time; n/a without torch
   check       kernel and high-level outputs bit-identical to the numpy reference"""
@@ -136,7 +138,7 @@ def run_kernels(args, ops, dts, shape, data, repeat, slow_repeat, torch):
             if r.status == "not implemented":
                 break  # the other dtypes would say the same
     headers = ["operator", "dtype", "MB", "kernel ms", "GB/s", "memcpy GB/s", "%memcpy", "hl ms", "numpy ms",
-               "np/hl", "np/kern", "torch ms", "torch/kern", "check"]
+               "np/hl", "np/kern", "hl/kern", "pool", "torch ms", "torch/kern", "check"]
     rows = []
     for r in results:
         if r.status != "ok":
@@ -149,6 +151,8 @@ def run_kernels(args, ops, dts, shape, data, repeat, slow_repeat, torch):
             f"{100 * r.gbps / r.memcpy_gbps:.0f}%",
             fmt_time(r.t("high-level")), fmt_time(r.t("numpy")),
             fmt_ratio(ratio(r.t("numpy"), r.t("high-level"))), fmt_ratio(ratio(r.t("numpy"), r.t("kernel"))),
+            fmt_ratio(ratio(r.t("high-level"), r.t("kernel"))),
+            "n/a" if r.pool_hit_rate != r.pool_hit_rate else f"{100 * r.pool_hit_rate:.0f}%",
             fmt_time(r.t("torch")), fmt_ratio(ratio(r.t("torch"), r.t("kernel"))), r.check,
         ])
     print(table(headers, rows, "ll" + "r" * (len(headers) - 3) + "l"))

@@ -5,17 +5,12 @@ import gc
 import pytest
 
 import aclnn_py
-from aclnn_py import acl
-
-COUNTERS = ("aclStubLiveAllocations", "aclStubLiveAllocationBytes", "aclStubLiveHostAllocations",
-            "aclStubLiveStreams", "aclStubLiveEvents", "aclStubLiveContexts", "aclStubLiveTensors",
-            "aclStubLiveScalars", "aclStubLiveIntArrays", "aclStubLiveFloatArrays", "aclStubLiveBoolArrays",
-            "aclStubLiveTensorLists", "aclStubLiveScalarLists", "aclStubLiveExecutors")
+import helpers_acl
 
 
 def live_counts() -> dict:
     gc.collect()  # finalizers of unreferenced resource objects run here
-    return {name: getattr(acl, name)() for name in COUNTERS}
+    return helpers_acl.live_counts()
 
 
 @pytest.fixture(autouse=True)

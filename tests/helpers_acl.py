@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import aclnn_py
 from aclnn_py import AclStatusError, acl, dtypes, errors
 from aclnn_py._native import ffi, lib
 
@@ -32,10 +33,18 @@ def row_major(shape) -> list[int]:
     return list(reversed(strides))
 
 
+COUNTERS = ("aclStubLiveAllocations", "aclStubLiveAllocationBytes", "aclStubLiveHostAllocations",
+            "aclStubLiveStreams", "aclStubLiveEvents", "aclStubLiveContexts", "aclStubLiveTensors",
+            "aclStubLiveScalars", "aclStubLiveIntArrays", "aclStubLiveFloatArrays", "aclStubLiveBoolArrays",
+            "aclStubLiveTensorLists", "aclStubLiveScalarLists", "aclStubLiveExecutors")
+
+
 def live_counts() -> dict:
-    return {name: getattr(acl, name)() for name in (
-        "aclStubLiveAllocations", "aclStubLiveAllocationBytes", "aclStubLiveHostAllocations", "aclStubLiveStreams",
-        "aclStubLiveTensors", "aclStubLiveScalars", "aclStubLiveIntArrays", "aclStubLiveExecutors")}
+    """The stub's live-object counts. What the client's memory pool caches is not a leak (it is freed
+    first); what the pool handed out and never got back is (its used bytes are counted)."""
+    pool = aclnn_py.get_memory_pool()
+    pool.free_all_blocks()
+    return {"pool used bytes": pool.used_bytes(), **{name: getattr(acl, name)() for name in COUNTERS}}
 
 
 def discard_executor(executor) -> None:

@@ -36,3 +36,15 @@ def test_expert_parallel_union_equals_unsharded():
     assert sum(line.startswith("ok ") for line in lines) == 4, result.stdout
     assert not any(line.startswith("FAIL") for line in lines)
     assert sum(1 for line in lines if line.strip()[:1].isdigit()) >= 3  # one timing row per rank
+
+
+def test_moe_layer_matches_its_reference_and_reports_errors_beyond_tolerance():
+    small = ("--tokens", "48", "--hidden", "16", "--ffn", "24", "--experts", "4", "--topk", "2")
+    result = run(EXAMPLES / "moe_layer.py", *small)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("indices ")]
+    assert len(rows) == 1 and "FAIL" not in rows[0], result.stdout
+    assert float(rows[0][1]) <= 1e-4  # the largest relative error over the output and every gradient
+    # float32 against the float64 reference is never exact: a zero tolerance must fail with exit status 1
+    strict = run(EXAMPLES / "moe_layer.py", *small, "--tolerance", "0")
+    assert strict.returncode == 1 and "FAIL" in strict.stdout, strict.stdout + strict.stderr

@@ -34,7 +34,12 @@ void *aclnnpy_symbol_address(const char *name, int *library);
 int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int zero_outputs,
                 const char **failed);
 int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr);
-int aclnnpy_workspace_release(aclrtStream stream);
+int aclnnpy_stream_release(aclrtStream stream);
+int aclnnpy_pool_malloc(aclrtStream stream, uint64_t size, void **ptr, int *fresh);
+void aclnnpy_pool_free(aclrtStream stream, void *ptr, uint64_t size);
+int aclnnpy_pool_release_blocks(aclrtStream stream, int all);
+void aclnnpy_pool_stats(uint64_t *out);
+void aclnnpy_pool_set_enabled(int on);
 """
 
 
@@ -145,6 +150,7 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
         + (HERE / "loader.c").read_text()
         + redirects
         + dispatch_source(signatures)
+        + (HERE / "device_pool.c").read_text()
         + (HERE / "fastpath.c").read_text()
     )
 

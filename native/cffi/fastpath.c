@@ -10,66 +10,12 @@
  *   A: value (bools as 0/1)
  *   R: present, then if present: n, values[n]
  * host: one pointer per T parameter: the contiguous bytes of an input, or where an output is copied.
+ * Device buffers come from the pool (device_pool.c); zero_outputs: zero fresh output blocks too (reused
+ * ones always are), for libraries whose aclrtMalloc does not zero-fill.
  */
-#include <pthread.h>
-
 #define ACLNNPY_MAX_TENSORS 12
 #define ACLNNPY_MAX_ATTRS 12
 #define ACLNNPY_MAX_ARRAYS 4
-#define ACLNNPY_POOL_SIZE 64
-
-/* ---- workspace pool: one buffer per stream, grown on demand, freed only after a synchronisation ---- */
-
-static pthread_mutex_t aclnnpy_pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    aclrtStream stream;
-    void *ptr;
-    uint64_t size;
-} aclnnpy_pool[ACLNNPY_POOL_SIZE];
-static int aclnnpy_pool_used;
-
-static void aclnnpy_pool_drop(int i) {
-    aclrtSynchronizeStream(aclnnpy_pool[i].stream); /* queued work may still use the buffer */
-    aclrtFree(aclnnpy_pool[i].ptr);
-    aclnnpy_pool[i] = aclnnpy_pool[--aclnnpy_pool_used];
-}
-
-/* A workspace of at least size bytes for work queued on stream; reused while the size fits. */
-static int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
-    int status = 0;
-    pthread_mutex_lock(&aclnnpy_pool_lock);
-    int i = 0;
-    while (i < aclnnpy_pool_used && aclnnpy_pool[i].stream != stream) i++;
-    if (i < aclnnpy_pool_used && aclnnpy_pool[i].size >= size) {
-        *ptr = aclnnpy_pool[i].ptr;
-    } else {
-        if (i < aclnnpy_pool_used) aclnnpy_pool_drop(i);
-        if (aclnnpy_pool_used == ACLNNPY_POOL_SIZE) aclnnpy_pool_drop(0);
-        status = aclrtMalloc(ptr, size, ACL_MEM_MALLOC_HUGE_FIRST);
-        if (status == 0) {
-            aclnnpy_pool[aclnnpy_pool_used].stream = stream;
-            aclnnpy_pool[aclnnpy_pool_used].ptr = *ptr;
-            aclnnpy_pool[aclnnpy_pool_used].size = size;
-            aclnnpy_pool_used++;
-        }
-    }
-    pthread_mutex_unlock(&aclnnpy_pool_lock);
-    return status;
-}
-
-/* Free the workspace held for stream (after synchronising it). Returns how many buffers were freed. */
-static int aclnnpy_workspace_release(aclrtStream stream) {
-    int freed = 0;
-    pthread_mutex_lock(&aclnnpy_pool_lock);
-    for (int i = aclnnpy_pool_used - 1; i >= 0; i--) {
-        if (aclnnpy_pool[i].stream == stream) {
-            aclnnpy_pool_drop(i);
-            freed++;
-        }
-    }
-    pthread_mutex_unlock(&aclnnpy_pool_lock);
-    return freed;
-}
 
 /* ---- the one-call operator invocation ---------------------------------------------------------------- */
 
@@ -120,11 +66,12 @@ static int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStre
             const int64_t *dims = meta + 5, *strides = meta + 5 + ndim;
             meta += 5 + 2 * ndim;
             if (nbytes[i] > 0) {
-                if ((status = aclrtMalloc(&dev[i], (size_t)nbytes[i], ACL_MEM_MALLOC_HUGE_FIRST))) ACLNNPY_FAIL("aclrtMalloc");
+                int fresh;
+                if ((status = aclnnpy_pool_malloc(stream, (uint64_t)nbytes[i], &dev[i], &fresh))) ACLNNPY_FAIL("aclrtMalloc");
                 if (!is_output[i]) {
                     status = aclrtMemcpy(dev[i], (size_t)nbytes[i], host[i], (size_t)nbytes[i], ACL_MEMCPY_HOST_TO_DEVICE);
                     if (status) ACLNNPY_FAIL("aclrtMemcpy");
-                } else if (zero_outputs) {
+                } else if (zero_outputs || !fresh) {
                     if ((status = aclrtMemset(dev[i], (size_t)nbytes[i], 0, (size_t)nbytes[i]))) ACLNNPY_FAIL("aclrtMemset");
                 }
             }
@@ -157,7 +104,7 @@ cleanup:
     if (own_executor) aclDestroyAclOpExecutor(executor);
     for (int i = 0; i < nt; i++) {
         if (t[i]) aclDestroyTensor(t[i]);
-        if (dev[i]) aclrtFree(dev[i]);
+        aclnnpy_pool_free(stream, dev[i], (uint64_t)nbytes[i]);
     }
     for (int i = 0; i < nr; i++)
         if (arrays[i]) aclDestroyIntArray(arrays[i]);

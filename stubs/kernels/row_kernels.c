@@ -158,10 +158,7 @@ ROW_KERNEL void aclStubRowStoreF32(void *restrict dst, const float *restrict src
     }
 }
 
-/* ---- weighted rows and the device's reduction order ---- */
-
-/* a * b with the product NaN rule: a NaN first operand is kept (made quiet). The integer blend also keeps
- * compilers from fusing the product into a following add. */
+/* The product's NaN rule, the counterpart of sum_f32's: a NaN left operand wins (made quiet). */
 static inline float mul_f32(float a, float b) {
     float r = a * b;
     uint32_t ua, ur;
@@ -171,6 +168,13 @@ static inline float mul_f32(float a, float b) {
     ur = (ur & ~a_is_nan) | ((ua | 0x400000u) & a_is_nan);
     memcpy(&r, &ur, 4);
     return r;
+}
+
+static inline float bf16_to_f32(uint16_t b) {
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
 }
 
 /* float -> fp16/bf16 -> float with round to nearest even (NaN stays NaN, quiet). */
@@ -186,44 +190,80 @@ static inline float round_to_dtype(float f, aclDataType dtype) {
     return f;
 }
 
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
+/* fp16 rows are widened block by block (the widening is vectorised in aclStubRowLoadF32). */
+#define WIDEN_BLOCK 512
 
-/* The product of the weighted rows: the NaN rule when exact, else the plain product (which differs from it only
- * in the payload a NaN * NaN keeps). Products are never fused into a following add (-ffp-contract=off). */
-ALWAYS_INLINE float mul_x(float a, float b, bool exact) { return exact ? mul_f32(a, b) : a * b; }
-
-/* Source rows that need a conversion the loops do not inline (fp16) are widened in blocks on the stack. */
-#define SCALE_BLOCK 256
-
-ROW_KERNEL void aclStubRowScaleF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
-                                   int64_t n) {
-    aclStubRowLoadF32(dst, src, dtype, n);
-    for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], w);
-}
-
-ALWAYS_INLINE void mul_row(float *restrict dst, const void *restrict src, aclDataType dtype, const float *restrict g,
-                           int64_t n, bool exact) {
+ROW_KERNEL void aclStubRowScaleF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w, int64_t n) {
     if (dtype == ACL_FLOAT) {
         const float *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = mul_x(s[i], g[i], exact);
+        for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(s[i], w);
     } else if (dtype == ACL_BF16) {
         const uint16_t *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = mul_x(aclStubBf16ToF32(s[i]), g[i], exact);
+        for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(bf16_to_f32(s[i]), w);
     } else {
         aclStubRowLoadF32(dst, src, dtype, n);
-        for (int64_t i = 0; i < n; i++) dst[i] = mul_x(dst[i], g[i], exact);
+        for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], w);
     }
 }
 
-ROW_KERNEL void aclStubRowMulF32(float *restrict dst, const void *restrict src, aclDataType dtype,
-                                 const float *restrict g, int64_t n) {
-    mul_row(dst, src, dtype, g, n, true);
+ROW_KERNEL void aclStubRowScaleAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
+                                      int64_t n) {
+    if (dtype == ACL_FLOAT) {
+        const float *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], mul_f32(s[i], w));
+    } else if (dtype == ACL_BF16) {
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], mul_f32(bf16_to_f32(s[i]), w));
+    } else {
+        float block[WIDEN_BLOCK];
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i += WIDEN_BLOCK) {
+            int64_t m = n - i < WIDEN_BLOCK ? n - i : WIDEN_BLOCK;
+            aclStubRowLoadF32(block, s + i, dtype, m);
+            for (int64_t j = 0; j < m; j++) dst[i + j] = sum_f32(dst[i + j], mul_f32(block[j], w));
+        }
+    }
 }
 
-ROW_KERNEL void aclStubRowMulF32Fast(float *restrict dst, const void *restrict src, aclDataType dtype,
-                                     const float *restrict g, int64_t n) {
-    mul_row(dst, src, dtype, g, n, false);
+ROW_KERNEL void aclStubRowMulF32(float *dst, const float *a, const float *b, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(a[i], b[i]);
 }
+
+/* One level of the tree: dst[i] = src[2i] + src[2i+1]. */
+ROW_KERNEL static void pair_level(float *restrict dst, const float *restrict src, int64_t half) {
+    for (int64_t i = 0; i < half; i++) dst[i] = sum_f32(src[2 * i], src[2 * i + 1]);
+}
+
+/* The same without the NaN rule: for NaN-free inputs, where every NaN a level makes is the one default NaN (so
+ * which operand's payload wins cannot show), and plain sums vectorise. */
+ROW_KERNEL static void pair_level_plain(float *restrict dst, const float *restrict src, int64_t half) {
+    for (int64_t i = 0; i < half; i++) dst[i] = src[2 * i] + src[2 * i + 1];
+}
+
+float aclStubRowTreeSumF32(float *v, int64_t n) {
+    float tmp[4096];
+    if (n <= 0) return 0.0f;
+    if (n > 8192) n = 8192;
+    bool plain = !aclStubRowAnyNaN(v, n);
+    float *src = v, *dst = tmp;
+    while (n > 1) { /* ping-pong between v and tmp, so no level reads what it writes */
+        n /= 2;
+        if (plain)
+            pair_level_plain(dst, src, n);
+        else
+            pair_level(dst, src, n);
+        float *x = src;
+        src = dst;
+        dst = x;
+    }
+    return src[0];
+}
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* The weighted rows' product: the NaN rule when exact, else the plain product (which differs from it only in
+ * the payload a NaN * NaN keeps). */
+ALWAYS_INLINE float mul_x(float a, float b, bool exact) { return exact ? mul_f32(a, b) : a * b; }
 
 /* dst += float(src) * w, the product rounded to dtype first when `round`. */
 ALWAYS_INLINE void add_scaled(float *restrict dst, const void *restrict src, aclDataType dtype, float w, int64_t n,
@@ -234,34 +274,30 @@ ALWAYS_INLINE void add_scaled(float *restrict dst, const void *restrict src, acl
     } else if (dtype == ACL_BF16) {
         const uint16_t *s = src;
         for (int64_t i = 0; i < n; i++) {
-            float p = mul_x(aclStubBf16ToF32(s[i]), w, exact);
+            float p = mul_x(bf16_to_f32(s[i]), w, exact);
             dst[i] = add_f32(dst[i], round ? round_to_dtype(p, ACL_BF16) : p, exact);
         }
     } else {
-        float buf[SCALE_BLOCK];
-        for (int64_t b = 0; b < n; b += SCALE_BLOCK) {
-            int64_t m = n - b < SCALE_BLOCK ? n - b : SCALE_BLOCK;
-            aclStubRowLoadF32(buf, (const uint16_t *)src + b, dtype, m);
-            for (int64_t i = 0; i < m; i++) {
-                float p = mul_x(buf[i], w, exact);
-                dst[b + i] = add_f32(dst[b + i], round ? round_to_dtype(p, dtype) : p, exact);
+        float block[WIDEN_BLOCK];
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i += WIDEN_BLOCK) {
+            int64_t m = n - i < WIDEN_BLOCK ? n - i : WIDEN_BLOCK;
+            aclStubRowLoadF32(block, s + i, dtype, m);
+            for (int64_t j = 0; j < m; j++) {
+                float p = mul_x(block[j], w, exact);
+                dst[i + j] = add_f32(dst[i + j], round ? round_to_dtype(p, dtype) : p, exact);
             }
         }
     }
 }
 
-ROW_KERNEL void aclStubRowAddScaledF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
-                                       int64_t n) {
-    add_scaled(dst, src, dtype, w, n, false, true);
-}
-
-ROW_KERNEL void aclStubRowAddScaledF32Fast(float *restrict dst, const void *restrict src, aclDataType dtype,
-                                           float w, int64_t n) {
+ROW_KERNEL void aclStubRowScaleAddF32Fast(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
+                                          int64_t n) {
     add_scaled(dst, src, dtype, w, n, false, false);
 }
 
-ROW_KERNEL void aclStubRowAddScaledRoundedF32(float *restrict dst, const void *restrict src, aclDataType dtype,
-                                              float w, int64_t n) {
+ROW_KERNEL void aclStubRowScaleAddRoundedF32(float *restrict dst, const void *restrict src, aclDataType dtype,
+                                             float w, int64_t n) {
     add_scaled(dst, src, dtype, w, n, true, true);
 }
 
@@ -269,47 +305,25 @@ static int64_t align8(int64_t n) { return (n + 7) / 8 * 8; }
 
 /* BinaryAdd: fold the upper 8-aligned half onto the lower one while more than `threshold` remain, then the
  * part beyond `offset` onto the first `offset` elements. */
-ALWAYS_INLINE void fold_halves(float *v, int64_t total, int64_t threshold, int64_t offset, bool exact) {
+ROW_KERNEL static void fold_halves(float *v, int64_t total, int64_t threshold, int64_t offset) {
     int64_t half = align8((total + 1) / 2);
     while (total > threshold) {
-        for (int64_t i = 0; i < total - half; i++) v[i] = add_f32(v[i], v[half + i], exact);
+        for (int64_t i = 0; i < total - half; i++) v[i] = sum_f32(v[i], v[half + i]);
         total = half;
         half = align8((half + 1) / 2);
     }
-    for (int64_t i = 0; i < total - offset; i++) v[i] = add_f32(v[i], v[offset + i], exact);
+    for (int64_t i = 0; i < total - offset; i++) v[i] = sum_f32(v[i], v[offset + i]);
 }
 
-/* One level of the adjacent-pair tree: separate source and destination, so the strided loads vectorise. */
-ALWAYS_INLINE void pair_level(float *restrict dst, const float *restrict src, int64_t half, bool exact) {
-    for (int64_t i = 0; i < half; i++) dst[i] = add_f32(src[2 * i], src[2 * i + 1], exact);
-}
-
-/* Adjacent pairs, level by level, over a power-of-two length n <= 4096 (v is overwritten). */
-ALWAYS_INLINE float tree_sum(float *v, int64_t n, bool exact) {
-    float tmp[2048];
-    float *src = v, *dst = tmp;
-    for (; n > 1; n /= 2) {
-        pair_level(dst, src, n / 2, exact);
-        float *t = src;
-        src = dst;
-        dst = t;
-    }
-    return src[0];
-}
-
-ALWAYS_INLINE float reduce_sum(float *v, int64_t n, bool exact) {
+float aclStubReduceSumF32(float *v, int64_t n) {
     static const int64_t LEVELS[3][3] = {{4096, 8192, 4096}, {512, 1024, 512}, {64, 128, 64}};
     for (int l = 0; l < 3; l++) {
         if (n >= LEVELS[l][0]) {
-            fold_halves(v, n, LEVELS[l][1], LEVELS[l][2], exact);
-            return tree_sum(v, LEVELS[l][2], exact);
+            fold_halves(v, n, LEVELS[l][1], LEVELS[l][2]);
+            return aclStubRowTreeSumF32(v, LEVELS[l][2]);
         }
     }
     float lanes[64] = {0};
     memcpy(lanes, v, (size_t)(n > 0 ? n : 0) * sizeof(float));
-    return tree_sum(lanes, 64, exact);
+    return aclStubRowTreeSumF32(lanes, 64);
 }
-
-ROW_KERNEL float aclStubReduceSumF32(float *v, int64_t n) { return reduce_sum(v, n, true); }
-
-ROW_KERNEL float aclStubReduceSumF32Fast(float *v, int64_t n) { return reduce_sum(v, n, false); }

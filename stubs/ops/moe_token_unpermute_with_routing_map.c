@@ -131,7 +131,7 @@ static void combine_token(const CombineCtx *c, int64_t t, float *acc, void *scra
             else
                 aclStubRowLoadF32(acc, row, dt, h);
         } else if (c->w) {
-            (exact ? aclStubRowAddScaledF32 : aclStubRowAddScaledF32Fast)(acc, row, dt, c->w[slot], h);
+            (exact ? aclStubRowScaleAddF32 : aclStubRowScaleAddF32Fast)(acc, row, dt, c->w[slot], h);
         } else {
             (exact ? aclStubRowAddF32 : aclStubRowAddF32Fast)(acc, row, dt, h);
         }

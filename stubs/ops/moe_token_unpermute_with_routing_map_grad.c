@@ -132,27 +132,20 @@ static void write_token_grad(const State *s, Rows *r, int64_t row, float p) {
 
 /* The probs gradient <permuted[row], g> in the kernel's order: per hidden chunk a device reduction; non-pad adds
  * the chunk sums to +0.0 in order, pad reduces the chunk sums with the same tree. */
-static float probs_grad_with(const State *s, Rows *r, int64_t row, bool exact) {
+static float probs_grad(const State *s, Rows *r, int64_t row) {
     int64_t h = s->grad->dims[1], chunk = s->plan->chunk;
-    float (*reduce)(float *, int64_t) = exact ? aclStubReduceSumF32 : aclStubReduceSumF32Fast;
-    const void *x = rm_load_row(s->permuted, row, 0, h, r->scratch);
-    (exact ? aclStubRowMulF32 : aclStubRowMulF32Fast)(r->prod, x, s->permuted->dtype, r->g, h);
+    aclStubRowLoadF32(r->prod, rm_load_row(s->permuted, row, 0, h, r->scratch), s->permuted->dtype, h);
+    aclStubRowMulF32(r->prod, r->prod, r->g, h);
     if (!s->plan->pad) {
         float acc = 0.0f;
         for (int64_t c0 = 0; c0 < h; c0 += chunk)
-            acc = add_running(acc, reduce(r->prod + c0, h - c0 < chunk ? h - c0 : chunk));
+            acc = add_running(acc, aclStubReduceSumF32(r->prod + c0, h - c0 < chunk ? h - c0 : chunk));
         return acc;
     }
     int64_t n = 0;
     for (int64_t c0 = 0; c0 < h; c0 += chunk, n++)
-        r->prod[n] = reduce(r->prod + c0, h - c0 < chunk ? h - c0 : chunk); /* n <= c0: no overlap */
-    return reduce(r->prod, n);
-}
-
-/* Plain arithmetic first; a NaN result (NaN payloads depend on the rules) is computed again exactly. */
-static float probs_grad(const State *s, Rows *r, int64_t row) {
-    float v = probs_grad_with(s, r, row, false);
-    return v == v ? v : probs_grad_with(s, r, row, true);
+        r->prod[n] = aclStubReduceSumF32(r->prod + c0, h - c0 < chunk ? h - c0 : chunk); /* n <= c0: no overlap */
+    return aclStubReduceSumF32(r->prod, n);
 }
 
 static void load_grad(const State *s, Rows *r, int64_t t) {

@@ -81,7 +81,7 @@ static void sum_columns(const RmIndexAdd *a, int64_t t, int64_t c0, int64_t n, f
         }
         const void *p = rm_load_row(a->src, row, c0, n, scratch);
         if (a->weights)
-            aclStubRowAddScaledRoundedF32(acc, p, dt, a->weights[row], n);
+            aclStubRowScaleAddRoundedF32(acc, p, dt, a->weights[row], n);
         else if (exact)
             aclStubRowAddF32(acc, p, dt, n);
         else

@@ -290,6 +290,30 @@ ACLSTUB_API void aclStubRowAddF32Fast(float *dst, const void *src, aclDataType d
 ACLSTUB_API bool aclStubRowAnyNaN(const float *row, int64_t n);
 ACLSTUB_API void aclStubRowAddZeroF32(float *dst, int64_t n); /* dst += +0.0f (turns -0.0 into +0.0) */
 ACLSTUB_API void aclStubRowStoreF32(void *dst, const float *src, aclDataType dtype, int64_t n); /* narrowing */
+/*
+ * Weighted rows: each product is rounded to float32 before it is added (never fused). A product whose
+ * left operand (the row element) is NaN is that NaN made quiet, like the sums.
+ */
+ACLSTUB_API void aclStubRowScaleF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n); /* dst = float(src) * w */
+ACLSTUB_API void aclStubRowScaleAddF32(float *dst, const void *src, aclDataType dtype, float w,
+                                       int64_t n);                  /* dst += float(src) * w */
+ACLSTUB_API void aclStubRowMulF32(float *dst, const float *a, const float *b, int64_t n); /* dst = a * b (dst may be a) */
+/* Sum of v[0..n) by an adjacent-pair binary tree (the vector unit's block reductions), n a power of two
+ * up to 8192; v is overwritten. */
+ACLSTUB_API float aclStubRowTreeSumF32(float *v, int64_t n);
+/*
+ * aclStubRowScaleAddF32 with plain products and sums, which differ from the NaN rules only in the payload a NaN
+ * keeps: a row without NaN is exactly the rule's; redo a row that holds one with the exact function.
+ */
+ACLSTUB_API void aclStubRowScaleAddF32Fast(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
+/* dst += float(narrow_dtype(float(src) * w)): the product rounded to the source's dtype first (exact rules) */
+ACLSTUB_API void aclStubRowScaleAddRoundedF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
+/*
+ * The sum of v[0 .. n) in the order of the AI Core's ReduceSum (n >= 1; v is overwritten): halving folds
+ * of 8-aligned halves down to 4096, 512 or 64 elements, then the adjacent-pair tree (aclStubRowTreeSumF32);
+ * below 64 elements one tree over 64 lanes whose idle lanes hold +0.0.
+ */
+ACLSTUB_API float aclStubReduceSumF32(float *v, int64_t n);
 
 /* memcpy, with non-temporal stores when stream is set (end such a region with aclStubStreamFence). */
 #define ACLSTUB_STREAM_MIN_BYTES ((int64_t)32 << 20)
@@ -326,32 +350,6 @@ typedef struct {
     aclStubSumInit init;
 } aclStubGatherSum;
 ACLSTUB_API void aclStubRowGatherSum(const aclStubGatherSum *g);
-
-/*
- * Weighted rows (the combine operators). A product a * w whose first operand a is NaN is a made quiet,
- * whatever w is (the product's counterpart of the sum rule above); products are rounded to float32 before
- * any sum (never fused into a multiply-add).
- */
-ACLSTUB_API void aclStubRowScaleF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
-/* dst += float32(float(src) * w) */
-ACLSTUB_API void aclStubRowAddScaledF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
-/*
- * The Fast variants use plain products and sums, which differ from the NaN rules only in the payload a NaN keeps:
- * a result without NaN is exactly the rule's; redo one that holds a NaN with the exact function.
- */
-ACLSTUB_API void aclStubRowAddScaledF32Fast(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
-/* dst += float(narrow_dtype(float(src) * w)): the product rounded to the source's dtype first */
-ACLSTUB_API void aclStubRowAddScaledRoundedF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
-/* dst[i] = float(src[i]) * g[i] */
-ACLSTUB_API void aclStubRowMulF32(float *dst, const void *src, aclDataType dtype, const float *g, int64_t n);
-ACLSTUB_API void aclStubRowMulF32Fast(float *dst, const void *src, aclDataType dtype, const float *g, int64_t n);
-/*
- * The sum of v[0 .. n) in the order of the AI Core's ReduceSum (n >= 1; v is overwritten): halving folds
- * of 8-aligned halves down to 4096, 512 or 64 elements, then an adjacent-pair tree; below 64 elements one
- * tree over 64 lanes whose idle lanes hold +0.0.
- */
-ACLSTUB_API float aclStubReduceSumF32(float *v, int64_t n);
-ACLSTUB_API float aclStubReduceSumF32Fast(float *v, int64_t n);
 
 /* Stable ascending argsort of n int64 keys (ties in ascending position). false when out of memory. */
 ACLSTUB_API bool aclStubStableArgsort(const int64_t *keys, int64_t n, int32_t *order);

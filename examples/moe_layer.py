@@ -1,0 +1,246 @@
+"""One mixture-of-experts layer, forward and backward, on any machine.
+
+    y = sum_k w[t, k] * FFN_{e(t, k)}(x[t]),   FFN_e(v) = relu(v @ W1[e]) @ W2[e]
+
+Gating runs in numpy (router logits, top-K experts per token, softmax over the K selected logits). The
+dispatch puts every token's K copies into contiguous per-expert blocks, each expert's small FFN runs as
+numpy matmuls on its block, and the combine sums each token's K expert outputs weighted by the routing
+weights. The backward goes through the combine's gradient (expert outputs and routing weights), the FFN,
+the dispatch's gradient and the softmax, and gives the gradients of x, the router and every expert weight.
+
+Each dispatch variant is one entry of VARIANTS: how tokens reach the expert blocks and come back, with its
+operators. Every variant is checked against a plain numpy reference of the whole layer in float64 (a dense
+formulation: every expert on every token, masked by the routing), for the forward output and every
+gradient. The table gives each variant's largest error (relative to the largest reference value) and the
+time of each phase; the exit status is 1 when an error exceeds the variant's tolerance.
+
+    python examples/moe_layer.py --tokens 256 --hidden 64 --ffn 128 --experts 8 --topk 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+# The expert blocks are small matrices: BLAS threads cost more than they save there, and they would compete
+# with the stub's own kernel threads. Set before numpy loads its BLAS; an explicit setting wins.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+
+import aclnn_py  # noqa: E402
+
+
+# ---- the layer's parameters and gating ---------------------------------------------------------------------
+
+@dataclass
+class Layer:
+    router: np.ndarray  # (H, E)
+    w1: np.ndarray      # (E, H, F)
+    w2: np.ndarray      # (E, F, H)
+    topk: int
+
+    @property
+    def experts(self) -> int:
+        return self.router.shape[1]
+
+
+def make_layer(hidden: int, ffn: int, experts: int, topk: int, rng) -> Layer:
+    return Layer(router=(rng.standard_normal((hidden, experts)) / np.sqrt(hidden)).astype(np.float32),
+                 w1=(rng.standard_normal((experts, hidden, ffn)) / np.sqrt(hidden)).astype(np.float32),
+                 w2=(rng.standard_normal((experts, ffn, hidden)) / np.sqrt(ffn)).astype(np.float32),
+                 topk=topk)
+
+
+def gate(x: np.ndarray, layer: Layer):
+    """Router logits, the top-K experts of every token (highest logit first) and their softmax weights."""
+    logits = x @ layer.router
+    idx = np.argsort(-logits, axis=1, kind="stable")[:, :layer.topk].astype(np.int32)
+    top = np.take_along_axis(logits, idx, axis=1)
+    e = np.exp(top - top.max(axis=1, keepdims=True))
+    return logits, idx, (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def gate_backward(x: np.ndarray, layer: Layer, idx, weights, d_weights):
+    """Through the softmax over the selected logits and the router matmul: (d_x, d_router)."""
+    d_top = weights * (d_weights - np.sum(weights * d_weights, axis=1, keepdims=True))
+    d_logits = np.zeros((x.shape[0], layer.experts), d_top.dtype)
+    np.put_along_axis(d_logits, idx, d_top, axis=1)
+    return d_logits @ layer.router.T, x.T @ d_logits
+
+
+# ---- the experts on their contiguous blocks ----------------------------------------------------------------
+
+def experts_forward(rows: np.ndarray, bounds: np.ndarray, layer: Layer):
+    """FFN of expert e on rows[bounds[e]:bounds[e+1]]; keeps what the backward needs."""
+    out = np.zeros_like(rows)
+    saved = []
+    for e in range(layer.experts):
+        block = rows[bounds[e]:bounds[e + 1]]
+        pre = block @ layer.w1[e]
+        act = np.maximum(pre, 0)
+        out[bounds[e]:bounds[e + 1]] = act @ layer.w2[e]
+        saved.append((block, pre, act))
+    return out, saved
+
+
+def experts_backward(d_out: np.ndarray, bounds: np.ndarray, layer: Layer, saved):
+    d_rows = np.zeros_like(d_out)
+    d_w1, d_w2 = np.zeros_like(layer.w1), np.zeros_like(layer.w2)
+    for e, (block, pre, act) in enumerate(saved):
+        g = d_out[bounds[e]:bounds[e + 1]]
+        d_w2[e] = act.T @ g
+        d_pre = (g @ layer.w2[e].T) * (pre > 0)
+        d_w1[e] = block.T @ d_pre
+        d_rows[bounds[e]:bounds[e + 1]] = d_pre @ layer.w1[e].T
+    return d_rows, d_w1, d_w2
+
+
+# ---- dispatch variants -----------------------------------------------------------------------------------------
+
+@dataclass
+class Variant:
+    """How the tokens reach the expert blocks and come back. ``dispatch(x, idx, weights, experts)`` returns
+    (rows, bounds, state): the permuted rows, the block boundaries of the experts, and what the other three
+    steps need. ``combine(expert_out, state)`` returns y; ``combine_grad(expert_out, d_y, state)`` returns
+    (d_expert_out, d_weights); ``dispatch_grad(d_rows, state)`` returns d_x."""
+
+    name: str
+    dispatch: Callable
+    combine: Callable
+    combine_grad: Callable
+    dispatch_grad: Callable
+    tolerance: float  # largest accepted error, relative to the largest reference value
+
+
+def _indices_dispatch(x, idx, weights, experts):
+    rows, sorted_idx = aclnn_py.moe_token_permute(x, idx)  # stable sort by expert: one block per expert
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(idx.reshape(-1), minlength=experts))])
+    return rows, bounds, {"sorted_idx": sorted_idx, "weights": weights, "topk": idx.shape[1]}
+
+
+def _indices_combine(expert_out, s):
+    return aclnn_py.moe_token_unpermute(expert_out, s["sorted_idx"], s["weights"])
+
+
+def _indices_combine_grad(expert_out, d_y, s):
+    return aclnn_py.moe_token_unpermute_grad(expert_out, d_y, s["sorted_idx"], s["weights"])
+
+
+def _indices_dispatch_grad(d_rows, s):
+    return aclnn_py.moe_token_permute_grad(d_rows, s["sorted_idx"], s["topk"])
+
+
+VARIANTS: list[Variant] = [
+    Variant("indices", _indices_dispatch, _indices_combine, _indices_combine_grad, _indices_dispatch_grad, 1e-4),
+]
+
+PHASES = ("dispatch", "experts", "combine", "combine_grad", "experts_grad", "dispatch_grad")
+
+
+def run_variant(v: Variant, x, d_y, layer: Layer):
+    """Forward and backward of the layer through variant v: (results, seconds per phase)."""
+    times = {}
+
+    def timed(phase, fn, *args):
+        t0 = time.perf_counter()
+        r = fn(*args)
+        times[phase] = time.perf_counter() - t0
+        return r
+
+    _, idx, weights = gate(x, layer)
+    rows, bounds, state = timed("dispatch", v.dispatch, x, idx, weights, layer.experts)
+    expert_out, saved = timed("experts", experts_forward, rows, bounds, layer)
+    y = timed("combine", v.combine, expert_out, state)
+    d_expert_out, d_weights = timed("combine_grad", v.combine_grad, expert_out, d_y, state)
+    d_rows, d_w1, d_w2 = timed("experts_grad", experts_backward, d_expert_out, bounds, layer, saved)
+    d_x = timed("dispatch_grad", v.dispatch_grad, d_rows, state)
+    d_x_gate, d_router = gate_backward(x, layer, idx, weights, d_weights)
+    return {"y": y, "d_x": d_x + d_x_gate, "d_router": d_router, "d_w1": d_w1, "d_w2": d_w2}, times
+
+
+# ---- the reference: the whole layer in float64, densely -------------------------------------------------------
+
+def reference(x, d_y, layer: Layer):
+    x64 = x.astype(np.float64)
+    router, w1, w2 = (a.astype(np.float64) for a in (layer.router, layer.w1, layer.w2))
+    n, e_count = x.shape[0], layer.experts
+    logits = x64 @ router
+    idx = gate(x, layer)[1]  # the same experts (ties in float32 logits are not the point here)
+    top = np.take_along_axis(logits, idx, axis=1)
+    ex = np.exp(top - top.max(axis=1, keepdims=True))
+    weights = ex / ex.sum(axis=1, keepdims=True)
+    combine = np.zeros((n, e_count))  # combine[t, e]: the weight of expert e for token t (0 if not routed)
+    np.put_along_axis(combine, idx, weights, axis=1)
+    pre = np.einsum("nh,ehf->enf", x64, w1)
+    act = np.maximum(pre, 0)
+    outs = np.einsum("enf,efh->enh", act, w2)  # every expert on every token
+    y = np.einsum("ne,enh->nh", combine, outs)
+    d_combine = np.einsum("nh,enh->ne", d_y.astype(np.float64), outs)
+    d_outs = np.einsum("ne,nh->enh", combine, d_y.astype(np.float64))
+    d_w2 = np.einsum("enf,enh->efh", act, d_outs)
+    d_pre = np.einsum("enh,efh->enf", d_outs, w2) * (pre > 0)
+    d_w1 = np.einsum("nh,enf->ehf", x64, d_pre)
+    d_x = np.einsum("enf,ehf->nh", d_pre, w1)
+    d_sel = np.take_along_axis(d_combine, idx, axis=1)
+    d_top = weights * (d_sel - np.sum(weights * d_sel, axis=1, keepdims=True))
+    d_logits = np.zeros((n, e_count))
+    np.put_along_axis(d_logits, idx, d_top, axis=1)
+    return {"y": y, "d_x": d_x + d_logits @ router.T, "d_router": x64.T @ d_logits, "d_w1": d_w1, "d_w2": d_w2}
+
+
+def max_error(got: dict, expected: dict) -> tuple[float, str]:
+    """The largest error over every output, relative to that output's largest reference value."""
+    worst = (0.0, "")
+    for name, ref in expected.items():
+        scale = max(float(np.max(np.abs(ref), initial=0.0)), 1e-30)
+        err = float(np.max(np.abs(got[name].astype(np.float64) - ref), initial=0.0)) / scale
+        worst = max(worst, (err, name))
+    return worst
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tokens", type=int, default=256)
+    p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--ffn", type=int, default=128)
+    p.add_argument("--experts", type=int, default=8)
+    p.add_argument("--topk", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--tolerance", type=float, default=None, help="override every variant's tolerance")
+    args = p.parse_args(argv)
+
+    rng = np.random.default_rng(args.seed)
+    layer = make_layer(args.hidden, args.ffn, args.experts, args.topk, rng)
+    x = rng.standard_normal((args.tokens, args.hidden)).astype(np.float32)
+    d_y = rng.standard_normal((args.tokens, args.hidden)).astype(np.float32)
+    expected = reference(x, d_y, layer)
+
+    print(f"MoE layer: {args.tokens} tokens, hidden {args.hidden}, FFN {args.ffn}, {args.experts} experts, "
+          f"top-{args.topk}, float32")
+    print(f"{'variant':<12} {'max error':>10} {'in':<8} {'tolerance':>9}  " + "  ".join(f"{ph:>13}" for ph in PHASES))
+    failed = []
+    for v in VARIANTS:
+        run_variant(v, x, d_y, layer)  # warm-up: library loading and first-call planning are not timed
+        got, times = run_variant(v, x, d_y, layer)
+        err, where = max_error(got, expected)
+        tol = v.tolerance if args.tolerance is None else args.tolerance
+        ok = err <= tol
+        print(f"{v.name:<12} {err:>10.2e} {where:<8} {tol:>9.0e}  "
+              + "  ".join(f"{times[ph] * 1e3:>10.2f} ms" for ph in PHASES) + ("" if ok else "  FAIL"))
+        if not ok:
+            failed.append(v.name)
+    if failed:
+        print(f"error above tolerance: {', '.join(failed)}")
+        return 1
+    print(f"all {len(VARIANTS)} variants within tolerance")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

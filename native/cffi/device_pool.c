@@ -1,0 +1,218 @@
+/*
+ * The client's caching device-memory pool (see aclnn_py/memory.py). Freed blocks are kept, keyed by
+ * device, stream and size class, and handed out again for the same key, so steady-state calls allocate
+ * nothing. Reuse is limited to the stream a block was freed on: work queued on that stream runs in order,
+ * so the next user cannot overtake the previous one (the rule CuPy's pool follows). Blocks of a stream are
+ * freed, after synchronising it, when the stream is destroyed, and all of them by free_all_blocks.
+ * Included into the generated extension source (every ACL call goes through the late-bound table).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+typedef struct {
+    int32_t device;
+    aclrtStream stream;
+    uint64_t size; /* the size class */
+    void *ptr;
+} AclnnpyBlock;
+
+static pthread_mutex_t aclnnpy_mem_lock = PTHREAD_MUTEX_INITIALIZER;
+static AclnnpyBlock *aclnnpy_free_blocks;
+static size_t aclnnpy_n_free, aclnnpy_free_cap;
+static int aclnnpy_mem_enabled = -1; /* -1: read ACLNN_PY_MEMORY_POOL on first use */
+/* used: handed out and not returned; cached: held in the free list; hits/misses: requests served from
+ * the free list / by aclrtMalloc */
+static uint64_t aclnnpy_used, aclnnpy_cached, aclnnpy_hits, aclnnpy_misses;
+
+/* Size classes: 512-byte minimum, then four per power of two, so a class wastes at most a quarter. */
+static uint64_t aclnnpy_size_class(uint64_t size) {
+    if (size <= 512) return 512;
+    uint64_t p = (uint64_t)1 << (63 - __builtin_clzll(size)), q = p / 4;
+    uint64_t rounded = (size + q - 1) / q * q;
+    return rounded < size ? size : rounded; /* no class above 2^63: the exact size */
+}
+
+static int aclnnpy_pool_enabled(void) {
+    if (aclnnpy_mem_enabled < 0) {
+        const char *env = getenv("ACLNN_PY_MEMORY_POOL");
+        aclnnpy_mem_enabled = !(env && (strcmp(env, "0") == 0 || strcmp(env, "off") == 0));
+    }
+    return aclnnpy_mem_enabled;
+}
+
+/* At least size bytes on the current device for work on stream; *fresh tells a new block (the stub's are
+ * zero-filled) from a reused one. */
+static int aclnnpy_pool_malloc(aclrtStream stream, uint64_t size, void **ptr, int *fresh) {
+    int32_t device = -1;
+    aclrtGetDevice(&device);
+    uint64_t cls = aclnnpy_size_class(size);
+    pthread_mutex_lock(&aclnnpy_mem_lock);
+    if (aclnnpy_pool_enabled()) {
+        for (size_t i = aclnnpy_n_free; i-- > 0;) {
+            AclnnpyBlock *b = &aclnnpy_free_blocks[i];
+            if (b->size == cls && b->stream == stream && b->device == device) {
+                *ptr = b->ptr;
+                *b = aclnnpy_free_blocks[--aclnnpy_n_free];
+                aclnnpy_cached -= cls;
+                aclnnpy_used += cls;
+                aclnnpy_hits++;
+                *fresh = 0;
+                pthread_mutex_unlock(&aclnnpy_mem_lock);
+                return 0;
+            }
+        }
+    }
+    pthread_mutex_unlock(&aclnnpy_mem_lock);
+    int status = aclrtMalloc(ptr, (size_t)cls, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (status) return status;
+    pthread_mutex_lock(&aclnnpy_mem_lock);
+    aclnnpy_used += cls;
+    aclnnpy_misses++;
+    pthread_mutex_unlock(&aclnnpy_mem_lock);
+    *fresh = 1;
+    return 0;
+}
+
+/* Return a block of aclnnpy_pool_malloc(stream, size): cached for the same key, or freed when the pool is
+ * off (or the free list cannot grow). */
+static void aclnnpy_pool_free(aclrtStream stream, void *ptr, uint64_t size) {
+    if (ptr == NULL) return;
+    int32_t device = -1;
+    aclrtGetDevice(&device);
+    uint64_t cls = aclnnpy_size_class(size);
+    pthread_mutex_lock(&aclnnpy_mem_lock);
+    aclnnpy_used -= cls;
+    int keep = aclnnpy_pool_enabled();
+    if (keep && aclnnpy_n_free == aclnnpy_free_cap) {
+        size_t cap = aclnnpy_free_cap ? 2 * aclnnpy_free_cap : 64;
+        AclnnpyBlock *grown = realloc(aclnnpy_free_blocks, cap * sizeof *grown);
+        if (grown) {
+            aclnnpy_free_blocks = grown;
+            aclnnpy_free_cap = cap;
+        } else {
+            keep = 0;
+        }
+    }
+    if (keep) {
+        aclnnpy_free_blocks[aclnnpy_n_free++] = (AclnnpyBlock){device, stream, cls, ptr};
+        aclnnpy_cached += cls;
+    }
+    pthread_mutex_unlock(&aclnnpy_mem_lock);
+    if (!keep) aclrtFree(ptr);
+}
+
+/* Free the current device's cached blocks of stream (of every stream when all is set), after
+ * synchronising their streams; returns how many were freed. Taken out under the lock, freed outside it. */
+static int aclnnpy_pool_release_blocks(aclrtStream stream, int all) {
+    int32_t device = -1;
+    aclrtGetDevice(&device);
+    pthread_mutex_lock(&aclnnpy_mem_lock);
+    size_t n = 0;
+    AclnnpyBlock *taken = aclnnpy_n_free ? malloc(aclnnpy_n_free * sizeof *taken) : NULL;
+    for (size_t i = 0; taken && i < aclnnpy_n_free;) {
+        AclnnpyBlock *b = &aclnnpy_free_blocks[i];
+        if (b->device == device && (all || b->stream == stream)) {
+            taken[n++] = *b;
+            aclnnpy_cached -= b->size;
+            *b = aclnnpy_free_blocks[--aclnnpy_n_free];
+        } else {
+            i++;
+        }
+    }
+    pthread_mutex_unlock(&aclnnpy_mem_lock);
+    for (size_t i = 0; i < n; i++) {
+        aclrtSynchronizeStream(taken[i].stream); /* queued work may still use the block */
+        aclrtFree(taken[i].ptr);
+    }
+    free(taken);
+    return (int)n;
+}
+
+#define ACLNNPY_MAX_WORKSPACES 64
+
+/* ---- workspace pool: one buffer per stream, grown on demand, freed only after a synchronisation ---- */
+
+static pthread_mutex_t aclnnpy_ws_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    aclrtStream stream;
+    void *ptr;
+    uint64_t size;
+} aclnnpy_ws[ACLNNPY_MAX_WORKSPACES];
+static int aclnnpy_ws_used;
+
+static void aclnnpy_ws_drop(int i) {
+    aclrtSynchronizeStream(aclnnpy_ws[i].stream); /* queued work may still use the buffer */
+    aclrtFree(aclnnpy_ws[i].ptr);
+    aclnnpy_ws[i] = aclnnpy_ws[--aclnnpy_ws_used];
+}
+
+/* A workspace of at least size bytes for work queued on stream; reused while the size fits. */
+static int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
+    int status = 0;
+    pthread_mutex_lock(&aclnnpy_ws_lock);
+    int i = 0;
+    while (i < aclnnpy_ws_used && aclnnpy_ws[i].stream != stream) i++;
+    if (i < aclnnpy_ws_used && aclnnpy_ws[i].size >= size) {
+        *ptr = aclnnpy_ws[i].ptr;
+    } else {
+        if (i < aclnnpy_ws_used) aclnnpy_ws_drop(i);
+        if (aclnnpy_ws_used == ACLNNPY_MAX_WORKSPACES) aclnnpy_ws_drop(0);
+        status = aclrtMalloc(ptr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+        if (status == 0) {
+            aclnnpy_ws[aclnnpy_ws_used].stream = stream;
+            aclnnpy_ws[aclnnpy_ws_used].ptr = *ptr;
+            aclnnpy_ws[aclnnpy_ws_used].size = size;
+            aclnnpy_ws_used++;
+        }
+    }
+    pthread_mutex_unlock(&aclnnpy_ws_lock);
+    return status;
+}
+
+/* Everything held for stream (its workspace and its cached blocks on the current device), after
+ * synchronising it: called before the stream is destroyed. Returns how many buffers were freed. */
+static int aclnnpy_stream_release(aclrtStream stream) {
+    int freed = 0;
+    pthread_mutex_lock(&aclnnpy_ws_lock);
+    for (int i = aclnnpy_ws_used - 1; i >= 0; i--) {
+        if (aclnnpy_ws[i].stream == stream) {
+            aclnnpy_ws_drop(i);
+            freed++;
+        }
+    }
+    pthread_mutex_unlock(&aclnnpy_ws_lock);
+    return freed + aclnnpy_pool_release_blocks(stream, 0);
+}
+
+/* A child forked while another thread held a lock must not inherit it locked. */
+static void aclnnpy_locks_prepare(void) {
+    pthread_mutex_lock(&aclnnpy_ws_lock);
+    pthread_mutex_lock(&aclnnpy_mem_lock);
+}
+static void aclnnpy_locks_release(void) {
+    pthread_mutex_unlock(&aclnnpy_mem_lock);
+    pthread_mutex_unlock(&aclnnpy_ws_lock);
+}
+__attribute__((constructor)) static void aclnnpy_locks_atfork(void) {
+    pthread_atfork(aclnnpy_locks_prepare, aclnnpy_locks_release, aclnnpy_locks_release);
+}
+
+/* ---- what Python sees ---- */
+
+static void aclnnpy_pool_stats(uint64_t *out) {
+    pthread_mutex_lock(&aclnnpy_mem_lock);
+    out[0] = aclnnpy_used;
+    out[1] = aclnnpy_used + aclnnpy_cached;
+    out[2] = aclnnpy_hits;
+    out[3] = aclnnpy_misses;
+    out[4] = aclnnpy_n_free;
+    out[5] = (uint64_t)aclnnpy_pool_enabled();
+    pthread_mutex_unlock(&aclnnpy_mem_lock);
+}
+
+/* Turning the pool off frees nothing by itself: free_all_blocks does. */
+static void aclnnpy_pool_set_enabled(int on) {
+    pthread_mutex_lock(&aclnnpy_mem_lock);
+    aclnnpy_mem_enabled = on != 0;
+    pthread_mutex_unlock(&aclnnpy_mem_lock);
+}

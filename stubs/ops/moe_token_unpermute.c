@@ -1,0 +1,123 @@
+/* aclnnMoeTokenUnpermute (spec: ops/moe_token_unpermute.md). */
+#include <stdlib.h>
+
+#include "aclstub/op_sdk.h"
+#include "aclnnop/aclnn_moe_token_unpermute.h"
+
+enum { PERMUTED, IDX, PROBS, PADDED_MODE, RESTORE_SHAPE, OUT };
+
+/* probs may have any float dtype whatever the tokens' (all nine OpDef combinations have a kernel). */
+static const aclStubParam PARAMS[] = {
+    [PERMUTED] = {"permutedTokens", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS},
+    [IDX] = {"sortedIndices", ACLSTUB_INPUT, ACLSTUB_DT(ACL_INT32)},
+    [PROBS] = {"probsOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT_FLOATS},
+    [PADDED_MODE] = {"paddedMode", ACLSTUB_BOOL},
+    [RESTORE_SHAPE] = {"restoreShapeOptional", ACLSTUB_INT_ARRAY, 0, NULL, ACLSTUB_NULLABLE},
+    [OUT] = {"out", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "permutedTokens"},
+};
+
+typedef struct {
+    int64_t p, t, k, h; /* permuted rows, tokens, top-k, hidden */
+} Plan;
+
+static aclnnStatus check(aclStubOpCall *c) {
+    const aclStubTensorDesc *tok = aclStubOpTensor(c, PERMUTED), *idx = aclStubOpTensor(c, IDX);
+    const aclStubTensorDesc *probs = aclStubOpTensor(c, PROBS), *out = aclStubOpTensor(c, OUT);
+    const aclnnStatus TILING = ACLNN_ERR_INNER_TILING_ERROR;
+    /* The Ascend 950 wrapper's rule; A2/A3 ignore the flag. restoreShapeOptional is never read. */
+    ACLSTUB_RETURN_ERROR_IF(aclStubOpBool(c, PADDED_MODE), c, ACLNN_ERR_PARAM_INVALID, "paddedMode = true is not supported");
+    if (aclStubNumel(out) == 0) return aclStubOpNothingToDo(c);
+    for (int i = PERMUTED; i <= OUT; i++) ACLSTUB_TRY(aclStubOpCheckDimsNonNegative(c, i, TILING));
+    ACLSTUB_RETURN_ERROR_IF(tok->ndim != 2, c, TILING, "permutedTokens must be 2-D (P, H), got %u-D", tok->ndim);
+    ACLSTUB_RETURN_ERROR_IF(idx->ndim != 1, c, TILING, "sortedIndices must be 1-D, got %u-D", idx->ndim);
+    ACLSTUB_RETURN_ERROR_IF(probs && probs->ndim != 2, c, TILING, "probsOptional must be 2-D (T, K), got %u-D",
+                            probs ? probs->ndim : 0);
+    int64_t l = idx->dims[0], t = probs ? probs->dims[0] : l, k = probs ? probs->dims[1] : 1;
+    ACLSTUB_RETURN_ERROR_IF(k < 1 || k > 512, c, TILING, "topK = probsOptional.shape[1] = %lld is outside [1, 512]",
+                            (long long)k);
+    int64_t slots;
+    ACLSTUB_RETURN_ERROR_IF(__builtin_mul_overflow(t, k, &slots) || l != slots, c, TILING, "sortedIndices length %lld must equal T x K = %lld x %lld",
+                            (long long)l, (long long)t, (long long)k);
+    ACLSTUB_RETURN_ERROR_IF(out->ndim != 2 || out->dims[0] != t || out->dims[1] != tok->dims[1], c, TILING,
+                            "out must have shape (T, H) = (%lld, %lld)", (long long)t, (long long)tok->dims[1]);
+    *(Plan *)c->plan = (Plan){tok->dims[0], t, k, tok->dims[1]};
+    return OK;
+}
+
+typedef struct {
+    const Plan *p;
+    const aclStubTensorDesc *tok, *idx, *probs, *out;
+} Ctx;
+
+/* Pointer to row r of the tokens as contiguous elements: the row itself, or a copy in scratch. */
+static const void *token_row(const aclStubTensorDesc *tok, int64_t r, int64_t h, void *scratch) {
+    const char *row = aclStubElem2(tok, r, 0);
+    if (tok->strides[1] == 1 || h == 1) return row;
+    size_t e = aclDataTypeSize(tok->dtype);
+    for (int64_t j = 0; j < h; j++) memcpy((char *)scratch + j * (int64_t)e, aclStubElem2(tok, r, j), e);
+    return scratch;
+}
+
+static float probs_at(const aclStubTensorDesc *probs, int64_t t, int64_t k) {
+    const void *q = aclStubElem2(probs, t, k);
+    if (probs->dtype == ACL_FLOAT) return *(const float *)q;
+    uint16_t b = *(const uint16_t *)q;
+    return probs->dtype == ACL_BF16 ? aclStubBf16ToF32(b) : aclStubF16ToF32(b);
+}
+
+static void unpermute_rows(void *arg, int64_t begin, int64_t end) {
+    const Ctx *c = arg;
+    const Plan *p = c->p;
+    aclDataType dt = c->tok->dtype;
+    bool direct = dt == ACL_FLOAT; /* fp32 accumulates straight into the output row */
+    size_t e = aclDataTypeSize(dt);
+    float *acc = direct ? NULL : malloc((size_t)p->h * sizeof(float));
+    void *scratch = c->tok->strides[1] == 1 ? NULL : malloc((size_t)p->h * e);
+    if ((!direct && !acc) || (c->tok->strides[1] != 1 && !scratch)) {
+        /* Out of memory inside a kernel cannot be reported per row: the rows are left as zeros. */
+        for (int64_t t = begin; t < end; t++) memset(aclStubElem2(c->out, t, 0), 0, (size_t)p->h * e);
+        free(acc);
+        free(scratch);
+        return;
+    }
+    for (int64_t t = begin; t < end; t++) {
+        float *a = direct ? (float *)aclStubElem2(c->out, t, 0) : acc;
+        for (int64_t k = 0; k < p->k; k++) {
+            int64_t s = t * p->k + k;
+            int64_t r = aclStubIndex1(c->idx, s);
+            float w = c->probs ? probs_at(c->probs, t, k) : 1.0f;
+            /* Rows the forward dropped (r >= P) and zero weights are skipped, so 0 * inf never reaches the sum;
+             * negative indices are skipped too (the device would read outside the tensor). */
+            bool taken = r >= 0 && r < p->p && (!c->probs || w != 0.0f);
+            if (!taken) {
+                if (k == 0) memset(a, 0, (size_t)p->h * sizeof(float));
+                continue;
+            }
+            const void *row = token_row(c->tok, r, p->h, scratch);
+            if (k > 0)
+                aclStubRowScaleAddF32(a, row, dt, w, p->h);
+            else if (c->probs)
+                aclStubRowScaleF32(a, row, dt, w, p->h);
+            else
+                aclStubRowLoadF32(a, row, dt, p->h); /* no product without probs: the row's bits, widened */
+        }
+        if (!direct) aclStubRowStoreF32(aclStubElem2(c->out, t, 0), acc, dt, p->h);
+    }
+    free(acc);
+    free(scratch);
+}
+
+static aclnnStatus kernel(const aclStubOpCall *call) {
+    const Plan *p = call->plan;
+    Ctx c = {p, aclStubOpTensor(call, PERMUTED), aclStubOpTensor(call, IDX), aclStubOpTensor(call, PROBS),
+             aclStubOpTensor(call, OUT)};
+    /* Enough rows per chunk that thread start-up is paid for. */
+    aclStubParallelFor(p->t, 65536 / (p->k * p->h + 1) + 1, unpermute_rows, &c);
+    return OK;
+}
+
+static const aclStubOpDef OP = {"aclnnMoeTokenUnpermute", PARAMS, ACLSTUB_LEN(PARAMS), NULL, check, kernel, sizeof(Plan)};
+
+ACLSTUB_DEFINE_OP(aclnnMoeTokenUnpermute, OP, (const aclTensor *, permutedTokens), (const aclTensor *, sortedIndices),
+                  (const aclTensor *, probsOptional), (bool, paddedMode), (const aclIntArray *, restoreShapeOptional),
+                  (aclTensor *, out))
