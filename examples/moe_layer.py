@@ -136,8 +136,41 @@ def _indices_dispatch_grad(d_rows, s):
     return aclnn_py.moe_token_permute_grad(d_rows, s["sorted_idx"], s["topk"])
 
 
+def _routing_map_dispatch(x, idx, weights, experts):
+    """MindSpeed's dispatch: a dense (T, E) routing map and probabilities; the rows come out expert-major."""
+    t = x.shape[0]
+    routing_map = np.zeros((t, experts), np.bool_)
+    np.put_along_axis(routing_map, idx, True, axis=1)
+    probs = np.zeros((t, experts), np.float32)
+    np.put_along_axis(probs, idx, weights, axis=1)
+    rows, _, sorted_idx = aclnn_py.moe_token_permute_with_routing_map(x, routing_map, None, idx.size, False)
+    bounds = np.concatenate([[0], np.cumsum(routing_map.sum(axis=0))])
+    return rows, bounds, {"sorted_idx": sorted_idx, "routing_map": routing_map, "probs": probs, "idx": idx}
+
+
+def _routing_map_combine(expert_out, s):
+    t, h = s["probs"].shape[0], expert_out.shape[1]
+    return aclnn_py.moe_token_unpermute_with_routing_map(expert_out, s["sorted_idx"], s["routing_map"], s["probs"],
+                                                         False, (t, h))[0]
+
+
+def _routing_map_combine_grad(expert_out, d_y, s):
+    # torch_npu's wiring: the forward's sortedIndices as both index inputs in non-pad mode
+    d_rows, d_probs = aclnn_py.moe_token_unpermute_with_routing_map_grad(
+        d_y, s["sorted_idx"], s["sorted_idx"], s["routing_map"], expert_out, s["probs"], False)
+    return d_rows, np.take_along_axis(d_probs, s["idx"], axis=1)  # (T, E) -> the (T, K) routing weights
+
+
+def _routing_map_dispatch_grad(d_rows, s):
+    t, e = s["routing_map"].shape
+    return aclnn_py.moe_token_permute_with_routing_map_grad(d_rows, None, s["sorted_idx"], s["routing_map"], e, t,
+                                                            False)[0]
+
+
 VARIANTS: list[Variant] = [
     Variant("indices", _indices_dispatch, _indices_combine, _indices_combine_grad, _indices_dispatch_grad, 1e-4),
+    Variant("routing_map", _routing_map_dispatch, _routing_map_combine, _routing_map_combine_grad,
+            _routing_map_dispatch_grad, 1e-4),
 ]
 
 PHASES = ("dispatch", "experts", "combine", "combine_grad", "experts_grad", "dispatch_grad")

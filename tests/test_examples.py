@@ -48,3 +48,13 @@ def test_moe_layer_matches_its_reference_and_reports_errors_beyond_tolerance():
     # float32 against the float64 reference is never exact: a zero tolerance must fail with exit status 1
     strict = run(EXAMPLES / "moe_layer.py", *small, "--tolerance", "0")
     assert strict.returncode == 1 and "FAIL" in strict.stdout, strict.stdout + strict.stderr
+
+
+def test_moe_layer_routing_map_variant_matches_its_reference():
+    # MoeTokenPermuteWithRoutingMap -> experts -> MoeTokenUnpermuteWithRoutingMap, backward through both grads
+    result = run(EXAMPLES / "moe_layer.py", "--tokens", "40", "--hidden", "12", "--ffn", "20", "--experts", "5",
+                 "--topk", "3")
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("routing_map ")]
+    assert len(rows) == 1 and "FAIL" not in rows[0], result.stdout
+    assert float(rows[0][1]) <= 1e-4
