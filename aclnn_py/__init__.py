@@ -3,24 +3,59 @@
 Layers:
 - ``aclnn_py.acl`` / ``aclnn_py.aclnn``: the C API mirrored name for name (two phases, status codes
   become exceptions, out-parameters become return values);
-- ``aclnn_py.Device``, ``Context``, ``Stream``, ``Event``, ``DeviceBuffer``, ``Tensor``: resources as Python
-  objects;
+- ``aclnn_py.Device``, ``Context``, ``Stream``, ``Event``, ``DeviceBuffer``, ``Tensor`` and the tensor meta
+  API's ``Scalar``, ``ScalarList``, ``IntArray``, ``BoolArray``, ``FloatArray``, ``TensorList``: resources
+  as Python objects;
 - ``aclnn_py.moe_token_permute_grad(...)`` and the other operators: numpy in, numpy out;
-- ``aclnn_py.reference``: numpy references of every operator;
+  ``aclnn_py.run("aclnnXxx", ...)``: any operator, numpy arrays, torch tensors or device Tensors in;
+- ``aclnn_py.reference``: numpy references of every operator; ``aclnn_py.testing``: round-trip checks;
 - ``aclnn_py.get_memory_pool()``: the caching device-memory pool the operator functions allocate from.
+
+Importing the package loads neither numpy nor the libraries: every name above is an attribute resolved on
+first use (PEP 562), so ``import aclnn_py`` stays cheap.
 """
 
-from . import loader
+import importlib
+
 from ._native import INCLUDE_DIR as _INCLUDE_DIR, STUB_LIB_DIR as _STUB_LIB_DIR
 from .errors import (AclBaseError, AclError, AclnnError, AclStatusError, BackendNotFoundError,
                      SymbolNotFoundError)
 from .loader import Backend
-from .memory import MemoryPool, get_memory_pool
-from .ops import *  # noqa: F401,F403  (one function per operator)
-from .ops import __all__ as _op_names
-from .runtime import Context, Device, DeviceBuffer, Event, Stream, Tensor, default_device
 
 __version__ = "0.1.0"
+
+_SUBMODULES = frozenset({"acl", "aclnn", "reference", "testing", "generic", "ops", "runtime", "dtypes", "errors",
+                         "loader", "memory"})
+_RUNTIME = ("BoolArray", "Context", "Device", "DeviceBuffer", "Event", "FloatArray", "IntArray", "Scalar",
+            "ScalarList", "Stream", "Tensor", "TensorList", "default_device")
+
+
+def _operator_names() -> list[str]:
+    from ._optable import OPS
+
+    return [op.py_name for op in OPS]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")  # also sets the package attribute
+    if name in _RUNTIME:
+        module = importlib.import_module(f"{__name__}.runtime")
+    elif name == "run":
+        module = importlib.import_module(f"{__name__}.generic")
+    elif name in ("MemoryPool", "get_memory_pool"):
+        module = importlib.import_module(f"{__name__}.memory")
+    elif not name.startswith("_") and name in _operator_names():
+        module = importlib.import_module(f"{__name__}.ops")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(module, name)
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | _SUBMODULES | set(__all__))
 
 
 def get_include() -> str:
@@ -50,13 +85,13 @@ def load_op_library(path) -> None:
 
 def backend() -> Backend:
     """Load the libraries (if not yet done) and describe what was loaded."""
+    from . import loader
+
     return loader.load()
 
 
 __all__ = [
     "AclBaseError", "AclStatusError", "AclError", "AclnnError", "SymbolNotFoundError", "Backend",
-    "BackendNotFoundError",
-    "Context", "Device", "DeviceBuffer", "Event", "Stream", "Tensor", "default_device", "get_include",
-    "get_lib_dir", "backend", "add_include_dir", "load_op_library", "MemoryPool", "get_memory_pool",
-    *_op_names,
+    "BackendNotFoundError", *_RUNTIME, "get_include", "get_lib_dir", "backend", "add_include_dir",
+    "load_op_library", "run", "MemoryPool", "get_memory_pool", *_operator_names(),
 ]

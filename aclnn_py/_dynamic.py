@@ -105,6 +105,9 @@ def _handle(function, pname, base, obj):
     """Address of a compiled-ffi handle (or NULL for None), checking its type."""
     if obj is None:
         return 0
+    if not isinstance(obj, ffi.CData) and isinstance(getattr(obj, "handle", None), ffi.CData):
+        obj._check_open()  # an aclnn_py object (Tensor, Scalar, IntArray, TensorList...): its handle
+        obj = obj.handle
     if not isinstance(obj, ffi.CData) or ffi.typeof(obj).kind != "pointer":
         raise errors.type_error(function, pname, obj, f"a {base} * (cffi pointer) or None")
     item = ffi.typeof(obj).item

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from . import _native
 
-PARSER_VERSION = "2"  # bump when the cached result's shape or meaning changes
+PARSER_VERSION = "3"  # bump when the cached result's shape or meaning changes
 
 # Standard C++ headers that operator headers include although their declarations need none of them.
 CXX_HEADERS = (
@@ -236,6 +236,8 @@ def classify(pname: str, ctype: str, local_enums=(), workspace_phase=False) -> t
         return "void *", "output tensor list" if out else "tensor list"
     if base == "aclScalar":
         return "void *", "scalar"
+    if base == "aclScalarList":
+        return "void *", "scalar list"
     if base in _ARRAYS:
         return "void *", _ARRAYS[base]
     if base == "void":

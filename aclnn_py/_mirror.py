@@ -14,34 +14,14 @@ from __future__ import annotations
 
 import keyword
 import operator
-import re
 import threading
+
+from _aclnn_py_native.mirror_rules import (CONSTANT_PREFIXES, RAW_POINTERS as _RAW_POINTERS,
+                                           array_item as _array_item, extents, is_array_out_pair, is_out_param,
+                                           mirror_module)
 
 from . import dtypes, errors, loader
 from ._native import SIGNATURES, ffi, lib
-
-# Scalar C types that, behind a non-const pointer, mark an out-parameter.
-_SCALARS = {
-    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t",
-    "int", "float", "double", "bool", "aclDataType", "aclFormat", "aclError", "aclnnStatus", "aclFloat16",
-    "aclrtStream", "aclrtContext", "aclrtEvent",
-}
-_POINTER_TYPEDEFS = {"aclrtStream", "aclrtContext", "aclrtEvent", "const aclrtStream"}
-# Handle types that no function returns through a pointer: T ** of these is an input array of handles.
-_HANDLE_ARRAYS = {"aclTensor", "aclScalar"}
-_OUT_POINTER = re.compile(r"^(?P<base>[A-Za-z_]\w*)\s*(?P<stars>\*+)$")
-
-
-def is_out_param(ctype: str) -> bool:
-    if ctype.startswith("const "):
-        return False
-    m = _OUT_POINTER.match(ctype.strip())
-    if not m:
-        return False
-    stars = len(m.group("stars"))
-    if stars == 2 and m.group("base") in _HANDLE_ARRAYS:
-        return False  # an array of handles the caller passes (aclDumpOpTensors' tensors), not a result
-    return stars >= 2 or (stars == 1 and m.group("base") in _SCALARS)
 
 
 def _pyname(name: str) -> str:
@@ -56,36 +36,6 @@ def _array_out(ptr, count):
     finally:
         if ptr != ffi.NULL:
             lib.aclnnpy_free(ptr)
-
-
-# How far a C function reads or writes through a pointer parameter: {function: {pointer parameter:
-# (length parameters, unit, written)}}. unit "elements" counts items of the array's C type, "bytes" bytes,
-# "dtype" the size of one element of the aclDataType named by the length parameter.
-_NAMED_EXTENTS = {
-    "aclCreateTensor": {"stride": (("viewDimsNum",), "elements", False)},
-    "aclCreateScalar": {"value": (("dataType",), "dtype", False)},
-}
-# A pointer followed by a length parameter with one of these names is an array of that length.
-_LENGTH_NAMES = re.compile(r"^(size|count|num|.*Num|.*Size|.*Count)$")
-_INTEGER_TYPES = {"uint64_t", "int64_t", "size_t", "uint32_t", "int32_t"}
-
-
-def extents(name: str, params) -> dict[str, tuple[tuple[str, ...], str, bool]]:
-    """The extent rules of C function ``name``: the table above, the memcpy/memset shapes of the runtime
-    (by parameter names), and every pointer directly followed by a length parameter."""
-    names = [n for n, _ in params]
-    rules = dict(_NAMED_EXTENTS.get(name, {}))
-    if {"dst", "destMax", "src", "count"} <= set(names):  # aclrtMemcpy and its Async variant
-        rules.setdefault("dst", (("destMax", "count"), "bytes", True))
-        rules.setdefault("src", (("count",), "bytes", False))
-    if {"devPtr", "maxCount", "count"} <= set(names):    # aclrtMemset and its Async variant
-        rules.setdefault("devPtr", (("maxCount", "count"), "bytes", True))
-    for (pname, ctype), nxt in zip(params, params[1:]):
-        if pname in rules or not ctype.endswith("*") or is_out_param(ctype):
-            continue
-        if nxt[1] in _INTEGER_TYPES and _LENGTH_NAMES.match(nxt[0]):
-            rules[pname] = ((nxt[0],), "bytes" if "void" in ctype else "elements", False)
-    return rules
 
 
 class HostSpan:
@@ -166,9 +116,9 @@ def _check_extent(function: str, pname: str, obj, lengths, values, unit: str, wr
     return obj
 
 
-# Parameters that take a bare address. cffi would also accept bytes or a str there, handing C a pointer into
-# an immutable Python object: refused, so a host buffer only reaches C as a checked HostSpan.
-_RAW_POINTERS = {"void *", "const void *"} | _POINTER_TYPEDEFS
+# A raw address parameter (RAW_POINTERS) takes a cffi pointer, a host span or None. cffi would also accept
+# bytes or a str there, handing C a pointer into an immutable Python object: refused, so a host buffer only
+# reaches C as a checked HostSpan.
 
 
 def _address(function: str, pname: str, obj):
@@ -203,8 +153,7 @@ def make_wrapper(name: str):
     while i < len(params):
         pname, ctype = params[i]
         py = pynames[pname]
-        nxt = params[i + 1] if i + 1 < len(params) else None
-        if ctype == "int64_t **" and nxt and nxt[1] == "uint64_t *":
+        if is_array_out_pair(params, i):
             prologue.append(_cell_code(i, "int64_t **") + "\n" + _cell_code(i + 1, "uint64_t *"))
             call_args += [f"_o{i}", f"_o{i + 1}"]
             outs.append(f"_array_out(_o{i}[0], _o{i + 1}[0])")
@@ -221,7 +170,17 @@ def make_wrapper(name: str):
             elif ctype == "const int64_t *":  # a Python list of dims/strides/values, as in the samples
                 prologue.append(f"    if type({py}) is list or type({py}) is tuple:\n        _n{i} = len({py})\n"
                                 f"        {py} = _arrays.get(tuple({py})) or _int64_array({py})\n"
-                                f"    else:\n        _n{i} = -1")
+                                f"    else:\n        _n{i} = -1\n"
+                                f"        if not _is_cdata({py}, _CData):\n"
+                                f"            {py} = _as_array({name!r}, {pname!r}, 'int64_t', {py})")
+            elif pname in rules and rules[pname][1] == "dtype":  # a number stored as the type the call names
+                dtype_param = pynames[rules[pname][0][0]]
+                prologue.append(f"    if not _is_cdata({py}, _CData) and type({py}) is not _HostSpan "
+                                f"and {py} is not None:\n"
+                                f"        {py} = _scalar_bytes({name!r}, {pname!r}, {py}, {dtype_param})")
+            elif _array_item(ctype):  # a sequence (list, tuple, numpy array, range) becomes a C array
+                prologue.append(f"    if not _is_cdata({py}, _CData):\n"
+                                f"        {py} = _as_array({name!r}, {pname!r}, {_array_item(ctype)!r}, {py})")
             if pname in rules:
                 lengths, unit, written = rules[pname]
                 slow = (f"{py} = _check_extent({name!r}, {pname!r}, {py}, {lengths!r}, "
@@ -258,7 +217,7 @@ def make_wrapper(name: str):
         "_raise": errors.raise_status, "_AclError": errors.AclError, "_AclnnError": errors.AclnnError,
         "_check_handle": errors.check_handle, "_cstr": _cstr, "_array_out": _array_out, "_tl": threading.local(),
         "_int64_array": _int64_array, "_arrays": _INT64_ARRAYS, "_HostSpan": HostSpan,
-        "_check_extent": _check_extent, "_address": _address,
+        "_check_extent": _check_extent, "_address": _address, "_as_array": _as_array, "_scalar_bytes": _scalar_bytes,
         "_is_cdata": isinstance, "_CData": ffi.CData,
     }
     exec(compile(src, f"<aclnn_py mirror of {name}>", "exec"), namespace)
@@ -266,6 +225,53 @@ def make_wrapper(name: str):
     fn.__doc__ = _doc(name, result, params)
     fn.__source__ = src
     return fn
+
+
+def _as_array(function: str, pname: str, item: str, value):
+    """A C array of ``item`` for a sequence (list, tuple, range, numpy array...); None stays NULL (for an
+    array of handles, a None element is a NULL handle); a host span passes as its address."""
+    if value is None:
+        return ffi.NULL
+    if type(value) is HostSpan:
+        return value
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") and not hasattr(value, "__iter__"):
+        raise errors.type_error(function, pname, value, f"a sequence of {item.strip(' *')}"
+                                f"{' handles' if item.endswith('*') else ' values'}, a cffi pointer or None")
+    items = value.tolist() if hasattr(value, "tolist") else list(value)
+    if item.endswith("*"):
+        items = [ffi.NULL if v is None else v for v in items]
+    try:
+        return ffi.new(f"{item}[]", items)
+    except OverflowError as exc:
+        raise ValueError(f"{function}: argument {pname!r}: a value is outside the range of {item} ({exc})") from None
+    except TypeError as exc:
+        raise TypeError(f"{function}: argument {pname!r}: every element must be a {item.strip(' *')} "
+                        f"{'handle or None' if item.endswith('*') else 'value'} ({exc})") from None
+
+
+def _scalar_bytes(function: str, pname: str, value, data_type):
+    """A Python or numpy number as the bytes of one ``data_type`` element (what ``aclCreateScalar`` reads)."""
+    import numpy as np
+
+    try:
+        dt = dtypes.to_numpy(data_type)
+    except TypeError:
+        raise TypeError(f"{function}: argument {pname!r}: aclDataType {data_type} has no numpy counterpart; "
+                        "pass the value as a cffi pointer") from None
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not isinstance(value, (bool, int, float, np.number, np.bool_)):
+        raise errors.type_error(function, pname, value, "a number, a cffi pointer, an acl.host_ptr(...) or None")
+    if dt.kind in "iu" and not isinstance(value, (bool, np.bool_)):
+        if isinstance(value, (float, np.floating)):
+            raise TypeError(f"{function}: argument {pname!r}: a float ({value!r}) for the integer type {dt}")
+        info = np.iinfo(dt)
+        if not info.min <= int(value) <= info.max:
+            raise ValueError(f"{function}: argument {pname!r} = {value} is outside the range of {dt}")
+    data = np.asarray(value).astype(dt).tobytes()
+    buf = ffi.new("char[]", len(data))  # exactly one element (a bytes initializer would add a NUL)
+    ffi.memmove(buf, data, len(data))
+    return buf
 
 
 def _cell_code(i: int, ctype: str) -> str:
@@ -318,9 +324,10 @@ def constants(prefixes: tuple[str, ...]) -> dict[str, int]:
 class MirrorModule:
     """Module-level ``__getattr__``/``__dir__`` for a mirror module: wrappers are made on first use."""
 
-    def __init__(self, module_globals: dict, predicate):
+    def __init__(self, module_globals: dict, module: str):
         self._globals = module_globals
-        self.names = sorted(n for n in SIGNATURES if predicate(n))
+        self.names = sorted(n for n in SIGNATURES if mirror_module(n) == module)
+        self.constant_prefixes = CONSTANT_PREFIXES[module]
 
     def getattr(self, attr: str):
         if attr in self.names:

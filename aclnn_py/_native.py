@@ -1,12 +1,13 @@
 """Access to the compiled half (package ``_aclnn_py_native``): the cffi ``ffi``/``lib`` pair, the
-signature table generated from the headers, and the installed headers and stub libraries."""
+signature table generated from the headers (and the operators of the one-call path, in dispatch order),
+and the installed headers and stub libraries."""
 
 from __future__ import annotations
 
 try:
     import _aclnn_py_native as _pkg
     from _aclnn_py_native import _cffi
-    from _aclnn_py_native.signatures import SIGNATURES
+    from _aclnn_py_native.signatures import FASTPATH_OPS, SIGNATURES
 except ImportError as exc:  # pragma: no cover - only without a build
     raise ImportError(
         "aclnn_py's compiled part (_aclnn_py_native) is not installed; build it with `pip install .` "
@@ -19,4 +20,4 @@ INCLUDE_DIR = _pkg.INCLUDE_DIR
 STUB_LIB_DIR = _pkg.STUB_LIB_DIR
 NULL = ffi.NULL
 
-__all__ = ["ffi", "lib", "SIGNATURES", "INCLUDE_DIR", "STUB_LIB_DIR", "NULL"]
+__all__ = ["ffi", "lib", "SIGNATURES", "FASTPATH_OPS", "INCLUDE_DIR", "STUB_LIB_DIR", "NULL"]

@@ -379,4 +379,161 @@ OPS += (
     ), "moe_token_unpermute_grad"),
 )
 
+
+
+# ---- aclnnMoeInitRoutingV3 ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DtypeBy:
+    """An output dtype chosen by an attribute: ``choices`` maps attribute values to a dtype name or the C name
+    of the input whose dtype the output takes; other values take ``otherwise``."""
+
+    attr: str
+    choices: tuple[tuple[int, str], ...]
+    otherwise: str
+
+    def __call__(self, a) -> str:
+        return dict(self.choices).get(getattr(a, self.attr), self.otherwise)
+
+    def names(self) -> set[str]:
+        return {v for _, v in self.choices} | {self.otherwise}
+
+
+def _with_default(p: Param, default) -> Param:
+    from dataclasses import replace
+
+    return replace(p, default=default)
+
+
+def _v3_range(a) -> tuple[int, int]:
+    r = a.activeExpertRangeOptional
+    return (0, a.expertNum) if not r else tuple(r)
+
+
+def _v3_range_ok(a) -> bool:
+    r = a.activeExpertRangeOptional
+    if not r:
+        return True
+    return len(r) == 2 and 0 <= r[0] < r[1] <= a.expertNum
+
+
+def _v3_rows(a) -> int:
+    """Rows of expandedX: A = min(activeNum, N*K) (all slots for 0 / -1) dropless, E*C in drop/pad."""
+    t = a.expertIdx.size
+    if a.dropPadMode == 1:
+        return a.expertNum * a.expertCapacity
+    return t if a.activeNum in (0, -1) else min(a.activeNum, t)
+
+
+def _v3_expanded_shape(a) -> tuple:
+    h = a.x.shape[1] if a.x.ndim == 2 else 0  # a bad rank reaches the operator's own check
+    if a.dropPadMode == 1:
+        return (a.expertNum, a.expertCapacity, h)
+    return (_v3_rows(a), h)
+
+
+def _v3_counts_shape(a) -> tuple:
+    if not a.expertTokensNumFlag:
+        return (0,)  # neither checked nor written
+    if a.expertTokensNumType == 2:
+        return (a.expertNum, 2)
+    s, e = _v3_range(a)
+    return (e - s,)
+
+
+def _v3_writes_scale(a) -> bool:
+    return a.quantMode == 1 or (a.quantMode == -1 and a.scaleOptional is not None)
+
+
+OPS += (
+    Op("MoeInitRoutingV3", "Route tokens to an active expert range: dropless / active / drop-and-pad layouts, gather or "
+       "scatter row indices, expert statistics, optional INT8 quantisation (static or dynamic per row).", (
+        In("x", FLOATS + ("int8",), ndim=(2,)),
+        In("expertIdx", INT32, ndim=(2,)),
+        _with_default(Opt("scaleOptional", ("float32",)), None),
+        _with_default(Opt("offsetOptional", ("float32",)), None),
+        Attr("activeNum", -1, Rule(lambda a: a.dropPadMode != 0 or a.activeNum >= -1, "must be >= -1")),
+        Attr("expertCapacity", -1,
+             Rule(lambda a: a.dropPadMode != 1 or 1 <= a.expertCapacity <= a.x.shape[0],
+                  "must be in [1, number of tokens] in drop/pad mode")),
+        Attr("expertNum", -1, Rule(lambda a: a.expertNum > 0, "must be > 0")),
+        Attr("dropPadMode", 0, Rule(lambda a: a.dropPadMode in (0, 1), _DROP_PAD_MODE)),
+        Attr("expertTokensNumType", 0, Rule(lambda a: a.expertTokensNumType in (0, 1, 2),
+                                            "must be 0 (cumsum), 1 (count) or 2 (key-value)")),
+        Attr("expertTokensNumFlag", False),
+        Attr("quantMode", -1, Rule(lambda a: a.quantMode in (-1, 0, 1),
+                                   "must be -1 (none), 0 (static INT8) or 1 (dynamic INT8)")),
+        _with_default(IntArray("activeExpertRangeOptional",
+                               Rule(_v3_range_ok, "must be empty or [start, end] with 0 <= start < end <= expertNum")),
+                      None),
+        Attr("rowIdxType", 0, Rule(lambda a: a.rowIdxType in (0, 1), "must be 0 (gather) or 1 (scatter)")),
+        Out("expandedXOut", DtypeBy("quantMode", ((-1, "x"),), "int8"), _v3_expanded_shape),
+        Out("expandedRowIdxOut", "int32", lambda a: (a.expertIdx.size,)),
+        Out("expertTokensCountOrCumsumOut", "int64", _v3_counts_shape,
+            returned=lambda a: bool(a.expertTokensNumFlag)),
+        Out("expandedScaleOut", "float32", lambda a: (_v3_rows(a),) if _v3_writes_scale(a) else (0,),
+            returned=_v3_writes_scale),
+    ), "moe_init_routing_v3"),
+)
+# ---- MoeFinalizeRoutingV2 and its backward ----------------------------------------------------------------
+
+def _finalize_out(a) -> tuple:
+    """(N, H): N = len(expandedRowIdx) // K, K = scales.shape[1] (1 without scales)."""
+    s = a.scalesOptional
+    k = s.shape[1] if s is not None and s.ndim == 2 else 1
+    h = a.expandedX.shape[-1] if a.expandedX.ndim else 0
+    return (_tokens(a.expandedRowIdx.size, k), h)
+
+
+def _finalize_grad_rows(a) -> tuple:
+    """gradExpandedX: (expertNum, expertCapacity, H) in drop/pad mode, else (D, H) with D = activeNum when
+    0 < activeNum < L, else L."""
+    h = a.gradY.shape[1] if a.gradY.ndim == 2 else 0
+    if a.dropPadMode == 1:
+        return (max(a.expertNum, 0), max(a.expertCapacity, 0), h)
+    length = a.expandedRowIdx.size
+    return (a.activeNum if 0 < a.activeNum < length else length, h)
+
+
+def _opt_none(name, dtypes, ndim=()):
+    """An optional input that defaults to None in the high-level function (every later parameter has a default)."""
+    return Param(name, "in", optional=True, dtypes=dtypes, ndim=ndim, default=None)
+
+
+OPS += (
+    Op("MoeFinalizeRoutingV2", "MoE combine: x1 + x2 + the scaled, biased expert rows of every token.", (
+        In("expandedX", FLOATS, ndim=(2, 3)),
+        In("expandedRowIdx", INT32, ndim=(1,)),
+        _opt_none("x1Optional", FLOATS, ndim=(2,)),
+        _opt_none("x2Optional", FLOATS, ndim=(2,)),
+        _opt_none("biasOptional", FLOATS, ndim=(2,)),
+        _opt_none("scalesOptional", FLOATS, ndim=(2,)),
+        _opt_none("expertIdxOptional", INT32, ndim=(2,)),
+        Attr("dropPadMode", 0, Rule(lambda a: 0 <= a.dropPadMode <= 3,
+                                    "must be 0 or 1 (column-major slots, 2-D or 3-D expandedX) or 2 or 3 "
+                                    "(row-major slots)")),
+        Out("out", "expandedX", _finalize_out),
+    ), "moe_finalize_routing_v2"),
+    Op("MoeFinalizeRoutingV2Grad", "Backward of aclnnMoeFinalizeRoutingV2 (row-major slots): gradients of "
+                                   "expandedX and scales.", (
+        In("gradY", FLOATS, ndim=(2,)),
+        In("expandedRowIdx", INT32, ndim=(1,)),
+        _opt_none("expandedXOptional", FLOATS, ndim=(2, 3)),
+        _opt_none("scalesOptional", FLOATS, ndim=(2,)),
+        _opt_none("expertIdxOptional", INT32),
+        _opt_none("biasOptional", FLOATS),
+        Attr("dropPadMode", 0, Rule(lambda a: a.dropPadMode in (0, 1), _DROP_PAD_MODE)),
+        Attr("activeNum", 0),
+        Attr("expertNum", 0, Rule(lambda a: a.dropPadMode != 1 or a.expertNum > 0, "must be > 0 in drop/pad mode")),
+        Attr("expertCapacity", 0,
+             Rule(lambda a: a.dropPadMode != 1 or a.expertCapacity > 0, "must be > 0 in drop/pad mode")),
+        Out("gradExpandedXOut", "gradY", _finalize_grad_rows),
+        # Required by the operator even without scales (then neither checked nor written): an empty one.
+        Out("gradScalesOut", "gradY", lambda a: a.scalesOptional.shape if a.scalesOptional is not None else (0,),
+            returned=lambda a: a.scalesOptional is not None),
+    ), "moe_finalize_routing_v2_grad"),
+)
+
+
+# Every block above has added its rows: the lookup by Python name.
 OPS_BY_NAME = {op.py_name: op for op in OPS}

@@ -16,8 +16,8 @@ Functions with the ``aclStub`` prefix exist only in the stub (introspection).
 
 from ._mirror import HostSpan, MirrorModule, constants
 
-globals().update(constants(("ACL_", "OK")))
-_mirror = MirrorModule(globals(), lambda n: n.startswith(("acl", "Acl")) and not n.startswith(("aclnn", "aclnnpy")))
+_mirror = MirrorModule(globals(), "acl")
+globals().update(constants(_mirror.constant_prefixes))
 __getattr__ = _mirror.getattr
 __dir__ = _mirror.dir
 

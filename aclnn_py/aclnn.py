@@ -16,8 +16,8 @@ function's parameters with their C types and roles.
 
 from ._mirror import SIGNATURES, MirrorModule, constants
 
-globals().update(constants(("ACLNN_",)))
-_mirror = MirrorModule(globals(), lambda n: n.startswith("aclnn") and not n.startswith("aclnnpy"))
+_mirror = MirrorModule(globals(), "aclnn")
+globals().update(constants(_mirror.constant_prefixes))
 
 
 def __getattr__(attr: str):
@@ -45,7 +45,7 @@ def __dir__():
 
 def describe(name: str) -> list[dict]:
     """The parameters of operator function ``name`` in C order: ``{"name", "ctype", "role"}`` where role is
-    one of input tensor, output tensor, tensor list, output tensor list, scalar, int array, bool array,
+    one of input tensor, output tensor, tensor list, output tensor list, scalar, scalar list, int array, bool array,
     float array, fp16 array, string, attribute, dtype, value array, workspace, workspace size, executor,
     stream, output value, output handle, handle, pointer."""
     from . import _dynamic, _headers

@@ -29,7 +29,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import dtypes, errors, loader
-from ._native import SIGNATURES, ffi, lib
+from ._native import FASTPATH_OPS, SIGNATURES, ffi, lib
 from ._optable import OPS, REQUIRED, Op, Param
 from .runtime import contiguous_strides, default_device, stream_handle, view_layout
 
@@ -51,9 +51,10 @@ class _Plan:
 
 
 def _output_dtype(param, ns) -> np.dtype:
-    if param.dtype in _FIXED_DTYPES:
-        return dtypes.as_numpy_dtype(param.dtype)
-    ref = getattr(ns, param.dtype)
+    name = param.dtype(ns) if callable(param.dtype) else param.dtype  # a DtypeBy rule picks by an attribute
+    if name in _FIXED_DTYPES:
+        return dtypes.as_numpy_dtype(name)
+    ref = getattr(ns, name)
     if ref is None:  # a required output typed after an absent optional input: take the first input's
         ref = next(v for v in vars(ns).values() if isinstance(v, np.ndarray))
     return ref.dtype
@@ -153,8 +154,8 @@ def _key_part(p, v):
     return v  # attributes and int arrays are ints and tuples of ints by now
 
 
-# Position in OPS = the operator's number in the extension's generated dispatch (aclnnpy_run).
-_INDEX = {op.c_name: i for i, op in enumerate(OPS)}
+# The operator's number in the extension's dispatch (aclnnpy_run), generated from the headers' C types.
+_INDEX = {name: i for i, name in enumerate(FASTPATH_OPS)}
 # (value index, parameter) of every non-output parameter: the values a high-level call receives.
 _ARGS = {op.c_name: list(enumerate(p for p in op.params if p.role != "out")) for op in OPS}
 
@@ -247,7 +248,11 @@ def call(op: Op, values: tuple, stream=None):
     failed = getattr(_tls, "failed", None)
     if failed is None:
         failed = _tls.failed = ffi.new("const char **")
-    status = lib.aclnnpy_run(_INDEX[op.c_name], host, plan.meta, handle, 0 if loader.load().is_stub else 1, failed)
+    index = _INDEX.get(op.c_name)
+    if index is None:
+        raise NotImplementedError(f"{op.py_name}: {op.c_name} is not compiled into the one-call path (no header "
+                                  "in native/include/aclnnop declares it with tensor, int array and value parameters)")
+    status = lib.aclnnpy_run(index, host, plan.meta, handle, 0 if loader.load().is_stub else 1, failed)
     if status:
         function = ffi.string(failed[0]).decode() if failed[0] != ffi.NULL else op.c_name
         hint = _dtype_hints(op, values, converted) if status == lib.ACLNN_ERR_PARAM_INVALID else None

@@ -9,6 +9,7 @@ type ``TypeError``. The libraries are loaded before any call into them.
 
 from __future__ import annotations
 
+import math
 import operator
 import threading
 import weakref
@@ -16,7 +17,7 @@ import weakref
 import numpy as np
 
 from . import dtypes, errors, loader
-from ._mirror import HostSpan
+from ._mirror import HostSpan, _as_array, _scalar_bytes
 from ._native import ffi, lib
 
 _state_lock = threading.Lock()
@@ -401,6 +402,17 @@ class DeviceBuffer(_Resource):
             if not loader.load().is_stub:
                 errors.check(lib.aclrtMemset(self.ptr, self.nbytes, 0, self.nbytes), "aclrtMemset")
 
+    @classmethod
+    def _borrow(cls, address: int, nbytes: int, device, owner) -> "DeviceBuffer":
+        """Device memory someone else allocated (a DLPack producer's): not freed here; ``owner.close()`` runs
+        when the buffer is closed or collected."""
+        buf = cls.__new__(cls)
+        buf.nbytes = nbytes
+        buf.device = _device_or_default("DeviceBuffer", device)
+        buf.ptr = ffi.cast("void *", address)
+        buf._finalizer = weakref.finalize(buf, owner.close)
+        return buf
+
     @property
     def closed(self) -> bool:
         return self._closed_empty if self.nbytes == 0 else super().closed
@@ -460,6 +472,15 @@ def view_layout(a: np.ndarray):
     return [s // item for s in a.strides], -lo // item, lo, hi
 
 
+def _span(shape, strides, item: int) -> tuple[int, int]:
+    """Byte offsets [lo, hi) of the memory a view (element strides) touches, relative to element 0."""
+    if min(shape, default=1) == 0:
+        return 0, 0
+    lo = sum((d - 1) * s for d, s in zip(shape, strides) if s < 0) * item
+    hi = (sum((d - 1) * s for d, s in zip(shape, strides) if s > 0) + 1) * item
+    return lo, hi
+
+
 def contiguous_strides(shape) -> tuple[int, ...]:
     strides, s = [], 1
     for d in reversed(shape):
@@ -490,18 +511,23 @@ class Tensor(_Resource):
         if buffer is not None:
             buffer._check_open()
         if buffer is None:
-            numel = int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+            numel = math.prod(self.shape)
             buffer = DeviceBuffer(numel * self.dtype.itemsize if min(self.shape, default=1) > 0 else 0, device)
         self.buffer = buffer
+        self.format = lib.ACL_FORMAT_ND if format is None else _index("Tensor", "format", format)
+        if not -(1 << 31) <= self.format < (1 << 31):  # an aclFormat enum in C
+            raise ValueError(f"Tensor: format {self.format} is outside the range of aclFormat")
+        handle = self._new_handle()
+        self.handle = handle
+        self._finalizer = weakref.finalize(self, lib.aclDestroyTensor, handle)
+
+    def _new_handle(self):
+        """A new aclTensor with this tensor's description and data (a list owns the ones made for it)."""
         shape_arr = ffi.new("int64_t[]", self.shape or [0])
         stride_arr = ffi.new("int64_t[]", self.strides or [0])
-        fmt = lib.ACL_FORMAT_ND if format is None else _index("Tensor", "format", format)
-        if not -(1 << 31) <= fmt < (1 << 31):  # an aclFormat enum in C
-            raise ValueError(f"Tensor: format {fmt} is outside the range of aclFormat")
-        handle = lib.aclCreateTensor(shape_arr, len(self.shape), self.acl_dtype, stride_arr, self.offset, fmt,
-                                     shape_arr, len(self.shape), buffer.ptr)
-        self.handle = errors.check_handle(handle, "aclCreateTensor")
-        self._finalizer = weakref.finalize(self, lib.aclDestroyTensor, handle)
+        handle = lib.aclCreateTensor(shape_arr, len(self.shape), self.acl_dtype, stride_arr, self.offset,
+                                     self.format, shape_arr, len(self.shape), self.buffer.ptr)
+        return errors.check_handle(handle, "aclCreateTensor")
 
     @classmethod
     def from_numpy(cls, array, device: Device | None = None) -> "Tensor":
@@ -518,11 +544,70 @@ class Tensor(_Resource):
         if any(s % item for s in a.strides):
             a = np.ascontiguousarray(a)
             return cls.from_numpy(a, device)
-        # Copy only the bytes the view spans and describe the view with element strides and offset.
-        strides, offset, lo, hi = view_layout(a)
+        return cls._from_host(a.ctypes.data, a.shape, [s // item for s in a.strides], a.dtype, device)
+
+    @classmethod
+    def _from_host(cls, address: int, shape, strides, dtype, device=None) -> "Tensor":
+        """Upload the host view at ``address`` (element strides): only the bytes it spans are copied, and the
+        tensor describes the same view (strides and offset) over them."""
+        dtype = np.dtype(dtype)
+        lo, hi = _span(shape, strides, dtype.itemsize)
         buf = DeviceBuffer(hi - lo, device)
-        buf.upload(ffi.cast("char *", a.ctypes.data + lo), hi - lo)
-        return cls(a.shape, a.dtype, strides=strides, offset=offset, buffer=buf, device=device)
+        if hi > lo:
+            buf.upload(ffi.cast("char *", address + lo), hi - lo)
+        return cls(shape, dtype, strides=strides, offset=-lo // dtype.itemsize, buffer=buf, device=device)
+
+    def _to_host(self, address: int) -> None:
+        """Write the buffer back over the host view this tensor was uploaded from (``_from_host``)."""
+        lo = -self.offset * self.dtype.itemsize
+        if self.buffer.nbytes:
+            self.buffer.download(ffi.buffer(ffi.cast("char *", address + lo), self.buffer.nbytes))
+
+    @classmethod
+    def from_dlpack(cls, obj, device: Device | None = None) -> "Tensor":
+        """A Tensor from anything with ``__dlpack__`` (torch tensors of any dtype aclnn has, bfloat16
+        included, numpy arrays...). Host memory is uploaded (one copy of the bytes the view spans; torch
+        memory is read directly, not through numpy); a tensor already on the device (``kDLAscend``, or an
+        aclnn_py Tensor) is shared, not copied, and kept alive by the result."""
+        if isinstance(obj, Tensor):
+            obj._check_open()
+            return cls(obj.shape, obj.dtype, strides=obj.strides, offset=obj.offset, buffer=obj.buffer,
+                       format=obj.format)
+        if not hasattr(obj, "__dlpack__"):
+            raise errors.type_error("Tensor.from_dlpack", "obj", obj, "an object with __dlpack__")
+        from ._dlpack import KDL_ASCEND, KDL_CPU, DLView
+
+        view = DLView(obj, "Tensor.from_dlpack")
+        try:
+            if view.device[0] == KDL_CPU:
+                return cls._from_host(view.address, view.shape, view.strides, view.dtype, device)
+            if view.device[0] == KDL_ASCEND and not loader.load().is_stub:
+                lo, hi = _span(view.shape, view.strides, view.dtype.itemsize)
+                buf = DeviceBuffer._borrow(view.address + lo, hi - lo, device, view)
+                shape, strides, dtype, view = view.shape, view.strides, view.dtype, None  # the buffer owns it now
+                return cls(shape, dtype, strides=strides, offset=-lo // dtype.itemsize, buffer=buf)
+            raise BufferError(f"Tensor.from_dlpack: DLPack device type {view.device[0]} is neither the host "
+                              f"({KDL_CPU}) nor an Ascend device ({KDL_ASCEND})")
+        finally:
+            if view is not None:
+                view.close()
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(kDLAscend = 21, device id) on a device; (kDLCPU = 1, 0) on the stub, whose device memory is host
+        memory, so numpy and torch view it without a copy."""
+        from ._dlpack import KDL_ASCEND, KDL_CPU
+
+        if loader.load().is_stub:
+            return (KDL_CPU, 0)
+        return (KDL_ASCEND, self.buffer.device.device_id)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """The tensor's view as a DLPack capsule, without a copy (the consumer keeps this tensor alive).
+        Work queued on streams is not waited for: synchronise the stream that writes the tensor first."""
+        self._check_view()
+        from ._dlpack import export
+
+        return export(self, self.__dlpack_device__(), stream, max_version, dl_device, copy)
 
     def _check_view(self) -> None:
         """The view (offset and strides) must lie inside the buffer before it is read on the host."""
@@ -556,3 +641,198 @@ class Tensor(_Resource):
 
     def __repr__(self):
         return f"<Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} offset={self.offset}>"
+
+
+# ---- the rest of the tensor meta API: scalars, arrays, lists --------------------------------------------
+
+def _infer_scalar_dtype(value) -> np.dtype:
+    """A Python bool is bool, an int int64, a float float64 (exact; the operator casts); a numpy scalar
+    keeps its dtype."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        return np.asarray(value).dtype
+    if isinstance(value, bool):
+        return np.dtype(np.bool_)
+    if isinstance(value, int):
+        return np.dtype(np.int64)
+    if isinstance(value, float):
+        return np.dtype(np.float64)
+    raise TypeError(f"Scalar: value must be a bool, int, float or numpy scalar, got {type(value).__name__}")
+
+
+class _MetaObject(_Resource):
+    """An object of the tensor meta API: one handle, released with its C destroy function."""
+
+    _destroy = ""
+
+    def _own(self, handle, create: str):
+        self.handle = errors.check_handle(handle, create)
+        self._finalizer = weakref.finalize(self, getattr(lib, self._destroy), self.handle)
+
+
+def _scalar_parts(where: str, value, dtype):
+    """(bytes for aclCreateScalar, value as C holds it, numpy dtype, aclDataType) of a number or Scalar."""
+    if isinstance(value, Scalar):
+        value, dtype = value.value, value.dtype if dtype is None else dtype
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    try:
+        dt = _infer_scalar_dtype(value) if dtype is None else dtypes.as_numpy_dtype(dtype)
+    except TypeError as exc:
+        raise errors.type_error(where, "value", value, "a bool, int, float or numpy scalar") from exc
+    acl_dtype = dtypes.to_acl(dt)
+    data = _scalar_bytes(where, "value", value, acl_dtype)
+    return data, np.frombuffer(ffi.buffer(data), dt)[0].item(), dt, acl_dtype
+
+
+class Scalar(_MetaObject):
+    """An ``aclScalar``: ``Scalar(1.5)`` (dtype inferred: bool, int64 or float64; a numpy scalar keeps its
+    own) or ``Scalar(2, "float16")``. The value is copied at creation; ``.value`` is what C holds."""
+
+    _destroy = "aclDestroyScalar"
+
+    def __init__(self, value, dtype=None):
+        loader.load()
+        data, self.value, self.dtype, self.acl_dtype = _scalar_parts("Scalar", value, dtype)
+        self._own(lib.aclCreateScalar(data, self.acl_dtype), "aclCreateScalar")
+
+    def __repr__(self):
+        return f"<Scalar {self.value!r} dtype={self.dtype}{' closed' if self.closed else ''}>"
+
+
+class _Array(_MetaObject):
+    """An array of the meta API built from a sequence; ``.values`` is the tuple C received."""
+
+    _create = _item = _kind = ""
+
+    def __init__(self, values):
+        where = type(self).__name__
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise errors.type_error(where, "values", values, f"a sequence of {self._kind}")
+        items = values.tolist() if isinstance(values, np.ndarray) else list(values)
+        loader.load()
+        arr = _as_array(where, "values", self._item, [self._convert(where, v) for v in items])
+        self.values = tuple(arr)
+        self._own(getattr(lib, self._create)(arr, len(items)), self._create)
+
+    def __len__(self):
+        return len(self.values)
+
+    def __iter__(self):
+        return iter(self.values)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {list(self.values)!r}{' closed' if self.closed else ''}>"
+
+
+class IntArray(_Array):
+    """An ``aclIntArray`` (int64 values) from a sequence of ints."""
+
+    _create, _destroy, _item, _kind = "aclCreateIntArray", "aclDestroyIntArray", "int64_t", "ints"
+
+    @staticmethod
+    def _convert(where, v):
+        try:
+            return operator.index(v)
+        except TypeError:
+            raise errors.type_error(where, "values", v, "a sequence of ints (every element an int)") from None
+
+
+class BoolArray(_Array):
+    """An ``aclBoolArray`` from a sequence of bools."""
+
+    _create, _destroy, _item, _kind = "aclCreateBoolArray", "aclDestroyBoolArray", "bool", "bools"
+
+    @staticmethod
+    def _convert(where, v):
+        if not isinstance(v, (bool, np.bool_)):
+            raise errors.type_error(where, "values", v, "a sequence of bools (every element a bool)")
+        return bool(v)
+
+
+class FloatArray(_Array):
+    """An ``aclFloatArray`` (float32 values) from a sequence of numbers."""
+
+    _create, _destroy, _item, _kind = "aclCreateFloatArray", "aclDestroyFloatArray", "float", "floats"
+
+    @staticmethod
+    def _convert(where, v):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise errors.type_error(where, "values", v, "a sequence of numbers (every element an int or float)")
+        return float(v)
+
+
+class TensorList(_MetaObject):
+    """An ``aclTensorList`` of Tensors (a None element is a NULL entry). The list owns aclTensors of its own
+    describing the same views (C's list destroys its elements), and keeps the Tensors, so their memory,
+    alive as long as it lives."""
+
+    _destroy = "aclDestroyTensorList"
+
+    def __init__(self, tensors):
+        if isinstance(tensors, (str, bytes)) or not hasattr(tensors, "__iter__"):
+            raise errors.type_error("TensorList", "tensors", tensors, "a sequence of aclnn_py.Tensor or None")
+        self.tensors = tuple(tensors)
+        for i, t in enumerate(self.tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise errors.type_error("TensorList", f"tensors[{i}]", t, "an aclnn_py.Tensor or None")
+            if t is not None:
+                t._check_open()
+        handles = []
+        try:
+            for t in self.tensors:
+                handles.append(ffi.NULL if t is None else t._new_handle())
+            handle = lib.aclCreateTensorList(ffi.new("aclTensor *[]", handles), len(handles))
+        except BaseException:
+            for h in handles:
+                if h != ffi.NULL:
+                    lib.aclDestroyTensor(h)
+            raise
+        if handle == ffi.NULL:
+            for h in handles:
+                if h != ffi.NULL:
+                    lib.aclDestroyTensor(h)
+        self._own(handle, "aclCreateTensorList")
+
+    def __len__(self):
+        return len(self.tensors)
+
+    def __getitem__(self, i):
+        return self.tensors[i]
+
+    def __repr__(self):
+        return f"<TensorList of {len(self.tensors)}{' closed' if self.closed else ''}>"
+
+
+class ScalarList(_MetaObject):
+    """An ``aclScalarList`` from numbers or Scalars (``dtype`` as for Scalar; given, it applies to every
+    element). The list owns scalars of its own (C's list destroys its elements); ``.values`` and
+    ``.dtypes`` are what C holds."""
+
+    _destroy = "aclDestroyScalarList"
+
+    def __init__(self, values, dtype=None):
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise errors.type_error("ScalarList", "values", values, "a sequence of numbers or aclnn_py.Scalar")
+        loader.load()
+        parts = [_scalar_parts("ScalarList", v, dtype) for v in values]
+        self.values = tuple(p[1] for p in parts)
+        self.dtypes = tuple(p[2] for p in parts)
+        handles = []
+        try:
+            for data, _, _, acl_dtype in parts:
+                handles.append(errors.check_handle(lib.aclCreateScalar(data, acl_dtype), "aclCreateScalar"))
+            handle = lib.aclCreateScalarList(ffi.new("aclScalar *[]", handles), len(handles))
+        except BaseException:
+            for h in handles:
+                lib.aclDestroyScalar(h)
+            raise
+        if handle == ffi.NULL:
+            for h in handles:
+                lib.aclDestroyScalar(h)
+        self._own(handle, "aclCreateScalarList")
+
+    def __len__(self):
+        return len(self.values)
+
+    def __repr__(self):
+        return f"<ScalarList {list(self.values)!r}{' closed' if self.closed else ''}>"

@@ -190,6 +190,170 @@ def check_unpermute_inverts_permute(rng=None, dtype="float32", prob_dtype=None, 
     for what, got, expected in checks:
         if got.dtype != expected.dtype or not np.array_equal(got.view(np.uint8), expected.view(np.uint8)):
             raise AssertionError(f"unpermute(permute(x)) [{what}, {dt}/{pdt}, K={k}] differs from the expected rows")
+# ---- aclnnMoeInitRoutingV3 -------------------------------------------------------------------------------
+# V3 without quantisation, with the full expert range and the gather index, is V2 with other attribute names
+# (spec moe_init_routing_v3.md, 3.2): the same expandedX and expandedRowIdx; its statistics are V2's as INT64
+# (type 1 = V2 countFlag 2, type 0 = V2 countFlag 1; drop/pad type 1 = V2's before-capacity counts). Its
+# backward is MoeInitRoutingV2Grad with V3's row index (3.3).
+
+@dataclass
+class Identity:
+    """Outputs of two operators that must agree bit for bit: ``pairs`` lists (name, first, second)."""
+
+    name: str
+    mode: str
+    pairs: list[tuple[str, np.ndarray, np.ndarray]]
+
+    def mismatches(self) -> list[str]:
+        bad = []
+        for what, a, b in self.pairs:
+            a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+            if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
+                bad.append(f"{self.name} [{self.mode}] {what}: {a.dtype}{a.shape} differs from {b.dtype}{b.shape}")
+        return bad
+
+
+def init_routing_v3_vs_v2(rng, dtype="float32", n=7, k=2, h=5, e=4, drop_pad_mode=0, active_num=-1, capacity=2,
+                          tokens_num_type=1) -> Identity:
+    """Run MoeInitRoutingV3 (gather index, full range, no quantisation) and MoeInitRoutingV2 on the same routing
+    of distinct in-range experts per token; their outputs must be identical."""
+    x = _ints(rng, (n, h), dtype)
+    idx = _topk_indices(rng, n, k, e)
+    if drop_pad_mode == 1:
+        ex3, ri3, cnt3, _ = ops.moe_init_routing_v3(x, idx, None, None, -1, capacity, e, 1, 1, True, -1, None, 0)
+        ex2, ri2, _, cnt2 = ops.moe_init_routing_v2(x, idx, 0, capacity, e, 1, 0, True)
+    else:
+        flag2 = {1: 2, 0: 1}[tokens_num_type]
+        ex3, ri3, cnt3, _ = ops.moe_init_routing_v3(x, idx, None, None, active_num, 0, e, 0, tokens_num_type, True,
+                                                    -1, None, 0)
+        ex2, ri2, cnt2, _ = ops.moe_init_routing_v2(x, idx, max(active_num, 0), 0, e, 0, flag2, False)
+    mode = f"drop_pad_mode={drop_pad_mode}, active_num={active_num}, type={tokens_num_type}"
+    return Identity("moe_init_routing_v3 vs moe_init_routing_v2", mode,
+                    [("expanded_x", ex3, ex2), ("expanded_row_idx", ri3, ri2),
+                     ("counts", cnt3, cnt2.astype(np.int64))])
+
+
+def check_init_routing_v3_vs_v2(rng=None, **kwargs) -> Identity:
+    """``init_routing_v3_vs_v2``; raise AssertionError on any difference."""
+    ident = init_routing_v3_vs_v2(rng if rng is not None else np.random.default_rng(), **kwargs)
+    bad = ident.mismatches()
+    if bad:
+        raise AssertionError("; ".join(bad))
+    return ident
+
+
+def round_trip_init_routing_v3(rng, dtype="float32", n=7, k=2, h=5, e=4, drop_pad_mode=0, active_num=-1,
+                               capacity=2) -> RoundTrip:
+    """V3 (unquantised, gather index) forward, MoeInitRoutingV2Grad backward with V3's row index."""
+    x = _ints(rng, (n, h), dtype)
+    idx = _topk_indices(rng, n, k, e)
+    if drop_pad_mode == 1:
+        ex, row_idx, _, _ = ops.moe_init_routing_v3(x, idx, None, None, -1, capacity, e, 1)
+    else:
+        ex, row_idx, _, _ = ops.moe_init_routing_v3(x, idx, None, None, active_num, 0, e, 0)
+    g = _ints(rng, ex.shape, dtype)
+    # V2Grad's activeNum names the forward's row count: 0 for all N*K rows.
+    active = 0 if drop_pad_mode == 1 or active_num in (0, -1) else min(active_num, n * k)
+    gx = ops.moe_init_routing_v2_grad(g, row_idx, k, drop_pad_mode, active)
+    return RoundTrip("moe_init_routing_v3", f"drop_pad_mode={drop_pad_mode}, active_num={active_num}",
+                     [(_f64(ex), _f64(g), _f64(x), _f64(gx))])
+
+
+PAIRS["moe_init_routing_v3"] = "moe_init_routing_v2_grad"
+ROUND_TRIPS["moe_init_routing_v3"] = round_trip_init_routing_v3
+# ---- MoeFinalizeRoutingV2: its backward, and the init-routing -> experts -> finalize chain -------------------
+#
+# FinalizeRoutingV2 is linear in expandedX (for fixed scales, without bias and skip inputs) and linear in the
+# scales (for fixed expandedX, with a bias), so its backward is checked as the adjoint of each part. The pairing
+# is by slot layout: forward dropPadMode 2 (dropless, row-major) <-> backward 0, forward 3 (drop/pad) <-> 1.
+
+PAIRS["moe_finalize_routing_v2"] = "moe_finalize_routing_v2_grad"
+
+
+def _slot_rows(rng, slots, rows, drop_pad):
+    """A row index for `slots` slots into `rows` rows: a permutation (dropless), or distinct rows with some
+    slots dropped (-1) in drop/pad mode."""
+    if not drop_pad:
+        return rng.permutation(slots).astype(np.int32)
+    idx = np.full(slots, -1, np.int32)
+    kept = rng.permutation(slots)[:min(slots, rows)]
+    idx[kept] = rng.permutation(rows)[:kept.size]
+    idx[rng.random(slots) < 0.2] = -1
+    return idx
+
+
+def round_trip_finalize_routing_v2(rng, dtype="float32", n=7, k=2, h=5, e=4, drop_pad_mode=2,
+                                   capacity=2) -> RoundTrip:
+    drop_pad = drop_pad_mode == 3
+    ex_shape = (e, capacity, h) if drop_pad else (n * k, h)
+    ex = _ints(rng, ex_shape, dtype, -3, 4)
+    idx = _slot_rows(rng, n * k, e * capacity if drop_pad else n * k, drop_pad)
+    scales = _ints(rng, (n, k), dtype, -3, 4)
+    # A bias term breaks the identity for dropped slots (their gradScales is <bias, gradY> by design).
+    bias = None if drop_pad else _ints(rng, (max(e, k), h), dtype, -3, 4)
+    expert_idx = rng.integers(0, max(e, k), size=(n, k)).astype(np.int32)
+    y_x = ops.moe_finalize_routing_v2(ex, idx, None, None, None, scales, None, drop_pad_mode)
+    y_s = ops.moe_finalize_routing_v2(ex, idx, None, None, bias, scales, expert_idx if bias is not None else None,
+                                      drop_pad_mode)
+    g = _ints(rng, (n, h), dtype, -3, 4)
+    grad_mode = 1 if drop_pad else 0
+    gex, _ = ops.moe_finalize_routing_v2_grad(g, idx, ex, scales, None, None, grad_mode, 0,
+                                              e if drop_pad else 0, capacity if drop_pad else 0)
+    _, gsc = ops.moe_finalize_routing_v2_grad(g, idx, ex, scales, expert_idx if bias is not None else None, bias,
+                                              grad_mode, 0, e if drop_pad else 0, capacity if drop_pad else 0)
+    return RoundTrip("moe_finalize_routing_v2", f"drop_pad_mode={drop_pad_mode}, bias={bias is not None}",
+                     [(_f64(y_x), _f64(g), _f64(ex), _f64(gex)), (_f64(y_s), _f64(g), _f64(scales), _f64(gsc))])
+
+
+ROUND_TRIPS["moe_finalize_routing_v2"] = round_trip_finalize_routing_v2
+
+
+@dataclass
+class Chain:
+    """An init-routing -> identity experts -> FinalizeRoutingV2 evaluation: ``out`` (float64) must equal
+    ``expected``, the routing-weighted sum of each token's kept copies."""
+
+    init: str
+    mode: str
+    out: np.ndarray
+    expected: np.ndarray
+
+    def mismatches(self) -> list[str]:
+        if np.array_equal(self.out, self.expected):
+            return []
+        bad = np.argwhere(self.out != self.expected)[:3].tolist()
+        return [f"{self.init} -> finalize [{self.mode}]: not the weighted tokens at {bad}"]
+
+
+def chain_init_routing_v2(rng, dtype="float32", n=7, k=2, h=5, e=4, drop_pad_mode=0, capacity=2) -> Chain:
+    """MoeInitRoutingV2 (dropless, or drop/pad with `capacity`) -> identity experts -> FinalizeRoutingV2 with the
+    matching row-major mode (2, or 3): every token comes back as sum_k scales[t, k] * x[t] over its kept slots."""
+    x = _ints(rng, (n, h), dtype, -3, 4)
+    expert_idx = _topk_indices(rng, n, k, e)
+    if drop_pad_mode == 1:
+        ex, row_idx, _, _ = ops.moe_init_routing_v2(x, expert_idx, 0, capacity, e, 1)
+    else:
+        ex, row_idx, _, _ = ops.moe_init_routing_v2(x, expert_idx, 0, 0, e, 0)
+    scales = _ints(rng, (n, k), dtype, -3, 4)
+    out = ops.moe_finalize_routing_v2(ex, row_idx, None, None, None, scales, None, 3 if drop_pad_mode == 1 else 2)
+    kept = (row_idx.reshape(n, k) >= 0).astype(np.float64)
+    expected = np.sum(_f64(scales) * kept, axis=1)[:, None] * _f64(x)
+    return Chain("moe_init_routing_v2", f"drop_pad_mode={drop_pad_mode}", _f64(out), expected)
+
+
+CHAINS: dict[str, Callable[..., Chain]] = {"moe_init_routing_v2": chain_init_routing_v2}
+
+
+def check_chain(init: str, rng=None, **kwargs) -> Chain:
+    """Run one init-routing -> identity experts -> FinalizeRoutingV2 chain; raise AssertionError on a mismatch."""
+    rng = rng if rng is not None else np.random.default_rng()
+    chain = CHAINS[init](rng, **kwargs)
+    bad = chain.mismatches()
+    if bad:
+        raise AssertionError("; ".join(bad))
+    return chain
+
+
 
 
 # ---- the combine half of the routing-map dispatch ------------------------------------------------------------

@@ -190,6 +190,10 @@ BUILDERS: Dict[str, Callable] = {
 }
 
 
+# Extra rows of an operator: {operator: {variant: (builder, (description, bytes model))}}.
+VARIANTS: Dict[str, Dict[str, Tuple[Callable, Tuple[str, Callable]]]] = {}
+
+
 def op_dtypes(op: Op) -> Tuple[str, ...]:
     """The float dtypes the operator supports (those of its first tensor input)."""
     first = op.by_role("in")[0]
@@ -235,9 +239,10 @@ def _is_not_implemented(exc: BaseException) -> bool:
 # ---- the kernel (mirror layer, repeatable executor) ----------------------------------------------------
 
 def _output_dtype(param, ns):
-    if param.dtype in FLOAT_DTYPES + ("int32", "int64", "int8", "bool"):
-        return dtypes.as_numpy_dtype(param.dtype)
-    return getattr(ns, param.dtype).dtype
+    name = param.dtype(ns) if callable(param.dtype) else param.dtype  # a DtypeBy rule picks by an attribute
+    if name in FLOAT_DTYPES + ("int32", "int64", "int8", "bool"):
+        return dtypes.as_numpy_dtype(name)
+    return getattr(ns, name).dtype
 
 
 class KernelRunner:
@@ -525,16 +530,21 @@ def _keep_first(fn, store, key):
 
 
 def measure(op: Op, dtype: str, shape: Shape, data: Data, repeat: int, slow_repeat: int,
-            baselines: bool = True, torch=None) -> Result:
+            baselines: bool = True, torch=None, variant: Optional[str] = None) -> Result:
     """Median times of the kernel and memcpy (``repeat`` samples each) and, with ``baselines``, of the
-    whole calls: high-level, numpy reference and torch (``slow_repeat`` each), all interleaved."""
-    res = Result(op.py_name, dtype)
+    whole calls: high-level, numpy reference and torch (``slow_repeat`` each), all interleaved.
+    ``variant`` names one of the operator's extra modes in VARIANTS (no torch baseline there)."""
+    key = op.py_name if variant is None else f"{op.py_name} [{variant}]"
+    res = Result(key, dtype)
     why = availability(op)
     if why:
         res.status, res.detail = "not implemented", why
         return res
-    args = BUILDERS[op.py_name](shape, dtype, data)
-    read, written = BYTES_MODEL[op.py_name][1](shape, dtypes.as_numpy_dtype(dtype).itemsize)
+    builder, model = (BUILDERS[op.py_name], BYTES_MODEL[op.py_name]) if variant is None else VARIANTS[op.py_name][variant]
+    if variant is not None:
+        torch = None
+    args = builder(shape, dtype, data)
+    read, written = model[1](shape, dtypes.as_numpy_dtype(dtype).itemsize)
     res.bytes = read + written
     half = res.bytes // 2
     src = np.ones(half, np.uint8)   # touched, so page faults are not timed
@@ -661,3 +671,81 @@ BYTES_MODEL.update({
 })
 BUILDERS.update({"moe_token_unpermute": _b_unpermute, "moe_token_unpermute_grad": _b_unpermute_grad})
 TORCH_IMPLS.update({"moe_token_unpermute": _t_unpermute, "moe_token_unpermute_grad": _t_unpermute_grad})
+# ---- aclnnMoeInitRoutingV3 ----------------------------------------------------------------------------------
+# The unquantised row is the torch_npu call (dropless, full expert range, gather index, per-expert counts);
+# the quantised modes are extra rows beside it (VARIANTS), so their throughput reads against the same bytes.
+
+def _b_v3(s, dt, d, quant_mode=-1):
+    x = d.floats((s.tokens, s.hidden), dt)
+    scale, offset = (np.array([0.05], np.float32), np.array([0.5], np.float32)) if quant_mode == 0 else (None, None)
+    return (x, d.expert_ids(s), scale, offset, -1, -1, s.experts, 0, 1, True, quant_mode, None, 0)
+
+
+def _t_v3(torch, x, expert_idx, scale, offset, active_num, capacity, expert_num, mode, num_type, flag, quant_mode,
+          expert_range, row_idx_type):
+    k = expert_idx.shape[1]
+    flat = expert_idx.reshape(-1)
+    order = torch.sort(flat, stable=True).indices
+    counts = torch.bincount(flat.long(), minlength=expert_num)
+    return x.index_select(0, order // k), _inverse(torch, order).int(), counts
+
+
+def _v3_bytes(scale_per_row: bool, out_itemsize: Optional[int]):
+    """read N*H x + L expert ids; write L*H rows (of out_itemsize bytes, or x's) + L row idx + E counts (int64)
+    (+ L row scales)."""
+    def model(s, e):
+        out = e if out_itemsize is None else out_itemsize
+        return (s.tokens * s.hidden * e + s.slots * 4,
+                s.slots * s.hidden * out + s.slots * 4 + s.experts * 8 + (s.slots * 4 if scale_per_row else 0))
+    return model
+
+
+BYTES_MODEL["moe_init_routing_v3"] = (
+    "read N*H x + L expert ids; write L*H rows + L row idx + E int64 counts (INT8 rows quantised: + L row scales "
+    "when dynamic)", _v3_bytes(False, None))
+BUILDERS["moe_init_routing_v3"] = _b_v3
+TORCH_IMPLS["moe_init_routing_v3"] = _t_v3
+VARIANTS["moe_init_routing_v3"] = {
+    "static INT8": (lambda s, dt, d: _b_v3(s, dt, d, 0), ("", _v3_bytes(False, 1))),
+    "dynamic INT8": (lambda s, dt, d: _b_v3(s, dt, d, 1), ("", _v3_bytes(True, 1))),
+}
+# ---- MoeFinalizeRoutingV2 and its backward ------------------------------------------------------------
+# The combine after a dropless MoeInitRoutingV2 (row-major slots, dropPadMode 2) with routing scales and a
+# residual x1, and its backward (dropPadMode 0, gradients of expandedX and scales).
+
+def _b_finalize(s, dt, d):
+    return (d.floats((s.slots, s.hidden), dt), _ranks(d.expert_ids(s)), d.floats((s.tokens, s.hidden), dt), None,
+            None, d.floats((s.tokens, s.topk), dt), None, 2)
+
+
+def _b_finalize_grad(s, dt, d):
+    return (d.floats((s.tokens, s.hidden), dt), _ranks(d.expert_ids(s)), d.floats((s.slots, s.hidden), dt),
+            d.floats((s.tokens, s.topk), dt), None, None, 0, 0, 0, 0)
+
+
+def _t_finalize(torch, ex, idx, x1, x2, bias, scales, expert_idx, mode):
+    n, k = scales.shape
+    rows = ex.index_select(0, idx.long()).view(n, k, ex.shape[1])
+    return x1 + (rows * scales.unsqueeze(2)).sum(1)
+
+
+def _t_finalize_grad(torch, gy, idx, ex, scales, expert_idx, bias, mode, active, expert_num, capacity):
+    k = scales.shape[1]
+    g = gy.repeat_interleave(k, 0)
+    gex = torch.empty_like(ex)
+    gex[idx.long()] = g * scales.reshape(-1, 1)
+    return gex, (ex.index_select(0, idx.long()) * g).sum(1).view(scales.shape)
+
+
+BYTES_MODEL.update({
+    "moe_finalize_routing_v2": (
+        "read L*H expert rows + N*H x1 + L idx + L scales; write N*H",
+        lambda s, e: (s.slots * s.hidden * e + s.tokens * s.hidden * e + s.slots * 4 + s.slots * e,
+                      s.tokens * s.hidden * e)),
+    "moe_finalize_routing_v2_grad": (
+        "read N*H gradY + L*H expandedX + L idx + L scales; write L*H + L gradScales",
+        lambda s, e: (s.tokens * s.hidden * e + s.slots * s.hidden * e + s.slots * 4 + s.slots * e,
+                      s.slots * s.hidden * e + s.slots * e)),
+})
+BUILDERS.update({"moe_finalize_routing_v2": _b_finalize, "moe_finalize_routing_v2_grad": _b_finalize_grad})
+TORCH_IMPLS.update({"moe_finalize_routing_v2": _t_finalize, "moe_finalize_routing_v2_grad": _t_finalize_grad})

@@ -131,11 +131,15 @@ def run_kernels(args, ops, dts, shape, data, repeat, slow_repeat, torch):
         for dt in dts:
             if dt not in kernels.op_dtypes(op):
                 continue
-            t0 = time.perf_counter()
-            r = kernels.measure(op, dt, shape, data, repeat, slow_repeat, baselines=True, torch=torch)
-            log(f"{op.py_name} {dt}: {r.status} ({time.perf_counter() - t0:.1f} s)")
-            results.append(r)
-            if r.status == "not implemented":
+            for variant in (None, *kernels.VARIANTS.get(op.py_name, ())):
+                t0 = time.perf_counter()
+                r = kernels.measure(op, dt, shape, data, repeat, slow_repeat, baselines=True, torch=torch,
+                                    variant=variant)
+                log(f"{r.op} {dt}: {r.status} ({time.perf_counter() - t0:.1f} s)")
+                results.append(r)
+                if r.status == "not implemented":
+                    break  # the other variants would say the same
+            if results[-1].status == "not implemented":
                 break  # the other dtypes would say the same
     headers = ["operator", "dtype", "MB", "kernel ms", "GB/s", "memcpy GB/s", "%memcpy", "hl ms", "numpy ms",
                "np/hl", "np/kern", "hl/kern", "pool", "torch ms", "torch/kern", "check"]

@@ -24,11 +24,11 @@ HEADERS = DATA / "op_headers"
 EXPERIMENTAL = DATA / "op_headers_experimental"
 
 
-def build_oplib(out: Path, name: str) -> Path:
+def build_oplib(out: Path, name: str, *flags: str) -> Path:
     lib_dir = subprocess.run([sys.executable, "-m", "aclnn_py", "config", "--lib-dir"], check=True,
                              capture_output=True, text=True).stdout.strip()
     subprocess.run(["gcc", "-Wall", "-Wextra", "-Werror", "-std=gnu11", "-shared", "-fPIC",
-                    f'-DPYTEST_OPLIB_NAME="{name}"', "-I", aclnn_py.get_include(), str(DATA / "pytest_oplib.c"),
+                    f'-DPYTEST_OPLIB_NAME="{name}"', *flags, "-I", aclnn_py.get_include(), str(DATA / "pytest_oplib.c"),
                     "-o", str(out), "-L", lib_dir, "-lnnopbase", "-lascendcl"], check=True)
     return out
 

@@ -44,16 +44,21 @@ def widen(a: np.ndarray) -> np.ndarray:
     return np.asarray(a).astype(np.float32)
 
 
-def mul_f32(a: np.ndarray, b) -> np.ndarray:
-    """``a * b`` in float32 with the stub's product NaN rule: where ``a`` is NaN the result is that NaN made
-    quiet, whatever ``b`` is; elsewhere the IEEE product (a NaN ``b`` comes out quiet)."""
-    a = np.asarray(a, dtype=np.float32)
-    out = np.multiply(a, np.asarray(b, dtype=np.float32), dtype=np.float32)
-    nan = np.isnan(a)
+def nan_left(left: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """``result`` of ``left op right`` in float32 with the stub's NaN rule: where ``left`` is NaN, that NaN made
+    quiet (sign and payload kept); elsewhere ``result`` (the IEEE value)."""
+    left = np.asarray(left, dtype=np.float32)
+    out = np.array(result, dtype=np.float32)
+    nan = np.isnan(left)
     if nan.any():
-        out = np.array(out, dtype=np.float32)
-        out[nan] = (np.broadcast_to(a, out.shape)[nan].view(np.uint32) | np.uint32(0x400000)).view(np.float32)
+        out[nan] = (np.broadcast_to(left, out.shape)[nan].view(np.uint32) | np.uint32(0x400000)).view(np.float32)
     return out
+
+
+def mul_f32(a: np.ndarray, b) -> np.ndarray:
+    """``a * b`` in float32 with the stub's NaN rule for products (see ``nan_left``)."""
+    a = np.asarray(a, dtype=np.float32)
+    return nan_left(a, a * np.asarray(b, dtype=np.float32))
 
 
 def device_reduce_sum(v: np.ndarray) -> np.ndarray:

@@ -4,7 +4,8 @@ The extension does not link against any CANN library. Every C function it expose
 table of function pointers that the loader fills at run time with dlopen/dlsym, from a real CANN
 toolkit or from the stub, so one build serves both (cffi API mode speed, late binding).
 
-Usage: python build_native.py --out-dir DIR   (writes DIR/_cffi.c and DIR/signatures.py)
+Usage: python build_native.py --out-dir DIR   (writes DIR/_cffi.c, DIR/signatures.py and the type stubs
+DIR/acl.pyi, DIR/aclnn.pyi of the mirror modules)
 """
 
 from __future__ import annotations
@@ -18,90 +19,88 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import cdef as cdef_mod  # noqa: E402
+import stubgen  # noqa: E402
 
-# What the extension adds to the headers' functions, implemented in loader.c and fastpath.c.
-EXTRA_CDEF = """
-const char *aclnnpy_open(const char *path);
-int aclnnpy_bind(void);
-int aclnnpy_symbol_count(void);
-const char *aclnnpy_symbol_name(int index);
-const char *aclnnpy_symbol_library(int index);
-void aclnnpy_free(void *ptr);
-int aclnnpy_library_count(void);
-const char *aclnnpy_library_path(int library);
-void *aclnnpy_symbol_in(int library, const char *name);
-void *aclnnpy_symbol_address(const char *name, int *library);
-int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int zero_outputs,
-                const char **failed);
-int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr);
-int aclnnpy_stream_release(aclrtStream stream);
-int aclnnpy_pool_malloc(aclrtStream stream, uint64_t size, void **ptr, int *fresh);
-void aclnnpy_pool_free(aclrtStream stream, void *ptr, uint64_t size);
-int aclnnpy_pool_release_blocks(aclrtStream stream, int all);
-void aclnnpy_pool_stats(uint64_t *out);
-void aclnnpy_pool_set_enabled(int on);
-"""
+# The extension's own functions (loader.c, device_pool.c, fastpath.c): declared for Python by a real header.
+OWN_HEADER = HERE / "aclnnpy.h"
+GLUE_HEADER = HERE / "aclnnpy_glue.h"
 
 
+def glue_limits() -> dict[str, int]:
+    """The one-call path's per-kind parameter limits (ACLNNPY_MAX_TENSORS...) as the C glue header states them."""
+    import re
 
-OPTABLE = HERE.parent.parent / "aclnn_py" / "_optable.py"
-
-
-def load_optable():
-    """The operator table, loaded by path: it needs only the standard library."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("aclnn_py_optable", OPTABLE)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    text = GLUE_HEADER.read_text()
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"#define ACLNNPY_MAX_(\w+) (\d+)", text)}
 
 
 def _c_strings(items) -> str:
     return "{" + ", ".join(f'"{s}"' for s in items) + "}"
 
 
-def dispatch_source(signatures) -> str:
+def _kind(ctype: str) -> str | None:
+    """How the one-call path carries a parameter of C type ``ctype``: T (tensor), R (int array), A (an
+    attribute held as an int64), or None (it cannot)."""
+    base = ctype.replace("const ", "").strip()
+    if base == "aclTensor *":
+        return "T"
+    if base == "aclIntArray *":
+        return "R"
+    return "A" if "*" not in base else None
+
+
+def fastpath_ops(signatures) -> dict[str, str]:
+    """{operator: parameter kinds} of every compiled operator the one-call path can run, in dispatch order:
+    both phases declared, phase 1 ending in (uint64_t *workspaceSize, aclOpExecutor **executor), every other
+    parameter a tensor, an int array or a scalar value, within the glue's limits."""
+    limits = glue_limits()
+    ops = {}
+    for gws in sorted(signatures):
+        name = gws[: -len("GetWorkspaceSize")]
+        if not gws.startswith("aclnn") or not gws.endswith("GetWorkspaceSize") or name not in signatures:
+            continue
+        params = signatures[gws][1]
+        if [t for _, t in params[-2:]] != ["uint64_t *", "aclOpExecutor **"]:
+            continue
+        kinds = [_kind(t) for _, t in params[:-2]]
+        if None in kinds or any(kinds.count(k) > limits[key] for k, key in (("T", "TENSORS"), ("A", "ATTRS"),
+                                                                               ("R", "ARRAYS"))):
+            continue
+        ops[name] = "".join(kinds)
+    return ops
+
+
+def dispatch_source(signatures, ops: dict[str, str]) -> str:
     """Per-operator glue of fastpath.c: parameter kinds, and both phases called with typed arguments."""
-    ops = load_optable().OPS
-    kinds, gws_cases, exec_cases = [], [], []
-    for i, op in enumerate(ops):
-        gws = op.c_name + "GetWorkspaceSize"
-        c_params = signatures[gws][1]
-        names = [p.name for p in op.params]
-        if [n for n, _ in c_params[:-2]] != names:
-            raise SystemExit(f"{OPTABLE}: parameters of {op.c_name} do not match its header: {names}")
-        args, nt, na, nr, k = [], 0, 0, 0, ""
-        for p, (_, ctype) in zip(op.params, c_params):
-            if p.role in ("in", "out"):
-                args.append(f"t[{nt}]")
-                nt, k = nt + 1, k + "T"
-            elif p.role == "intarray":
-                args.append(f"r[{nr}]")
-                nr, k = nr + 1, k + "R"
+    gws_cases, exec_cases = [], []
+    for i, (name, kinds) in enumerate(ops.items()):
+        counts, args = {"T": 0, "A": 0, "R": 0}, []
+        for kind, (_, ctype) in zip(kinds, signatures[name + "GetWorkspaceSize"][1]):
+            j = counts[kind]
+            counts[kind] += 1
+            if kind == "A":
+                args.append(f"a[{j}] != 0" if ctype == "bool" else f"({ctype})a[{j}]")
             else:
-                args.append(f"a[{na}] != 0" if ctype == "bool" else f"({ctype})a[{na}]")
-                na, k = na + 1, k + "A"
-        kinds.append(k)
-        gws_cases.append(f"    case {i}: return {gws}({', '.join(args)}, ws, ex);")
-        exec_cases.append(f"    case {i}: return {op.c_name}(w, n, ex, s);")
+                args.append(f"{'t' if kind == 'T' else 'r'}[{j}]")
+        gws_cases.append(f"    case {i}: return {name}GetWorkspaceSize({', '.join(args)}, ws, ex);")
+        exec_cases.append(f"    case {i}: return {name}(w, n, ex, s);")
     return (
-        f"#define ACLNNPY_NUM_OPS {len(ops)}\n"
-        f"static const char *const aclnnpy_op_kinds[] = {_c_strings(kinds)};\n"
-        f"static const char *const aclnnpy_gws_names[] = {_c_strings(op.c_name + 'GetWorkspaceSize' for op in ops)};\n"
-        f"static const char *const aclnnpy_exec_names[] = {_c_strings(op.c_name for op in ops)};\n"
-        "static aclnnStatus aclnnpy_gws(int op, aclTensor **t, const int64_t *a, aclIntArray **r, uint64_t *ws,\n"
-        "                               aclOpExecutor **ex) {\n    switch (op) {\n" + "\n".join(gws_cases)
-        + "\n    }\n    return ACLNN_ERR_PARAM_INVALID;\n}\n"
-        "static aclnnStatus aclnnpy_exec(int op, void *w, uint64_t n, aclOpExecutor *ex, aclrtStream s) {\n"
-        "    switch (op) {\n" + "\n".join(exec_cases) + "\n    }\n    return ACLNN_ERR_PARAM_INVALID;\n}\n"
+        f"const int aclnnpy_num_ops = {len(ops)};\n"
+        f"const char *const aclnnpy_op_kinds[] = {_c_strings(ops.values())};\n"
+        f"const char *const aclnnpy_gws_names[] = {_c_strings(n + 'GetWorkspaceSize' for n in ops)};\n"
+        f"const char *const aclnnpy_exec_names[] = {_c_strings(ops)};\n"
+        "aclnnStatus aclnnpy_gws(int op, aclTensor **t, const int64_t *a, aclIntArray **r, uint64_t *ws,\n"
+        "                        aclOpExecutor **ex) {\n    switch (op) {\n" + "\n".join(gws_cases)
+        + "\n    }\n    (void)t; (void)a; (void)r; (void)ws; (void)ex;\n    return ACLNN_ERR_PARAM_INVALID;\n}\n"
+        "aclnnStatus aclnnpy_exec(int op, void *w, uint64_t n, aclOpExecutor *ex, aclrtStream s) {\n"
+        "    switch (op) {\n" + "\n".join(exec_cases)
+        + "\n    }\n    (void)w; (void)n; (void)ex; (void)s;\n    return ACLNN_ERR_PARAM_INVALID;\n}\n"
     )
 
 
 def unbound_source(names, signatures) -> str:
-    """One "not bound" function per distinct signature, and the table's initial value pointing every slot
-    at the one of its signature: a call that reaches a symbol before the libraries are bound (or one the
+    """One "not bound" function per distinct signature, and the symbol table with every slot pointing at
+    the one of its signature: a call that reaches a symbol before the libraries are bound (or one the
     libraries lack) returns an error status (ACL_ERROR_API_NOT_SUPPORT for aclError, ACLNN_ERR_INNER for
     aclnnStatus), NULL or zero instead of jumping through an unset pointer."""
     functions, slots, by_signature = [], [], {}
@@ -124,8 +123,13 @@ def unbound_source(names, signatures) -> str:
                 ret = f" {result} zero; memset(&zero, 0, sizeof zero); return zero;"
             functions.append(f"static {result} {fn}({args}) {{{body}{ret} }}\n")
         slots.append(f"(void *){by_signature[key]}")
+    init = "{" + ", ".join(slots) + "}"
     return ("#include <string.h>\n" + "".join(functions)
-            + "#define ACLNNPY_UNBOUND_INIT {" + ", ".join(slots) + "}\n")
+            + f"const int aclnnpy_num_symbols = {len(names)};\n"
+            + f"const char *const aclnnpy_symbol_names[] = {_c_strings(names)};\n"
+            + f"void *const aclnnpy_unbound[] = {init};\n"
+            + f"void *aclnnpy_ptrs[] = {init};\n"
+            + f"int aclnnpy_origin[{len(names)}];\n")
 
 
 def generate(out_dir: Path, cc: str | None = None) -> None:
@@ -135,36 +139,40 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
     signatures = cdef_mod.function_signatures(cdef)
     names = sorted(signatures)
 
-    includes = "".join(f'#include "{h}"\n' for h in cdef_mod.all_headers())
-    symbol_names = _c_strings(names)
+    includes = "".join(f'#include "{h}"\n' for h in cdef_mod.all_headers()) + f'#include "{GLUE_HEADER.name}"\n'
     # After this point every call to NAME goes through slot i of the table. A macro is not expanded
     # inside its own replacement, so __typeof__(&NAME) still names the declared function type.
     redirects = "".join(
         f"#define {n} ((__typeof__(&{n}))aclnnpy_ptrs[{i}])\n" for i, n in enumerate(names)
     )
+    ops = fastpath_ops(signatures)
     source = (
         includes
-        + f"#define ACLNNPY_NUM_SYMBOLS {len(names)}\n"
-        + f"static const char *const aclnnpy_symbol_names[] = {symbol_names};\n"
         + unbound_source(names, signatures)
         + (HERE / "loader.c").read_text()
         + redirects
-        + dispatch_source(signatures)
+        + dispatch_source(signatures, ops)
         + (HERE / "device_pool.c").read_text()
         + (HERE / "fastpath.c").read_text()
     )
 
     ffi = cffi.FFI()
-    ffi.cdef(cdef + EXTRA_CDEF)
+    ffi.cdef(cdef + cdef_mod.cdef_from_files([OWN_HEADER], cc=cc))
     ffi.set_source("_aclnn_py_native._cffi", source)
     out_dir.mkdir(parents=True, exist_ok=True)
     ffi.emit_c_code(str(out_dir / "_cffi.c"))
+
+    for module in ("acl", "aclnn"):
+        (out_dir / f"{module}.pyi").write_text(stubgen.module_stub(module, signatures, cdef_mod.constant_names(cdef)))
 
     table = {n: {"result": signatures[n][0], "params": signatures[n][1]} for n in names}
     (out_dir / "signatures.py").write_text(
         '"""Generated from native/include by native/cffi/build_native.py: every C function the extension\n'
         'exposes, with its result type and its parameters (name, C type) in order. Do not edit."""\n\n'
-        "SIGNATURES = " + pprint.pformat(table, width=110, sort_dicts=True) + "\n"
+        "SIGNATURES = " + pprint.pformat(table, width=110, sort_dicts=True) + "\n\n"
+        "# The operators of the one-call path (aclnnpy_run), in dispatch order: {operator: parameter kinds in C\n"
+        "# order, T tensor, A attribute, R aclIntArray}.\n"
+        "FASTPATH_OPS = " + pprint.pformat(ops, width=110, sort_dicts=False) + "\n"
     )
 
 

@@ -65,6 +65,25 @@ def cdef_from_headers(include_dir: Path = INCLUDE_DIR, cc: str | None = None) ->
     return "\n".join(out) + "\n"
 
 
+def cdef_from_files(headers, include_dir: Path = INCLUDE_DIR, cc: str | None = None) -> str:
+    """The declarations of ``headers`` alone (not of what they include), preprocessed as above."""
+    cc = cc or os.environ.get("CC") or "cc"
+    wanted = {Path(h).resolve() for h in headers}
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "own_headers.c"
+        src.write_text("".join(f'#include "{h}"\n' for h in sorted(wanted)))
+        cmd = shlex.split(cc) + ["-E", "-std=gnu11", "-D__attribute__(x)=", "-I", str(include_dir), str(src)]
+        text = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    keep, out = False, []
+    for line in text.splitlines():
+        marker = _LINE_MARKER.match(line)
+        if marker:
+            keep = Path(marker.group(1)).resolve() in wanted
+        elif keep and line.strip():
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
 def function_signatures(cdef: str) -> dict[str, tuple[str, list[tuple[str, str]]]]:
     """{name: (result C type, [(parameter name, parameter C type), ...])} of every declared function."""
     import pycparser
@@ -86,6 +105,27 @@ def function_signatures(cdef: str) -> dict[str, tuple[str, list[tuple[str, str]]
                 params.append((p.name, ctype))
             sigs[node.name] = (result, params)
     return sigs
+
+
+def constant_names(cdef: str) -> list[str]:
+    """Names of the integer constants the extension exposes: enumerators, ``#define``s, static consts."""
+    import pycparser
+    from pycparser import c_ast
+
+    names = [m.group(1) for m in re.finditer(r"^#define\s+(\w+)\s", cdef, re.M)]
+    text = "\n".join(l for l in cdef.splitlines() if not l.startswith("#"))
+
+    class Visitor(c_ast.NodeVisitor):
+        def visit_Enumerator(self, node):
+            names.append(node.name)
+
+        def visit_Decl(self, node):
+            if "static" in node.storage and "const" in node.quals and not isinstance(node.type, c_ast.FuncDecl):
+                names.append(node.name)
+            self.generic_visit(node)
+
+    Visitor().visit(pycparser.CParser().parse(_fake_typedefs() + text))
+    return sorted(set(names))
 
 
 def _strip_name(t):

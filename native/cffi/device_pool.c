@@ -4,10 +4,14 @@
  * nothing. Reuse is limited to the stream a block was freed on: work queued on that stream runs in order,
  * so the next user cannot overtake the previous one (the rule CuPy's pool follows). Blocks of a stream are
  * freed, after synchronising it, when the stream is destroyed, and all of them by free_all_blocks.
- * Included into the generated extension source (every ACL call goes through the late-bound table).
+ * Placed into the generated extension source after the redirect macros (every ACL call goes through the
+ * late-bound table); compiles on its own against aclnnpy.h.
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "aclnnpy_glue.h"
 
 typedef struct {
     int32_t device;
@@ -42,7 +46,7 @@ static int aclnnpy_pool_enabled(void) {
 
 /* At least size bytes on the current device for work on stream; *fresh tells a new block (the stub's are
  * zero-filled) from a reused one. */
-static int aclnnpy_pool_malloc(aclrtStream stream, uint64_t size, void **ptr, int *fresh) {
+int aclnnpy_pool_malloc(aclrtStream stream, uint64_t size, void **ptr, int *fresh) {
     int32_t device = -1;
     aclrtGetDevice(&device);
     uint64_t cls = aclnnpy_size_class(size);
@@ -75,7 +79,7 @@ static int aclnnpy_pool_malloc(aclrtStream stream, uint64_t size, void **ptr, in
 
 /* Return a block of aclnnpy_pool_malloc(stream, size): cached for the same key, or freed when the pool is
  * off (or the free list cannot grow). */
-static void aclnnpy_pool_free(aclrtStream stream, void *ptr, uint64_t size) {
+void aclnnpy_pool_free(aclrtStream stream, void *ptr, uint64_t size) {
     if (ptr == NULL) return;
     int32_t device = -1;
     aclrtGetDevice(&device);
@@ -103,7 +107,7 @@ static void aclnnpy_pool_free(aclrtStream stream, void *ptr, uint64_t size) {
 
 /* Free the current device's cached blocks of stream (of every stream when all is set), after
  * synchronising their streams; returns how many were freed. Taken out under the lock, freed outside it. */
-static int aclnnpy_pool_release_blocks(aclrtStream stream, int all) {
+int aclnnpy_pool_release_blocks(aclrtStream stream, int all) {
     int32_t device = -1;
     aclrtGetDevice(&device);
     pthread_mutex_lock(&aclnnpy_mem_lock);
@@ -147,7 +151,7 @@ static void aclnnpy_ws_drop(int i) {
 }
 
 /* A workspace of at least size bytes for work queued on stream; reused while the size fits. */
-static int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
+int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
     int status = 0;
     pthread_mutex_lock(&aclnnpy_ws_lock);
     int i = 0;
@@ -171,7 +175,7 @@ static int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
 
 /* Everything held for stream (its workspace and its cached blocks on the current device), after
  * synchronising it: called before the stream is destroyed. Returns how many buffers were freed. */
-static int aclnnpy_stream_release(aclrtStream stream) {
+int aclnnpy_stream_release(aclrtStream stream) {
     int freed = 0;
     pthread_mutex_lock(&aclnnpy_ws_lock);
     for (int i = aclnnpy_ws_used - 1; i >= 0; i--) {
@@ -199,7 +203,7 @@ __attribute__((constructor)) static void aclnnpy_locks_atfork(void) {
 
 /* ---- what Python sees ---- */
 
-static void aclnnpy_pool_stats(uint64_t *out) {
+void aclnnpy_pool_stats(uint64_t *out) {
     pthread_mutex_lock(&aclnnpy_mem_lock);
     out[0] = aclnnpy_used;
     out[1] = aclnnpy_used + aclnnpy_cached;
@@ -211,7 +215,7 @@ static void aclnnpy_pool_stats(uint64_t *out) {
 }
 
 /* Turning the pool off frees nothing by itself: free_all_blocks does. */
-static void aclnnpy_pool_set_enabled(int on) {
+void aclnnpy_pool_set_enabled(int on) {
     pthread_mutex_lock(&aclnnpy_mem_lock);
     aclnnpy_mem_enabled = on != 0;
     pthread_mutex_unlock(&aclnnpy_mem_lock);

@@ -13,9 +13,8 @@
  * Device buffers come from the pool (device_pool.c); zero_outputs: zero fresh output blocks too (reused
  * ones always are), for libraries whose aclrtMalloc does not zero-fill.
  */
-#define ACLNNPY_MAX_TENSORS 12
-#define ACLNNPY_MAX_ATTRS 12
-#define ACLNNPY_MAX_ARRAYS 4
+#include "aclnn/opdev/op_errno.h"
+#include "aclnnpy_glue.h"
 
 /* ---- the one-call operator invocation ---------------------------------------------------------------- */
 
@@ -25,8 +24,8 @@
         goto cleanup;     \
     } while (0)
 
-static int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int zero_outputs,
-                       const char **failed) {
+int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int zero_outputs,
+                const char **failed) {
     aclTensor *t[ACLNNPY_MAX_TENSORS] = {0};
     void *dev[ACLNNPY_MAX_TENSORS] = {0};
     int64_t nbytes[ACLNNPY_MAX_TENSORS] = {0};
@@ -39,7 +38,7 @@ static int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStre
     uint64_t ws_size = 0;
     void *ws = NULL;
     *failed = NULL;
-    if (op < 0 || op >= ACLNNPY_NUM_OPS) return ACLNN_ERR_PARAM_INVALID;
+    if (op < 0 || op >= aclnnpy_num_ops) return ACLNN_ERR_PARAM_INVALID;
 
     for (const char *k = aclnnpy_op_kinds[op]; *k; k++) {
         if (*k == 'A') {

@@ -1,22 +1,21 @@
 /* Late binding: dlopen the chosen library set, then fill the function-pointer table with dlsym.
- * Included into the generated extension source after the symbol-name table and the "not bound"
- * functions (ACLNNPY_UNBOUND_INIT): a slot is never NULL, so a call before binding, or to a symbol the
- * libraries lack, returns an error instead of jumping to address 0. */
+ * The table, its symbol names and its "not bound" functions come from the generated part (aclnnpy_glue.h):
+ * a slot is never NULL, so a call before binding, or to a symbol the libraries lack, returns an error
+ * instead of jumping to address 0. */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "aclnnpy_glue.h"
 
 #define ACLNNPY_MAX_LIBS 64
 
 static void *aclnnpy_handles[ACLNNPY_MAX_LIBS];
 static char aclnnpy_handle_paths[ACLNNPY_MAX_LIBS][4096];
 static int aclnnpy_num_handles;
-static void *const aclnnpy_unbound[ACLNNPY_NUM_SYMBOLS] = ACLNNPY_UNBOUND_INIT;
-static void *aclnnpy_ptrs[ACLNNPY_NUM_SYMBOLS] = ACLNNPY_UNBOUND_INIT;
-static int aclnnpy_origin[ACLNNPY_NUM_SYMBOLS];
 
 /* dlopen one library of the chosen set, globally so later ones resolve against it. NULL or an error. */
-static const char *aclnnpy_open(const char *path) {
+const char *aclnnpy_open(const char *path) {
     if (aclnnpy_num_handles == ACLNNPY_MAX_LIBS) return "too many libraries";
     void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     if (!h) return dlerror();
@@ -26,9 +25,9 @@ static const char *aclnnpy_open(const char *path) {
 }
 
 /* Look every symbol up in the opened libraries, first match wins. Returns how many are missing. */
-static int aclnnpy_bind(void) {
+int aclnnpy_bind(void) {
     int missing = 0;
-    for (int i = 0; i < ACLNNPY_NUM_SYMBOLS; i++) {
+    for (int i = 0; i < aclnnpy_num_symbols; i++) {
         void *found = NULL;
         aclnnpy_origin[i] = -1;
         for (int h = 0; h < aclnnpy_num_handles && !found; h++) {
@@ -41,36 +40,36 @@ static int aclnnpy_bind(void) {
     return missing;
 }
 
-static int aclnnpy_symbol_count(void) { return ACLNNPY_NUM_SYMBOLS; }
+int aclnnpy_symbol_count(void) { return aclnnpy_num_symbols; }
 
-static const char *aclnnpy_symbol_name(int index) {
-    return index >= 0 && index < ACLNNPY_NUM_SYMBOLS ? aclnnpy_symbol_names[index] : NULL;
+const char *aclnnpy_symbol_name(int index) {
+    return index >= 0 && index < aclnnpy_num_symbols ? aclnnpy_symbol_names[index] : NULL;
 }
 
 /* Path of the library a symbol was bound from, NULL when it is missing. */
-static const char *aclnnpy_symbol_library(int index) {
-    if (index < 0 || index >= ACLNNPY_NUM_SYMBOLS || aclnnpy_origin[index] < 0) return NULL;
+const char *aclnnpy_symbol_library(int index) {
+    if (index < 0 || index >= aclnnpy_num_symbols || aclnnpy_origin[index] < 0) return NULL;
     return aclnnpy_handle_paths[aclnnpy_origin[index]];
 }
 
 /* Arrays that aclGetViewShape and friends hand over to the caller are released with free(). */
-static void aclnnpy_free(void *ptr) { free(ptr); }
+void aclnnpy_free(void *ptr) { free(ptr); }
 
 /* Symbols looked up by name at run time (operators whose headers are found after the build). */
-static int aclnnpy_library_count(void) { return aclnnpy_num_handles; }
+int aclnnpy_library_count(void) { return aclnnpy_num_handles; }
 
-static const char *aclnnpy_library_path(int library) {
+const char *aclnnpy_library_path(int library) {
     return library >= 0 && library < aclnnpy_num_handles ? aclnnpy_handle_paths[library] : NULL;
 }
 
 /* Address of NAME in one opened library (or what it depends on), NULL when absent. */
-static void *aclnnpy_symbol_in(int library, const char *name) {
+void *aclnnpy_symbol_in(int library, const char *name) {
     if (library < 0 || library >= aclnnpy_num_handles || !name) return NULL;
     return dlsym(aclnnpy_handles[library], name);
 }
 
 /* Address of NAME in the opened libraries, first match in opening order; *library is its index or -1. */
-static void *aclnnpy_symbol_address(const char *name, int *library) {
+void *aclnnpy_symbol_address(const char *name, int *library) {
     for (int h = 0; h < aclnnpy_num_handles; h++) {
         void *found = aclnnpy_symbol_in(h, name);
         if (found) {

@@ -4,33 +4,13 @@
  * build runs anywhere. fp16 conversions get explicit F16C code on x86-64: compilers do not vectorise
  * _Float16 conversions on their own.
  */
+#include "cpu_dispatch.h"
+#include "nan_rule.h"
 #include "stub_internal.h"
 
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define ROW_KERNEL __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define ROW_KERNEL
-#endif
+#define ROW_KERNEL STUB_CLONED
 
 typedef _Float16 f16;
-
-/*
- * The NaN rule of every sum (the numpy references follow it too): a + b where a is the running sum is a
- * made quiet when a is NaN, whatever b is; otherwise the IEEE sum (a NaN b comes out quiet). Hardware
- * returns either operand's payload for NaN + NaN depending on operand order, which compilers are free to
- * swap, so the rule is applied explicitly.
- */
-static inline float sum_f32(float a, float b) {
-    float r = a + b;
-    uint32_t ua, ur;
-    memcpy(&ua, &a, 4);
-    memcpy(&ur, &r, 4);
-    /* integer operations only, so the loops around this vectorise */
-    uint32_t a_is_nan = (int32_t)(ua & 0x7fffffffu) > 0x7f800000 ? 0xffffffffu : 0u;
-    ur = (ur & ~a_is_nan) | ((ua | 0x400000u) & a_is_nan);
-    memcpy(&r, &ur, 4);
-    return r;
-}
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -49,7 +29,7 @@ F16C_KERNEL static void f16c_load(float *dst, const uint16_t *src, int64_t n) {
     for (; i < n; i++) dst[i] = (float)((const f16 *)src)[i];
 }
 
-/* exact: the NaN rule (sum_f32); otherwise plain adds, which differ from it only in NaN payloads */
+/* exact: the NaN rule (stub_add_f32); otherwise plain adds, which differ from it only in NaN payloads */
 F16C_KERNEL static void f16c_add(float *dst, const uint16_t *src, int64_t n, bool exact) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -61,7 +41,7 @@ F16C_KERNEL static void f16c_add(float *dst, const uint16_t *src, int64_t n, boo
         }
         _mm256_storeu_ps(dst + i, r);
     }
-    for (; i < n; i++) dst[i] = sum_f32(dst[i], (float)((const f16 *)src)[i]);
+    for (; i < n; i++) dst[i] = stub_add_f32(dst[i], (float)((const f16 *)src)[i]);
 }
 
 F16C_KERNEL static void f16c_store(uint16_t *dst, const float *src, int64_t n) {
@@ -96,7 +76,7 @@ ROW_KERNEL void aclStubRowLoadF32(float *restrict dst, const void *restrict src,
 
 /* The body of both row adds; `exact` is a constant in each, so the plain one vectorises to bare adds. */
 static inline __attribute__((always_inline)) float add_f32(float a, float b, bool exact) {
-    return exact ? sum_f32(a, b) : a + b;
+    return exact ? stub_add_f32(a, b) : a + b;
 }
 
 static inline __attribute__((always_inline)) void row_add(float *restrict dst, const void *restrict src,
@@ -158,18 +138,6 @@ ROW_KERNEL void aclStubRowStoreF32(void *restrict dst, const float *restrict src
     }
 }
 
-/* The product's NaN rule, the counterpart of sum_f32's: a NaN left operand wins (made quiet). */
-static inline float mul_f32(float a, float b) {
-    float r = a * b;
-    uint32_t ua, ur;
-    memcpy(&ua, &a, 4);
-    memcpy(&ur, &r, 4);
-    uint32_t a_is_nan = (int32_t)(ua & 0x7fffffffu) > 0x7f800000 ? 0xffffffffu : 0u;
-    ur = (ur & ~a_is_nan) | ((ua | 0x400000u) & a_is_nan);
-    memcpy(&r, &ur, 4);
-    return r;
-}
-
 static inline float bf16_to_f32(uint16_t b) {
     uint32_t u = (uint32_t)b << 16;
     float f;
@@ -196,13 +164,13 @@ static inline float round_to_dtype(float f, aclDataType dtype) {
 ROW_KERNEL void aclStubRowScaleF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w, int64_t n) {
     if (dtype == ACL_FLOAT) {
         const float *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(s[i], w);
+        for (int64_t i = 0; i < n; i++) dst[i] = stub_mul_f32(s[i], w);
     } else if (dtype == ACL_BF16) {
         const uint16_t *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(bf16_to_f32(s[i]), w);
+        for (int64_t i = 0; i < n; i++) dst[i] = stub_mul_f32(bf16_to_f32(s[i]), w);
     } else {
         aclStubRowLoadF32(dst, src, dtype, n);
-        for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(dst[i], w);
+        for (int64_t i = 0; i < n; i++) dst[i] = stub_mul_f32(dst[i], w);
     }
 }
 
@@ -210,28 +178,28 @@ ROW_KERNEL void aclStubRowScaleAddF32(float *restrict dst, const void *restrict 
                                       int64_t n) {
     if (dtype == ACL_FLOAT) {
         const float *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], mul_f32(s[i], w));
+        for (int64_t i = 0; i < n; i++) dst[i] = stub_add_f32(dst[i], stub_mul_f32(s[i], w));
     } else if (dtype == ACL_BF16) {
         const uint16_t *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = sum_f32(dst[i], mul_f32(bf16_to_f32(s[i]), w));
+        for (int64_t i = 0; i < n; i++) dst[i] = stub_add_f32(dst[i], stub_mul_f32(bf16_to_f32(s[i]), w));
     } else {
         float block[WIDEN_BLOCK];
         const uint16_t *s = src;
         for (int64_t i = 0; i < n; i += WIDEN_BLOCK) {
             int64_t m = n - i < WIDEN_BLOCK ? n - i : WIDEN_BLOCK;
             aclStubRowLoadF32(block, s + i, dtype, m);
-            for (int64_t j = 0; j < m; j++) dst[i + j] = sum_f32(dst[i + j], mul_f32(block[j], w));
+            for (int64_t j = 0; j < m; j++) dst[i + j] = stub_add_f32(dst[i + j], stub_mul_f32(block[j], w));
         }
     }
 }
 
 ROW_KERNEL void aclStubRowMulF32(float *dst, const float *a, const float *b, int64_t n) {
-    for (int64_t i = 0; i < n; i++) dst[i] = mul_f32(a[i], b[i]);
+    for (int64_t i = 0; i < n; i++) dst[i] = stub_mul_f32(a[i], b[i]);
 }
 
 /* One level of the tree: dst[i] = src[2i] + src[2i+1]. */
 ROW_KERNEL static void pair_level(float *restrict dst, const float *restrict src, int64_t half) {
-    for (int64_t i = 0; i < half; i++) dst[i] = sum_f32(src[2 * i], src[2 * i + 1]);
+    for (int64_t i = 0; i < half; i++) dst[i] = stub_add_f32(src[2 * i], src[2 * i + 1]);
 }
 
 /* The same without the NaN rule: for NaN-free inputs, where every NaN a level makes is the one default NaN (so
@@ -263,7 +231,7 @@ float aclStubRowTreeSumF32(float *v, int64_t n) {
 
 /* The weighted rows' product: the NaN rule when exact, else the plain product (which differs from it only in
  * the payload a NaN * NaN keeps). */
-ALWAYS_INLINE float mul_x(float a, float b, bool exact) { return exact ? mul_f32(a, b) : a * b; }
+ALWAYS_INLINE float mul_x(float a, float b, bool exact) { return exact ? stub_mul_f32(a, b) : a * b; }
 
 /* dst += float(src) * w, the product rounded to dtype first when `round`. */
 ALWAYS_INLINE void add_scaled(float *restrict dst, const void *restrict src, aclDataType dtype, float w, int64_t n,
@@ -308,11 +276,11 @@ static int64_t align8(int64_t n) { return (n + 7) / 8 * 8; }
 ROW_KERNEL static void fold_halves(float *v, int64_t total, int64_t threshold, int64_t offset) {
     int64_t half = align8((total + 1) / 2);
     while (total > threshold) {
-        for (int64_t i = 0; i < total - half; i++) v[i] = sum_f32(v[i], v[half + i]);
+        for (int64_t i = 0; i < total - half; i++) v[i] = stub_add_f32(v[i], v[half + i]);
         total = half;
         half = align8((half + 1) / 2);
     }
-    for (int64_t i = 0; i < total - offset; i++) v[i] = sum_f32(v[i], v[offset + i]);
+    for (int64_t i = 0; i < total - offset; i++) v[i] = stub_add_f32(v[i], v[offset + i]);
 }
 
 float aclStubReduceSumF32(float *v, int64_t n) {
@@ -326,4 +294,48 @@ float aclStubReduceSumF32(float *v, int64_t n) {
     float lanes[64] = {0};
     memcpy(lanes, v, (size_t)(n > 0 ? n : 0) * sizeof(float));
     return aclStubRowTreeSumF32(lanes, 64);
+}
+
+/* float32 -> INT8 as the specs define it: round half to even, saturate to [-128, 127], NaN -> 0. */
+static inline int8_t quant_i8(float v) {
+    v = v == v ? v : 0.0f;
+    float r = __builtin_rintf(v);
+    r = r < 127.0f ? r : 127.0f; /* NaN-free by now: these are plain min and max instructions */
+    r = r > -128.0f ? r : -128.0f;
+    return (int8_t)(int32_t)r;
+}
+
+/* Two separately rounded operations: the build disables contraction, so this is never one fused multiply-add. */
+ROW_KERNEL void aclStubRowQuantInt8Static(int8_t *restrict dst, const float *restrict src, float scale, float offset,
+                                          int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        float y = src[i] * scale;
+        dst[i] = quant_i8(y + offset);
+    }
+}
+
+ROW_KERNEL float aclStubRowQuantInt8Dynamic(int8_t *restrict dst, float *restrict xs, const float *restrict smooth,
+                                            int64_t n) {
+    if (smooth)
+        for (int64_t i = 0; i < n; i++) xs[i] *= smooth[i];
+    /* max |xs| on the bit patterns: non-negative floats order like their bits (an integer max vectorises,
+     * and is exact); a maximum above +inf's pattern means the row holds a NaN. */
+    uint32_t max_bits = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &xs[i], 4);
+        u &= 0x7fffffffu;
+        max_bits = u > max_bits ? u : max_bits;
+    }
+    float amax;
+    memcpy(&amax, &max_bits, 4);
+    if (max_bits > 0x7f800000u) /* a NaN maximum is the row's first NaN, sign cleared (the reference's rule) */
+        for (int64_t i = 0; i < n; i++)
+            if (xs[i] != xs[i]) {
+                amax = __builtin_fabsf(xs[i]);
+                break;
+            }
+    float ds = amax / 127.0f;
+    for (int64_t i = 0; i < n; i++) dst[i] = quant_i8(xs[i] / ds);
+    return ds;
 }

@@ -3,6 +3,7 @@
 
 #include "aclstub/op_sdk.h"
 #include "aclnnop/aclnn_moe_init_routing_v2.h"
+#include "init_routing_common.h"
 
 enum { X, EXPERT_IDX, ACTIVE_NUM, CAPACITY, EXPERT_NUM, DROP_PAD_MODE, COUNT_FLAG, BEFORE_FLAG, EXPANDED_X, ROW_IDX,
        COUNTS, BEFORE };
@@ -29,136 +30,63 @@ typedef struct {
     int64_t count_flag; /* 1 inclusive cumsum, 2 per-expert count (the before-capacity output counts too) */
 } Plan;
 
-/* What the kernel reads: the views and the plan's numbers. */
+/* What the kernel reads: the views, the plan's numbers and the sorted slots. */
 typedef struct {
     const aclStubTensorDesc *x, *expert_idx, *expanded_x, *row_idx, *counts;
     int64_t k, t, a, e, c, mode, count_flag;
+    IrSorted sorted;
+    int64_t *src_rows; /* source token of each expandedX row */
 } State;
-
-typedef struct {
-    const State *s;
-    int64_t *keys;       /* expert id of each slot */
-    int32_t *order;      /* sorted position -> slot */
-    int64_t *sorted_e;   /* expert id at each sorted position */
-    int64_t *src_rows;   /* source token of each expandedX row */
-} Ctx;
-
-/* First position p in [lo, hi) with v[p] >= key (v ascending). */
-static int64_t lower_bound(const int64_t *v, int64_t lo, int64_t hi, int64_t key) {
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static void load_keys(void *arg, int64_t begin, int64_t end) {
-    const Ctx *c = arg;
-    int64_t k = c->s->k;
-    for (int64_t i = begin; i < end; i++) c->keys[i] = *(const int32_t *)aclStubElem2(c->s->expert_idx, i / k, i % k);
-}
-
-static void gather_sorted(void *arg, int64_t begin, int64_t end) {
-    const Ctx *c = arg;
-    for (int64_t j = begin; j < end; j++) c->sorted_e[j] = c->keys[c->order[j]];
-}
 
 static int32_t *row_idx_data(const State *s) { return (int32_t *)s->row_idx->data + s->row_idx->offset; }
 
 /* Mode 0: expandedRowIdx is the inverse permutation; the first A sorted slots give the expandedX rows. */
 static void scatter_dropless(void *arg, int64_t begin, int64_t end) {
-    const Ctx *c = arg;
-    int32_t *row_idx = row_idx_data(c->s);
-    for (int64_t j = begin; j < end; j++) {
-        row_idx[c->order[j]] = (int32_t)j;
-        if (c->src_rows && j < c->s->a) c->src_rows[j] = c->order[j] / c->s->k;
-    }
-}
-
-/*
- * Mode 1: the slot at sorted position j has rank j - (first position of its expert); it is kept when its
- * expert is in [0, E) and the rank is below the capacity. A chunk finds the start of its first group by
- * binary search, so chunks are independent.
- */
-static void scatter_drop_pad(void *arg, int64_t begin, int64_t end) {
-    const Ctx *c = arg;
-    const State *s = c->s;
+    const State *s = arg;
     int32_t *row_idx = row_idx_data(s);
-    int64_t start = lower_bound(c->sorted_e, 0, begin, c->sorted_e[begin]);
+    const int32_t *order = s->sorted.order;
     for (int64_t j = begin; j < end; j++) {
-        int64_t e = c->sorted_e[j];
-        if (j > begin && e != c->sorted_e[j - 1]) start = j;
-        int64_t rank = j - start;
-        bool keep = e >= 0 && e < s->e && rank < s->c;
-        row_idx[c->order[j]] = keep ? (int32_t)(e * s->c + rank) : -1;
-    }
-}
-
-/* Mode 1: row (e, r) of expandedX holds the r-th slot of expert e in sorted order, or zeros. */
-static void rows_drop_pad(void *arg, int64_t begin, int64_t end) {
-    const Ctx *c = arg;
-    const State *s = c->s;
-    int64_t cur = -1, first = 0, last = 0;
-    for (int64_t d = begin; d < end; d++) {
-        int64_t e = d / s->c, r = d % s->c;
-        if (e != cur) {
-            cur = e;
-            first = lower_bound(c->sorted_e, 0, s->t, e);
-            last = lower_bound(c->sorted_e, first, s->t, e + 1);
-        }
-        c->src_rows[d] = first + r < last ? c->order[first + r] / s->k : ACLSTUB_ROW_ZERO;
+        row_idx[order[j]] = (int32_t)j;
+        if (s->src_rows && j < s->a) s->src_rows[j] = order[j] / s->k;
     }
 }
 
 /* Counts over all T slots of ids in [0, E); the cumulative form counts ids in [0, e]. */
 static void count_experts(void *arg, int64_t begin, int64_t end) {
-    const Ctx *c = arg;
-    const State *s = c->s;
+    const State *s = arg;
+    const int64_t *sorted = s->sorted.sorted;
     int32_t *out = (int32_t *)s->counts->data + s->counts->offset;
-    int64_t zero = lower_bound(c->sorted_e, 0, s->t, 0);
+    int64_t zero = ir_lower_bound(sorted, 0, s->t, 0);
     for (int64_t e = begin; e < end; e++) {
-        int64_t hi = lower_bound(c->sorted_e, 0, s->t, e + 1);
-        int64_t lo = s->count_flag == 1 ? zero : lower_bound(c->sorted_e, 0, hi, e);
+        int64_t hi = ir_lower_bound(sorted, 0, s->t, e + 1);
+        int64_t lo = s->count_flag == 1 ? zero : ir_lower_bound(sorted, 0, hi, e);
         out[e] = (int32_t)(hi - lo);
     }
 }
 
 static aclnnStatus kernel(const aclStubOpCall *call) {
     const Plan *p = call->plan;
-    State state = {aclStubOpTensor(call, X), aclStubOpTensor(call, EXPERT_IDX), aclStubOpTensor(call, EXPANDED_X),
-                   aclStubOpTensor(call, ROW_IDX), p->counts >= 0 ? aclStubOpTensor(call, p->counts) : NULL,
-                   p->k, p->t, p->a, p->e, p->c, p->mode, p->count_flag};
-    const State *s = &state;
-    int64_t t = s->t, n1 = t > 0 ? t : 1;
+    State s = {aclStubOpTensor(call, X), aclStubOpTensor(call, EXPERT_IDX), aclStubOpTensor(call, EXPANDED_X),
+               aclStubOpTensor(call, ROW_IDX), p->counts >= 0 ? aclStubOpTensor(call, p->counts) : NULL,
+               p->k, p->t, p->a, p->e, p->c, p->mode, p->count_flag, {0}, NULL};
     /* expandedX rows to produce: none when it is empty (H = 0), so no row list is needed then. */
-    int64_t rows = aclStubNumel(s->expanded_x) == 0 ? 0 : s->mode == 0 ? s->a : s->e * s->c;
-    Ctx c = {s, malloc((size_t)n1 * sizeof(int64_t)), malloc((size_t)n1 * sizeof(int32_t)),
-             malloc((size_t)n1 * sizeof(int64_t)), rows > 0 ? malloc((size_t)rows * sizeof(int64_t)) : NULL};
-    bool ok = c.keys && c.order && c.sorted_e && (rows == 0 || c.src_rows);
+    int64_t rows = aclStubNumel(s.expanded_x) == 0 ? 0 : s.mode == 0 ? s.a : s.e * s.c;
+    s.src_rows = rows > 0 ? malloc((size_t)rows * sizeof(int64_t)) : NULL;
+    bool ok = (rows == 0 || s.src_rows) && ir_sort_slots(s.expert_idx, s.k, s.t, INT64_MIN, &s.sorted);
     if (ok) {
-        aclStubParallelFor(t, 65536, load_keys, &c);
-        /* Exact integer sort: the device's float32 keys would misorder ids >= 2^24. */
-        ok = aclStubStableArgsort(c.keys, t, c.order);
-    }
-    if (ok) {
-        aclStubParallelFor(t, 65536, gather_sorted, &c);
-        if (s->mode == 0) {
-            aclStubParallelFor(t, 65536, scatter_dropless, &c);
+        if (s.mode == 0) {
+            aclStubParallelFor(s.t, 65536, scatter_dropless, &s);
         } else {
-            aclStubParallelFor(t, 65536, scatter_drop_pad, &c);
-            aclStubParallelFor(rows, 65536, rows_drop_pad, &c);
+            ir_drop_pad_row_idx(&s.sorted, row_idx_data(&s), s.e, s.c);
+            if (rows > 0) ir_drop_pad_sources(&s.sorted, s.src_rows, s.e, s.c);
         }
-        aclStubCopyRows(s->expanded_x, 0, s->x, c.src_rows, rows);
-        if (s->counts) aclStubParallelFor(s->e, 4096, count_experts, &c);
+        aclStubCopyRows(s.expanded_x, 0, s.x, s.src_rows, rows);
+        if (s.counts) aclStubParallelFor(s.e, 4096, count_experts, &s);
+        ir_sorted_free(&s.sorted);
     }
-    free(c.keys);
-    free(c.order);
-    free(c.sorted_e);
-    free(c.src_rows);
-    if (!ok) return aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the sort buffers of %lld slots", (long long)t);
+    free(s.src_rows);
+    if (!ok) return aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the sort buffers of %lld slots",
+                                      (long long)s.t);
     return OK;
 }
 

@@ -315,6 +315,15 @@ ACLSTUB_API void aclStubRowScaleAddRoundedF32(float *dst, const void *src, aclDa
  */
 ACLSTUB_API float aclStubReduceSumF32(float *v, int64_t n);
 
+/*
+ * INT8 quantisation of contiguous float32 rows (round half to even, saturate to [-128, 127], NaN -> 0):
+ *   static:  dst = q(float32(float32(src * scale) + offset)), never a fused multiply-add;
+ *   dynamic: xs *= smooth (when not NULL), ds = float32(max|xs| / 127), dst = q(float32(xs / ds)); returns ds
+ *            (a row holding NaN has the first NaN's magnitude as its maximum). xs is overwritten.
+ */
+ACLSTUB_API void aclStubRowQuantInt8Static(int8_t *dst, const float *src, float scale, float offset, int64_t n);
+ACLSTUB_API float aclStubRowQuantInt8Dynamic(int8_t *dst, float *xs, const float *smooth, int64_t n);
+
 /* memcpy, with non-temporal stores when stream is set (end such a region with aclStubStreamFence). */
 #define ACLSTUB_STREAM_MIN_BYTES ((int64_t)32 << 20)
 ACLSTUB_API void aclStubCopyBytes(void *dst, const void *src, size_t n, bool stream);

@@ -1,0 +1,104 @@
+"""How the mirror layer reads a C prototype: which parameters are out-parameters, which pointers take an array
+built from a Python sequence, which take a raw address, and how far a function reads through a pointer.
+
+Pure Python, shared by the build (the type stubs it generates) and by ``aclnn_py._mirror`` (the wrappers), so
+both follow one set of rules. Installed as ``_aclnn_py_native.mirror_rules``.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Scalar C types that, behind a non-const pointer, mark an out-parameter.
+SCALARS = {
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t",
+    "int", "float", "double", "bool", "aclDataType", "aclFormat", "aclError", "aclnnStatus", "aclFloat16",
+    "aclrtStream", "aclrtContext", "aclrtEvent",
+}
+POINTER_TYPEDEFS = {"aclrtStream", "aclrtContext", "aclrtEvent", "const aclrtStream"}
+# Handle types that no function returns through a pointer: T ** of these is an input array of handles.
+HANDLE_ARRAYS = {"aclTensor", "aclScalar"}
+_OUT_POINTER = re.compile(r"^(?P<base>[A-Za-z_]\w*)\s*(?P<stars>\*+)$")
+
+# Parameters that take a bare address: a cffi pointer, a host span or None.
+RAW_POINTERS = {"void *", "const void *"} | POINTER_TYPEDEFS
+
+# C element types that a pointer parameter reads as an array built from a Python sequence.
+ARRAY_ITEMS = {"int64_t", "int32_t", "uint64_t", "uint32_t", "bool", "float", "double", "uint16_t", "int8_t",
+               "uint8_t"}
+_HANDLE_ITEM = re.compile(r"^(?:const )?(acl(?:Tensor|Scalar)) \* ?(?:const )?\*$")
+
+# How far a C function reads or writes through a pointer parameter: {function: {pointer parameter:
+# (length parameters, unit, written)}}. unit "elements" counts items of the array's C type, "bytes" bytes,
+# "dtype" the size of one element of the aclDataType named by the length parameter.
+NAMED_EXTENTS = {
+    "aclCreateTensor": {"stride": (("viewDimsNum",), "elements", False)},
+    "aclCreateScalar": {"value": (("dataType",), "dtype", False)},
+}
+# A pointer followed by a length parameter with one of these names is an array of that length.
+_LENGTH_NAMES = re.compile(r"^(size|count|num|.*Num|.*Size|.*Count)$")
+_INTEGER_TYPES = {"uint64_t", "int64_t", "size_t", "uint32_t", "int32_t"}
+
+
+def is_out_param(ctype: str) -> bool:
+    if ctype.startswith("const "):
+        return False
+    m = _OUT_POINTER.match(ctype.strip())
+    if not m:
+        return False
+    stars = len(m.group("stars"))
+    if stars == 2 and m.group("base") in HANDLE_ARRAYS:
+        return False  # an array of handles the caller passes (aclDumpOpTensors' tensors), not a result
+    return stars >= 2 or (stars == 1 and m.group("base") in SCALARS)
+
+
+def array_item(ctype: str) -> str | None:
+    """The element type when ``ctype`` is an input array the mirror builds from a sequence: ``const T *`` of a
+    number type, or an array of tensor/scalar handles (``const aclTensor *const *``, ``aclTensor **``)."""
+    if ctype.startswith("const ") and ctype.endswith(" *") and ctype[6:-2] in ARRAY_ITEMS:
+        return ctype[6:-2]
+    m = _HANDLE_ITEM.match(ctype)
+    return f"{m.group(1)} *" if m else None
+
+
+def is_array_out_pair(params, i: int) -> bool:
+    """Parameters i and i + 1 are an ``int64_t **`` array the library allocates and its ``uint64_t *`` length."""
+    return (i + 1 < len(params) and params[i][1] == "int64_t **" and params[i + 1][1] == "uint64_t *")
+
+
+def _is_handle(ctype: str) -> bool:
+    """One opaque object (``const aclTensor *``), never an array, whatever parameter follows it."""
+    base = ctype.replace("const", "").strip()
+    return base.count("*") == 1 and base.startswith("acl")
+
+
+def extents(name: str, params) -> dict[str, tuple[tuple[str, ...], str, bool]]:
+    """The extent rules of C function ``name``: the table above, the memcpy/memset shapes of the runtime
+    (by parameter names), and every pointer directly followed by a length parameter."""
+    names = [n for n, _ in params]
+    rules = dict(NAMED_EXTENTS.get(name, {}))
+    if {"dst", "destMax", "src", "count"} <= set(names):  # aclrtMemcpy and its Async variant
+        rules.setdefault("dst", (("destMax", "count"), "bytes", True))
+        rules.setdefault("src", (("count",), "bytes", False))
+    if {"devPtr", "maxCount", "count"} <= set(names):    # aclrtMemset and its Async variant
+        rules.setdefault("devPtr", (("maxCount", "count"), "bytes", True))
+    for (pname, ctype), nxt in zip(params, params[1:]):
+        if pname in rules or not ctype.endswith("*") or is_out_param(ctype) or _is_handle(ctype):
+            continue
+        if nxt[1] in _INTEGER_TYPES and _LENGTH_NAMES.match(nxt[0]):
+            rules[pname] = ((nxt[0],), "bytes" if "void" in ctype else "elements", False)
+    return rules
+
+
+# The mirror modules: which C functions and integer constants each one holds.
+CONSTANT_PREFIXES = {"acl": ("ACL_", "OK"), "aclnn": ("ACLNN_",)}
+
+
+def mirror_module(name: str) -> str | None:
+    """``"acl"`` (runtime, tensor meta API, stub introspection), ``"aclnn"`` (operators) or None (the
+    extension's own ``aclnnpy_*`` helpers)."""
+    if name.startswith("aclnnpy"):
+        return None
+    if name.startswith("aclnn"):
+        return "aclnn"
+    return "acl" if name.startswith(("acl", "Acl")) else None
