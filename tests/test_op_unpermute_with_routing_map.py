@@ -45,6 +45,14 @@ def mul(a, b):
     return mul_f32(a, b)
 
 
+def quiet(a):
+    """NaNs made quiet (sign and payload kept)."""
+    a = np.array(a, np.float32)
+    nan = np.isnan(a)
+    a[nan] = (a[nan].view(np.uint32) | np.uint32(0x400000)).view(np.float32)
+    return a
+
+
 def routed(routing_map):
     m = np.asarray(routing_map)
     return (m.view(np.uint8) if m.dtype.itemsize == 1 else m) != 0
@@ -97,7 +105,7 @@ def spec_forward(x, si, routing_map, probs, pad, restore, out_rows):
             idx = si[s]
             if not (0 <= idx < p and (w is None or w[s] != 0)):
                 continue
-            term = xf[idx] if w is None else mul(xf[idx], w[s])
+            term = quiet(xf[idx]) if w is None else mul(xf[idx], w[s])  # widening quiets a signalling NaN
             acc[t] = term if k == 0 else add(acc[t], term)
     return narrow(acc, dtype), None, None, pout
 
