@@ -105,7 +105,10 @@ def spec_forward(x, si, routing_map, probs, pad, restore, out_rows):
             idx = si[s]
             if not (0 <= idx < p and (w is None or w[s] != 0)):
                 continue
-            term = quiet(xf[idx]) if w is None else mul(xf[idx], w[s])  # widening quiets a signalling NaN
+            if w is None:  # float16 widening (the hardware conversion) quiets a signalling NaN
+                term = quiet(xf[idx]) if dtype == np.float16 else xf[idx]
+            else:
+                term = mul(xf[idx], w[s])
             acc[t] = term if k == 0 else add(acc[t], term)
     return narrow(acc, dtype), None, None, pout
 

@@ -67,9 +67,10 @@ def _forward(permuted_tokens, sorted_indices, routing_map, probs, padded_mode, r
                 wk = w[k::k_n][:t_out]
                 taken &= wk != 0
                 term = mul_f32(xf[np.where(taken, col, 0)], wk[:, None])
-            else:  # the stub widens with the hardware conversion, which makes a signalling NaN quiet
-                rows = xf[np.where(taken, col, 0)]
-                term = nan_left(rows, rows)
+            else:  # float16 rows are widened by the hardware conversion, which makes a signalling NaN quiet
+                term = xf[np.where(taken, col, 0)]
+                if x.dtype == np.float16:
+                    term = nan_left(term, term)
             if k == 0:
                 acc = np.where(taken[:, None], term, np.float32(0.0)).astype(np.float32)
             else:
