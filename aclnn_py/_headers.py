@@ -189,7 +189,7 @@ _PRIMITIVES = {"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
                "short", "unsigned short", "long long", "unsigned long long", "_Bool"}
 _ARRAYS = {"aclIntArray": "int array", "aclBoolArray": "bool array", "aclFloatArray": "float array",
            "aclFp16Array": "fp16 array"}
-_OUTPUT_NAME = re.compile(r"^(out|y$|.*Out$|.*Output$|.*OutOptional$|.*OutputOptional$|.*Out\d$)")
+_OUTPUT_NAME = re.compile(r"^(out$|y$|.*Out$|.*Output$|.*OutOptional$|.*OutputOptional$|.*Out\d$)")
 
 
 def _native_kind(base: str) -> tuple[str, str] | None:

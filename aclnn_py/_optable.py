@@ -19,7 +19,7 @@ High-level parameter names are the C names in snake_case without the ``Optional`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 REQUIRED = object()
@@ -213,6 +213,25 @@ def _unpermute_ep_grad_window(a) -> tuple[int, int]:
 
 def _unpermute_ep_grad_topk(a) -> int:
     return a.probsOptional.shape[1] if a.probsOptional is not None else max(a.topkNum, 1)
+def _unpermute_rm_rows(a) -> int:
+    """Rows of MoeTokenUnpermuteWithRoutingMap's output: T of probs, else of restoreShape (non-pad); in padded
+    mode any count works, the high-level function takes restoreShape[0] when given, else T of probs."""
+    rs, probs = a.restoreShapeOptional, a.probsOptional
+    if a.paddedMode and rs is not None and len(rs) >= 1:
+        return rs[0]
+    if probs is not None:
+        return probs.shape[0] if probs.ndim == 2 else 0  # a bad rank reaches the operator's own check
+    return rs[0] if rs is not None and len(rs) >= 1 else 1
+
+
+_NULLPTR = 161001        # ACLNN_ERR_PARAM_NULLPTR
+_INNER_NULLPTR = 561103  # ACLNN_ERR_INNER_NULLPTR: an l0 operator returned no output
+_UNPERMUTE_RM_RESTORE = (
+    Rule(lambda a: a.probsOptional is not None or a.restoreShapeOptional is not None,
+         "must be given when probs is None (it gives the number of tokens)", _NULLPTR),
+    Rule(lambda a: a.paddedMode or a.probsOptional is not None or len(a.restoreShapeOptional) == 2,
+         "must hold 2 values (T, H) without probs", _INNER_NULLPTR),
+)
 
 
 OPS: tuple[Op, ...] = (
@@ -350,6 +369,39 @@ OPS: tuple[Op, ...] = (
             lambda a: (a.unpermutedTokensGrad.shape[0], _unpermute_ep_grad_topk(a)),
             returned=lambda a: a.probsOptional is not None),
     ), "moe_token_unpermute_with_ep_grad"),
+    Op("MoeTokenUnpermuteWithRoutingMap", "Combine the permuted rows of a routing-map dispatch back into tokens, "
+       "weighted by their routing probabilities.", (
+        In("permutedTokens", FLOATS, ndim=(2,)),
+        In("sortedIndices", INT32, ndim=(1,)),
+        Opt("routingMapOptional", ("int8", "bool"), ndim=(2,)),
+        Opt("probsOptional", FLOATS, ndim=(2,)),
+        Attr("paddedMode", False),
+        replace(IntArray("restoreShapeOptional", *_UNPERMUTE_RM_RESTORE), default=None),
+        # optional in C only because the op_api reports a NULL output after the dtype checks
+        Out("unpermutedTokens", "permutedTokens", lambda a: (_unpermute_rm_rows(a), a.permutedTokens.shape[1]),
+            optional=True),
+        # Written in padded mode only; permuteProbs only with probs.
+        Out("outIndex", "int32", lambda a: (a.sortedIndices.size,), returned=lambda a: a.paddedMode, optional=True),
+        Out("permuteTokenId", "int32", lambda a: (a.sortedIndices.size,), returned=lambda a: a.paddedMode,
+            optional=True),
+        Out("permuteProbs", "probsOptional", lambda a: (a.sortedIndices.size,),
+            returned=lambda a: a.probsOptional is not None, optional=True),
+    ), "moe_token_unpermute_with_routing_map", rank_status=PARAM_INVALID),
+    Op("MoeTokenUnpermuteWithRoutingMapGrad", "Backward of aclnnMoeTokenUnpermuteWithRoutingMap: the token gradient "
+       "scattered to the permuted rows and, with probs, the probs gradient as row dot products.", (
+        In("unpermutedTokensGrad", FLOATS, ndim=(2,)),
+        In("outIndex", INT32, ndim=(1,)),
+        In("permuteTokenId", INT32, ndim=(1,)),
+        Opt("routingMapOptional", ("int8", "bool"), ndim=(2,)),
+        Opt("permutedTokensOptional", FLOATS, ndim=(2,)),
+        Opt("probsOptional", FLOATS, ndim=(2,)),
+        Attr("dropAndPad", False),
+        replace(IntArray("restoreShapeOptional"), default=None),  # never read
+        Out("permutedTokensGradOut", "unpermutedTokensGrad",
+            lambda a: (a.outIndex.size, a.unpermutedTokensGrad.shape[1])),
+        Out("probsGradOutOptional", "unpermutedTokensGrad", lambda a: a.probsOptional.shape,
+            returned=lambda a: a.probsOptional is not None, optional=True),
+    ), "moe_token_unpermute_with_routing_map_grad"),
 )
 
 

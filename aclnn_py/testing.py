@@ -457,3 +457,76 @@ def check_ep_sharding(rng=None, **kwargs) -> Sharding:
     if bad:
         raise AssertionError("; ".join(bad))
     return sh
+
+
+
+
+# ---- the combine half of the routing-map dispatch ------------------------------------------------------------
+
+def _routing_map_dispatch(rng, dtype, t, e, k, h, drop_and_pad, capacity, lo=-8, hi=9):
+    """Tokens, a routing map (K experts per token, or random in drop/pad mode) and MoeTokenPermuteWithRoutingMap's
+    outputs for them: (tokens, routing map, permuted tokens, sorted indices)."""
+    tokens = _ints(rng, (t, h), dtype, lo, hi)
+    if drop_and_pad:
+        routing = rng.random((t, e)) < 0.5
+        num_out = capacity * e
+    else:
+        routing = np.zeros((t, e), bool)
+        routing[np.arange(t)[:, None], _topk_indices(rng, t, k, e)] = True
+        num_out = t * k
+    permuted, _, sorted_idx = ops.moe_token_permute_with_routing_map(tokens, routing, None, num_out, drop_and_pad)
+    return tokens, routing, permuted, sorted_idx
+
+
+def round_trip_unpermute_routing_map(rng, dtype="float32", t=6, e=4, k=2, h=5, drop_and_pad=False, capacity=3,
+                                     with_probs=True) -> RoundTrip:
+    """MoeTokenUnpermuteWithRoutingMap is linear in the permuted rows and in probs (bilinear); its backward must be
+    the vector-Jacobian product for both. Data in [-2, 2] keeps every product, sum and dot product exact."""
+    _, routing, permuted, sorted_idx = _routing_map_dispatch(rng, dtype, t, e, k, h, drop_and_pad, capacity, -2, 3)
+    probs = _ints(rng, (t, e), dtype, -2, 3) if with_probs else None
+    y, out_index, token_id, _ = ops.moe_token_unpermute_with_routing_map(permuted, sorted_idx, routing, probs,
+                                                                         drop_and_pad, (t, h))
+    g = _ints(rng, y.shape, dtype, -2, 3)
+    if drop_and_pad:
+        gx, gp = ops.moe_token_unpermute_with_routing_map_grad(g, out_index, token_id, routing, permuted, probs, True)
+    else:  # the wiring of torch_npu: the forward's sortedIndices as both index inputs
+        gx, gp = ops.moe_token_unpermute_with_routing_map_grad(g, sorted_idx, sorted_idx, routing, permuted, probs,
+                                                               False)
+    pairs = [(_f64(y), _f64(g), _f64(permuted), _f64(gx))]
+    if with_probs:
+        pairs.append((_f64(y), _f64(g), _f64(probs), _f64(gp)))
+    return RoundTrip("moe_token_unpermute_with_routing_map", f"drop_and_pad={drop_and_pad}, probs={with_probs}",
+                     pairs)
+
+
+def check_unpermute_inverse_routing_map(rng=None, dtype="float32", t=6, e=4, k=2, h=5, drop_and_pad=False,
+                                        capacity=3, with_probs=True) -> np.ndarray:
+    """unpermute(permute(x)) with the routing map as unit probs (or no probs) is x times the number of rows that
+    carried each token: K without drop/pad; in drop/pad mode, with unit probs the experts that kept the token (the
+    padding rows weigh 0), without probs every row of the token, padding included. Exact for small integers.
+    Returns the restored tokens; raises AssertionError on a mismatch."""
+    rng = rng if rng is not None else np.random.default_rng()
+    tokens, routing, permuted, sorted_idx = _routing_map_dispatch(rng, dtype, t, e, k, h, drop_and_pad, capacity)
+    np_dtype = dtypes.as_numpy_dtype(dtype)
+    probs = routing.astype(np_dtype) if with_probs else None
+    restored = ops.moe_token_unpermute_with_routing_map(permuted, sorted_idx, routing, probs, drop_and_pad,
+                                                        (t, h))[0]
+    if not drop_and_pad:
+        copies = np.full(t, k)
+    elif with_probs:
+        kept = np.zeros((t, e), bool)
+        cap = sorted_idx.size // max(e, 1)
+        for j, tok in enumerate(sorted_idx):
+            kept[tok, j // cap] |= routing[tok, j // cap]
+        copies = kept.sum(axis=1)
+    else:
+        copies = np.bincount(sorted_idx, minlength=t)[:t]
+    expected = (_f64(tokens) * copies[:, None] + 0.0).astype(np.float32).astype(np_dtype)  # sums start at +0.0
+    if restored.tobytes() != expected.tobytes():
+        raise AssertionError(f"unpermute(permute(x)) [drop_and_pad={drop_and_pad}, probs={with_probs}]: got "
+                             f"{_f64(restored).tolist()}, expected {_f64(expected).tolist()}")
+    return restored
+
+
+PAIRS["moe_token_unpermute_with_routing_map"] = "moe_token_unpermute_with_routing_map_grad"
+ROUND_TRIPS["moe_token_unpermute_with_routing_map"] = round_trip_unpermute_routing_map

@@ -472,6 +472,51 @@ BYTES_MODEL["moe_token_unpermute_with_ep_grad"] = (
                   s.slots * s.hidden * e + s.slots * e))
 TORCH_IMPLS["moe_token_unpermute_with_ep"] = _t_unpermute_ep
 TORCH_IMPLS["moe_token_unpermute_with_ep_grad"] = _t_unpermute_ep_grad
+# ---- MoeTokenUnpermuteWithRoutingMap(+Grad): the combine of the routing-map dispatch (non-pad, with probs) ----
+
+def _b_unpermute_routing_map(s, dt, d):
+    rm = _routing_map(s, d.expert_ids(s))
+    return (d.floats((s.slots, s.hidden), dt), _routing_map_ranks(rm), rm, d.floats((s.tokens, s.experts), dt),
+            False, (s.tokens, s.hidden))
+
+
+def _b_unpermute_routing_map_grad(s, dt, d):
+    rm = _routing_map(s, d.expert_ids(s))
+    ranks = _routing_map_ranks(rm)  # the forward's sortedIndices, passed as both index inputs (torch_npu)
+    return (d.floats((s.tokens, s.hidden), dt), ranks, ranks, rm, d.floats((s.slots, s.hidden), dt),
+            d.floats((s.tokens, s.experts), dt), False, None)
+
+
+def _t_unpermute_routing_map(torch, permuted, sorted_idx, routing_map, probs, padded_mode, restore_shape):
+    t, h = probs.shape[0], permuted.shape[1]
+    w = probs.masked_select(routing_map.bool())  # token-major
+    rows = permuted.index_select(0, sorted_idx.long()) * w.unsqueeze(1)
+    return rows.view(t, -1, h).sum(1), w
+
+
+def _t_unpermute_routing_map_grad(torch, g, out_index, token_id, routing_map, permuted, probs, pad, restore):
+    mask = routing_map.bool()
+    w = probs.masked_select(mask)
+    idx = out_index.long()
+    gt = g.repeat_interleave(idx.shape[0] // g.shape[0], 0)
+    tokens_grad = torch.empty_like(permuted).index_copy_(0, idx, gt * w.unsqueeze(1))
+    probs_grad = torch.zeros_like(probs).masked_scatter_(mask, (permuted.index_select(0, idx) * gt).sum(1))
+    return tokens_grad, probs_grad
+
+
+BYTES_MODEL["moe_token_unpermute_with_routing_map"] = (
+    "read L*H rows + L idx + N*E map + L selected probs; write N*H + L probs",
+    lambda s, e: (s.slots * s.hidden * e + s.slots * 4 + s.tokens * s.experts + s.slots * e,
+                  s.tokens * s.hidden * e + s.slots * e))
+BYTES_MODEL["moe_token_unpermute_with_routing_map_grad"] = (
+    "read N*H grad + L*H rows + L idx + N*E map + L selected probs; write L*H + N*E probs grad",
+    lambda s, e: (s.tokens * s.hidden * e + s.slots * s.hidden * e + s.slots * 4 + s.tokens * s.experts
+                  + s.slots * e, s.slots * s.hidden * e + s.tokens * s.experts * e))
+BUILDERS["moe_token_unpermute_with_routing_map"] = _b_unpermute_routing_map
+BUILDERS["moe_token_unpermute_with_routing_map_grad"] = _b_unpermute_routing_map_grad
+TORCH_IMPLS["moe_token_unpermute_with_routing_map"] = _t_unpermute_routing_map
+TORCH_IMPLS["moe_token_unpermute_with_routing_map_grad"] = _t_unpermute_routing_map_grad
+
 
 # ---- one measurement --------------------------------------------------------------------------------------
 

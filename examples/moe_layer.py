@@ -9,9 +9,12 @@ weights. The backward goes through the combine's gradient (expert outputs and ro
 the dispatch's gradient and the softmax, and gives the gradients of x, the router and every expert weight.
 
 Each dispatch variant is one entry of VARIANTS: how tokens reach the expert blocks and come back, with its
-operators. Every variant is checked against a plain numpy reference of the whole layer in float64 (a dense
-formulation: every expert on every token, masked by the routing), for the forward output and every
-gradient. The table gives each variant's largest error (relative to the largest reference value) and the
+operators: "indices" (MoeTokenPermute / MoeTokenUnpermute and their grads), "routing_map" (the routing-map
+pair), "ep" (expert-parallel windows: PermuteWithEp / UnpermuteWithEp per rank, partial results summed) and
+"init_routing" (MoeInitRoutingV3 / MoeFinalizeRoutingV2, torch_npu's init-routing path, back through
+MoeFinalizeRoutingV2Grad and MoeInitRoutingV2Grad). Every variant is checked against a plain numpy
+reference of the whole layer in float64 (a dense formulation: every expert on every token, masked by the
+routing), for the forward output and every gradient. The table gives each variant's largest error (relative to the largest reference value) and the
 time of each phase; the exit status is 1 when an error exceeds the variant's tolerance.
 
     python examples/moe_layer.py --tokens 256 --hidden 64 --ffn 128 --experts 8 --topk 2
@@ -136,8 +139,111 @@ def _indices_dispatch_grad(d_rows, s):
     return aclnn_py.moe_token_permute_grad(d_rows, s["sorted_idx"], s["topk"])
 
 
+def _routing_map_dispatch(x, idx, weights, experts):
+    """MindSpeed's dispatch: a dense (T, E) routing map and probabilities; the rows come out expert-major."""
+    t = x.shape[0]
+    routing_map = np.zeros((t, experts), np.bool_)
+    np.put_along_axis(routing_map, idx, True, axis=1)
+    probs = np.zeros((t, experts), np.float32)
+    np.put_along_axis(probs, idx, weights, axis=1)
+    rows, _, sorted_idx = aclnn_py.moe_token_permute_with_routing_map(x, routing_map, None, idx.size, False)
+    bounds = np.concatenate([[0], np.cumsum(routing_map.sum(axis=0))])
+    return rows, bounds, {"sorted_idx": sorted_idx, "routing_map": routing_map, "probs": probs, "idx": idx}
+
+
+def _routing_map_combine(expert_out, s):
+    t, h = s["probs"].shape[0], expert_out.shape[1]
+    return aclnn_py.moe_token_unpermute_with_routing_map(expert_out, s["sorted_idx"], s["routing_map"], s["probs"],
+                                                         False, (t, h))[0]
+
+
+def _routing_map_combine_grad(expert_out, d_y, s):
+    # torch_npu's wiring: the forward's sortedIndices as both index inputs in non-pad mode
+    d_rows, d_probs = aclnn_py.moe_token_unpermute_with_routing_map_grad(
+        d_y, s["sorted_idx"], s["sorted_idx"], s["routing_map"], expert_out, s["probs"], False)
+    return d_rows, np.take_along_axis(d_probs, s["idx"], axis=1)  # (T, E) -> the (T, K) routing weights
+
+
+def _routing_map_dispatch_grad(d_rows, s):
+    t, e = s["routing_map"].shape
+    return aclnn_py.moe_token_permute_with_routing_map_grad(d_rows, None, s["sorted_idx"], s["routing_map"], e, t,
+                                                            False)[0]
+
+
+# The expert-parallel variant runs EP_RANKS ranks one after another in this process: each holds a contiguous
+# range of experts (its window of sorted rows); the partial combines are summed as an all-reduce would.
+EP_RANKS = 2
+
+
+def _ep_ranges(bounds, experts: int, ranks: int):
+    """Rank r holds experts [r*E/R, (r+1)*E/R): its window of sorted rows is their blocks."""
+    cuts = [experts * r // ranks for r in range(ranks + 1)]
+    return [(int(bounds[cuts[r]]), int(bounds[cuts[r + 1]])) for r in range(ranks)]
+
+
+def _ep_dispatch(x, idx, weights, experts, ranks=EP_RANKS):
+    """Each rank permutes the rows of its own experts (MoeTokenPermuteWithEp over its window); together
+    the ranks' blocks are the whole permutation."""
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(idx.reshape(-1), minlength=experts))])
+    windows = _ep_ranges(bounds, experts, ranks)
+    parts = []
+    for lo, hi in windows:
+        rows, sorted_idx, _ = aclnn_py.moe_token_permute_with_ep(x, idx, None, [lo, hi], 0)
+        parts.append(rows)
+    state = {"sorted_idx": sorted_idx, "weights": weights, "topk": idx.shape[1], "windows": windows}
+    return np.concatenate(parts), bounds, state
+
+
+def _ep_combine(expert_out, s):
+    """Each rank combines its window (MoeTokenUnpermuteWithEp); the partial outputs are summed, as an
+    all-reduce across the ranks would."""
+    return sum(aclnn_py.moe_token_unpermute_with_ep(expert_out[lo:hi], s["sorted_idx"], s["weights"], s["topk"],
+                                                    [lo, hi]) for lo, hi in s["windows"])
+
+
+def _ep_combine_grad(expert_out, d_y, s):
+    d_rows, d_weights = [], 0
+    for lo, hi in s["windows"]:
+        d_r, d_w = aclnn_py.moe_token_unpermute_with_ep_grad(d_y, s["sorted_idx"], expert_out[lo:hi], s["weights"],
+                                                             range=[lo, hi], topk_num=s["topk"])
+        d_rows.append(d_r[:hi - lo])
+        d_weights = d_weights + d_w  # the probs gradient of slots outside a window is zero
+    return np.concatenate(d_rows), d_weights
+
+
+def _ep_dispatch_grad(d_rows, s):
+    return sum(aclnn_py.moe_token_permute_with_ep_grad(d_rows[lo:hi], s["sorted_idx"], None, s["topk"], [lo, hi])[0]
+               for lo, hi in s["windows"])
+
+
+def _init_routing_dispatch(x, idx, weights, experts):
+    """MoeInitRoutingV3 (dropless, gather index, per-expert counts) as torch_npu's npu_moe_init_routing_v2 calls it."""
+    rows, row_idx, counts, _ = aclnn_py.moe_init_routing_v3(x, idx, expert_num=experts, expert_tokens_num_type=1,
+                                                            expert_tokens_num_flag=True)
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    return rows, bounds, {"row_idx": row_idx, "weights": weights, "topk": idx.shape[1]}
+
+
+def _init_routing_combine(expert_out, s):
+    # dropPadMode 2: dropless, slots of a token adjacent (t * K + k), as MoeInitRoutingV3 numbers them
+    return aclnn_py.moe_finalize_routing_v2(expert_out, s["row_idx"], scales=s["weights"], drop_pad_mode=2)
+
+
+def _init_routing_combine_grad(expert_out, d_y, s):
+    return aclnn_py.moe_finalize_routing_v2_grad(d_y, s["row_idx"], expanded_x=expert_out, scales=s["weights"])
+
+
+def _init_routing_dispatch_grad(d_rows, s):
+    return aclnn_py.moe_init_routing_v2_grad(d_rows, s["row_idx"], s["topk"])
+
+
 VARIANTS: list[Variant] = [
     Variant("indices", _indices_dispatch, _indices_combine, _indices_combine_grad, _indices_dispatch_grad, 1e-4),
+    Variant("routing_map", _routing_map_dispatch, _routing_map_combine, _routing_map_combine_grad,
+            _routing_map_dispatch_grad, 1e-4),
+    Variant("ep", _ep_dispatch, _ep_combine, _ep_combine_grad, _ep_dispatch_grad, 1e-4),
+    Variant("init_routing", _init_routing_dispatch, _init_routing_combine, _init_routing_combine_grad,
+            _init_routing_dispatch_grad, 1e-4),
 ]
 
 PHASES = ("dispatch", "experts", "combine", "combine_grad", "experts_grad", "dispatch_grad")

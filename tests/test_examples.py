@@ -49,3 +49,19 @@ def test_moe_layer_matches_its_reference_and_reports_errors_beyond_tolerance():
     # float32 against the float64 reference is never exact: a zero tolerance must fail with exit status 1
     strict = run(EXAMPLES / "moe_layer.py", *small, "--tolerance", "0")
     assert strict.returncode == 1 and "FAIL" in strict.stdout, strict.stdout + strict.stderr
+
+
+@pytest.fixture(scope="module")
+def moe_layer_run():
+    return run(EXAMPLES / "moe_layer.py", "--tokens", "40", "--hidden", "12", "--ffn", "20", "--experts", "5",
+               "--topk", "3")
+
+
+@pytest.mark.parametrize("variant", ["indices", "routing_map", "ep", "init_routing"])
+def test_every_moe_layer_variant_matches_its_reference(moe_layer_run, variant):
+    # each dispatch pair (and its grads) -> experts -> combine, against the float64 reference of the layer
+    result = moe_layer_run
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith(variant + " ")]
+    assert len(rows) == 1 and "FAIL" not in rows[0], result.stdout
+    assert float(rows[0][1]) <= 1e-4

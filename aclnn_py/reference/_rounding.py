@@ -70,3 +70,34 @@ def mul_f32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out[nan_a] = _quiet(a[nan_a])
         out[nan_b] = _quiet(b[nan_b])
     return out
+
+
+def device_reduce_sum(v: np.ndarray) -> np.ndarray:
+    """The AI Core ReduceSum of each row of a float32 (S, n) array, in the device's order: halving folds of
+    8-aligned halves down to 4096, 512 or 64 elements, then an adjacent-pair tree; below 64 elements one tree
+    over 64 lanes whose idle lanes hold +0.0. Returns S float32 sums."""
+    v = np.array(v, dtype=np.float32)
+    s, n = v.shape
+
+    def align8(x):
+        return (x + 7) // 8 * 8
+
+    for lo, threshold, offset in ((4096, 8192, 4096), (512, 1024, 512), (64, 128, 64)):
+        if n >= lo:
+            total, half = n, align8((n + 1) // 2)
+            while total > threshold:
+                c = total - half
+                v[:, :c] = add_f32(v[:, :c], v[:, half:half + c])
+                total, half = half, align8((half + 1) // 2)
+            c = total - offset
+            if c > 0:
+                v[:, :c] = add_f32(v[:, :c], v[:, offset:offset + c])
+            v = v[:, :offset]
+            break
+    else:
+        lanes = np.zeros((s, 64), np.float32)
+        lanes[:, :n] = v
+        v = lanes
+    while v.shape[1] > 1:
+        v = add_f32(v[:, 0::2], v[:, 1::2])
+    return v[:, 0].copy()

@@ -145,6 +145,19 @@ static inline float bf16_to_f32(uint16_t b) {
     return f;
 }
 
+/* float -> fp16/bf16 -> float with round to nearest even (NaN stays NaN, quiet). */
+static inline float round_to_dtype(float f, aclDataType dtype) {
+    if (dtype == ACL_FLOAT16) return (float)(f16)f;
+    if (dtype != ACL_BF16) return f;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint32_t nan = ((u >> 16) | 0x40u) << 16;
+    uint32_t rounded = ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16) << 16;
+    u = (u & 0x7fffffffu) > 0x7f800000u ? nan : rounded;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 /* fp16 rows are widened block by block (the widening is vectorised in aclStubRowLoadF32). */
 #define WIDEN_BLOCK 512
 
@@ -222,31 +235,73 @@ ROW_KERNEL void aclStubRowMulAccF32(float *restrict acc, const float *restrict s
         for (int64_t i = 0; i < n; i++) acc[i] = stub_add_f32(acc[i], stub_mul_f32(src[i], w));
 }
 
-/*
- * The Ascend vector unit's ReduceSum order (see aclStubVectorReduceSumF32 in aclstub/op_sdk.h). Each step
- * writes to a range it does not read, so the loops vectorise.
- */
-ROW_KERNEL static void fold_into(float *restrict lo, const float *restrict hi, int64_t n) {
-    for (int64_t i = 0; i < n; i++) lo[i] = stub_add_f32(lo[i], hi[i]);
-}
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-ROW_KERNEL static void pair_sums(float *restrict dst, const float *restrict src, int64_t n) {
-    for (int64_t i = 0; i < n; i++) dst[i] = stub_add_f32(src[2 * i], src[2 * i + 1]);
-}
+/* The weighted rows' product: the NaN rule when exact, else the plain product (which differs from it only in
+ * the payload a NaN * NaN keeps). */
+ALWAYS_INLINE float mul_x(float a, float b, bool exact) { return exact ? stub_mul_f32(a, b) : a * b; }
 
-/* Adjacent pairwise tree over m <= 4096 values, m a power of two: ((v0 + v1) + (v2 + v3)) + ... */
-static float pairwise_tree(const float *v, int64_t m) {
-    float a[2048], b[2048];
-    if (m == 1) return v[0];
-    pair_sums(a, v, m / 2);
-    float *src = a, *dst = b;
-    for (m /= 2; m > 1; m /= 2) {
-        pair_sums(dst, src, m / 2);
-        float *t = src;
-        src = dst;
-        dst = t;
+/* dst += float(src) * w, the product rounded to dtype first when `round`. */
+ALWAYS_INLINE void add_scaled(float *restrict dst, const void *restrict src, aclDataType dtype, float w, int64_t n,
+                              bool round, bool exact) {
+    if (dtype == ACL_FLOAT) {
+        const float *s = src;
+        for (int64_t i = 0; i < n; i++) dst[i] = add_f32(dst[i], mul_x(s[i], w, exact), exact);
+    } else if (dtype == ACL_BF16) {
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i++) {
+            float p = mul_x(bf16_to_f32(s[i]), w, exact);
+            dst[i] = add_f32(dst[i], round ? round_to_dtype(p, ACL_BF16) : p, exact);
+        }
+    } else {
+        float block[WIDEN_BLOCK];
+        const uint16_t *s = src;
+        for (int64_t i = 0; i < n; i += WIDEN_BLOCK) {
+            int64_t m = n - i < WIDEN_BLOCK ? n - i : WIDEN_BLOCK;
+            aclStubRowLoadF32(block, s + i, dtype, m);
+            for (int64_t j = 0; j < m; j++) {
+                float p = mul_x(block[j], w, exact);
+                dst[i + j] = add_f32(dst[i + j], round ? round_to_dtype(p, dtype) : p, exact);
+            }
+        }
     }
-    return src[0];
+}
+
+ROW_KERNEL void aclStubRowScaleAddF32Fast(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
+                                          int64_t n) {
+    add_scaled(dst, src, dtype, w, n, false, false);
+}
+
+ROW_KERNEL void aclStubRowScaleAddRoundedF32(float *restrict dst, const void *restrict src, aclDataType dtype,
+                                             float w, int64_t n) {
+    add_scaled(dst, src, dtype, w, n, true, true);
+}
+
+static int64_t align8(int64_t n) { return (n + 7) / 8 * 8; }
+
+/* BinaryAdd: fold the upper 8-aligned half onto the lower one while more than `threshold` remain, then the
+ * part beyond `offset` onto the first `offset` elements. */
+ROW_KERNEL static void fold_halves(float *v, int64_t total, int64_t threshold, int64_t offset) {
+    int64_t half = align8((total + 1) / 2);
+    while (total > threshold) {
+        for (int64_t i = 0; i < total - half; i++) v[i] = stub_add_f32(v[i], v[half + i]);
+        total = half;
+        half = align8((half + 1) / 2);
+    }
+    for (int64_t i = 0; i < total - offset; i++) v[i] = stub_add_f32(v[i], v[offset + i]);
+}
+
+float aclStubReduceSumF32(float *v, int64_t n) {
+    static const int64_t LEVELS[3][3] = {{4096, 8192, 4096}, {512, 1024, 512}, {64, 128, 64}};
+    for (int l = 0; l < 3; l++) {
+        if (n >= LEVELS[l][0]) {
+            fold_halves(v, n, LEVELS[l][1], LEVELS[l][2]);
+            return aclStubRowTreeSumF32(v, LEVELS[l][2]);
+        }
+    }
+    float lanes[64] = {0};
+    memcpy(lanes, v, (size_t)(n > 0 ? n : 0) * sizeof(float));
+    return aclStubRowTreeSumF32(lanes, 64);
 }
 
 /* float32 -> INT8 as the specs define it: round half to even, saturate to [-128, 127], NaN -> 0. */
@@ -293,37 +348,10 @@ ROW_KERNEL float aclStubRowQuantInt8Dynamic(int8_t *restrict dst, float *restric
     return ds;
 }
 
-/* The folding step keeps ceil(total / 2) values rounded up to a 32-byte block of 8 floats. */
-static int64_t fold_half(int64_t total) { return ((total + 1) / 2 + 7) / 8 * 8; }
-
-static float reduce_chunk(float *v, int64_t n) {
-    if (n < 64) { /* one masked repeat: 64 lanes, the unused ones +0.0 */
-        float lanes[64] = {0};
-        if (n > 0) memcpy(lanes, v, (size_t)n * sizeof(float));
-        return pairwise_tree(lanes, 64);
-    }
-    int64_t threshold = 128, lanes = 64;
-    if (n >= 4096) {
-        threshold = 8192;
-        lanes = 4096;
-    } else if (n >= 512) {
-        threshold = 1024;
-        lanes = 512;
-    }
-    int64_t total = n;
-    while (total > threshold) {
-        int64_t half = fold_half(total);
-        fold_into(v, v + half, total - half);
-        total = half;
-    }
-    fold_into(v, v + lanes, total - lanes);
-    return pairwise_tree(v, lanes);
-}
-
 float aclStubVectorReduceSumF32(float *v, int64_t n, int64_t chunk) {
     if (chunk <= 0) chunk = n;
     float acc = 0.0f;
     for (int64_t off = 0; off < n; off += chunk)
-        acc = stub_add_f32(acc, reduce_chunk(v + off, n - off < chunk ? n - off : chunk));
+        acc = stub_add_f32(acc, aclStubReduceSumF32(v + off, n - off < chunk ? n - off : chunk));
     return acc;
 }

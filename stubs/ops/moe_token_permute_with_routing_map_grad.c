@@ -35,73 +35,9 @@ typedef struct {
 
 /* ---- pad mode tokens: out[idx[i]] += grad[i], float32 sums in ascending i, one rounding ---- */
 
-typedef struct {
-    const State *s;
-    const int64_t *start; /* rows of token t: rows[start[t] .. start[t + 1]), ascending */
-    const int64_t *rows;
-    int64_t h, hb; /* hb: columns per work item */
-    size_t esize;
-} IndexAddCtx;
-
-/* Columns [c0, c0 + n) of token t's sum into a, with `add` for the sums. */
-static void sum_columns(const IndexAddCtx *c, int64_t t, int64_t c0, int64_t n, float *a, char *scratch,
-                        void (*add)(float *, const void *, aclDataType, int64_t)) {
-    const aclStubTensorDesc *g = c->s->grad;
-    int64_t es = (int64_t)c->esize, inner = g->strides[1];
-    memset(a, 0, (size_t)n * sizeof(float));
-    for (int64_t r = c->start[t]; r < c->start[t + 1]; r++) {
-        const char *p = (const char *)g->data + (g->offset + c->rows[r] * g->strides[0] + c0 * inner) * es;
-        if (r + 1 < c->start[t + 1] && inner == 1) {
-            /* The rows of a token are scattered: start fetching the next one while this one is summed. */
-            const char *q = (const char *)g->data + (g->offset + c->rows[r + 1] * g->strides[0] + c0 * inner) * es;
-            for (int64_t l = 0; l < 16 && l * 64 < n * es; l++) __builtin_prefetch(q + l * 64);
-        }
-        if (inner != 1) {
-            for (int64_t j = 0; j < n; j++) memcpy(scratch + j * es, p + j * inner * es, c->esize);
-            p = scratch;
-        }
-        add(a, p, g->dtype, n);
-    }
-}
-
-/*
- * Items are (column block, token) pairs, block-major, so the threads split the columns rather than the
- * tokens: a token that receives most rows does not load one thread. Every output element is still the sum
- * of its rows in ascending i, whatever the split.
- */
-static void index_add_range(void *arg, int64_t begin, int64_t end) {
-    const IndexAddCtx *c = arg;
-    const State *s = c->s;
-    const aclStubTensorDesc *g = s->grad;
-    aclDataType dt = g->dtype;
-    bool direct = dt == ACL_FLOAT; /* fp32 sums straight into the output */
-    int64_t inner = g->strides[1];
-    float *acc = direct ? NULL : malloc((size_t)c->hb * sizeof(float));
-    char *scratch = inner != 1 ? malloc((size_t)c->hb * c->esize) : NULL;
-    if ((!direct && !acc) || (inner != 1 && !scratch)) {
-        /* Out of memory inside a kernel cannot be reported per item; fall back to zero outputs. */
-        for (int64_t it = begin; it < end; it++) {
-            int64_t t = it % s->t_n, c0 = it / s->t_n * c->hb, n = c->h - c0 < c->hb ? c->h - c0 : c->hb;
-            memset(aclStubElem2(s->out, t, c0), 0, (size_t)n * c->esize);
-        }
-        free(acc);
-        free(scratch);
-        return;
-    }
-    for (int64_t it = begin; it < end; it++) {
-        int64_t t = it % s->t_n, c0 = it / s->t_n * c->hb, n = c->h - c0 < c->hb ? c->h - c0 : c->hb;
-        float *a = direct ? (float *)aclStubElem2(s->out, t, c0) : acc;
-        sum_columns(c, t, c0, n, a, scratch, aclStubRowAddF32Fast);
-        if (aclStubRowAnyNaN(a, n)) sum_columns(c, t, c0, n, a, scratch, aclStubRowAddF32); /* rare: NaN payloads */
-        if (!direct) aclStubRowStoreF32(aclStubElem2(s->out, t, c0), acc, dt, n);
-    }
-    free(acc);
-    free(scratch);
-}
-
 /* false when out of memory */
 static bool pad_tokens(const State *s) {
-    int64_t p = s->grad->dims[0], t_n = s->t_n, h = s->grad->dims[1];
+    int64_t p = s->grad->dims[0], t_n = s->t_n;
     int64_t *start = calloc((size_t)t_n + 2, sizeof *start);
     int64_t *rows = malloc((size_t)p * sizeof *rows);
     if (!start || !rows) {
@@ -120,14 +56,8 @@ static bool pad_tokens(const State *s) {
         if (t >= 0 && t < t_n) rows[start[t + 1]++] = i;
     }
     /* start[t + 1] now ends token t's rows, start[t] begins them. */
-    int threads = aclStubNumThreads();
-    int64_t hb = (h + threads - 1) / threads;
-    if (hb < 512) hb = 512;
-    hb = (hb + 15) / 16 * 16;
-    if (hb > h) hb = h;
-    IndexAddCtx c = {s, start, rows, h, hb, aclDataTypeSize(s->grad->dtype)};
-    int64_t items = (h + hb - 1) / hb * t_n;
-    aclStubParallelFor(items, 1 + 65536 / (hb + 1), index_add_range, &c);
+    RmIndexAdd a = {s->grad, s->out, start, rows, NULL, t_n};
+    rm_index_add(&a);
     free(start);
     free(rows);
     return true;

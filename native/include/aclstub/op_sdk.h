@@ -301,6 +301,22 @@ ACLSTUB_API void aclStubRowMulF32(float *dst, const float *a, const float *b, in
 /* Sum of v[0..n) by an adjacent-pair binary tree (the vector unit's block reductions), n a power of two
  * up to 8192; v is overwritten. */
 ACLSTUB_API float aclStubRowTreeSumF32(float *v, int64_t n);
+/*
+ * aclStubRowScaleAddF32 with plain products and sums, which differ from the NaN rules only in the payload a NaN
+ * keeps: a row without NaN is exactly the rule's; redo a row that holds one with the exact function.
+ */
+ACLSTUB_API void aclStubRowScaleAddF32Fast(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
+/* dst += float(narrow_dtype(float(src) * w)): the product rounded to the source's dtype first (exact rules) */
+ACLSTUB_API void aclStubRowScaleAddRoundedF32(float *dst, const void *src, aclDataType dtype, float w, int64_t n);
+/*
+ * The sum of v[0 .. n) in the order of the AI Core's ReduceSum (n >= 1; v is overwritten): halving folds
+ * of 8-aligned halves down to 4096, 512 or 64 elements, then the adjacent-pair tree (aclStubRowTreeSumF32);
+ * below 64 elements one tree over 64 lanes whose idle lanes hold +0.0.
+ */
+ACLSTUB_API float aclStubReduceSumF32(float *v, int64_t n);
+/* aclStubReduceSumF32 of consecutive chunks of `chunk` values (the last one shorter), the chunk sums added in
+ * order to +0.0: how a device reduces rows too long for its unified buffer. Overwrites v. */
+ACLSTUB_API float aclStubVectorReduceSumF32(float *v, int64_t n, int64_t chunk);
 
 /*
  * INT8 quantisation of contiguous float32 rows (round half to even, saturate to [-128, 127], NaN -> 0):
@@ -385,11 +401,6 @@ typedef struct {
 } aclStubWeightedGatherSum;
 ACLSTUB_API void aclStubRowWeightedGatherSum(const aclStubWeightedGatherSum *g);
 
-/* The float32 sum of v[0, n) in the order of the Ascend vector unit's ReduceSum, applied to consecutive
- * chunks of `chunk` values (the last one shorter) whose sums are added in order to +0.0. Per chunk: halving
- * folds down to a power of two (64, 512 or 4096 lanes), then an adjacent pairwise tree; below 64 values, a
- * tree over 64 lanes padded with +0.0 (spec ops/moe_token_unpermute_with_ep_grad.md 3.3.2). Overwrites v. */
-ACLSTUB_API float aclStubVectorReduceSumF32(float *v, int64_t n, int64_t chunk);
 /* Store f, narrowed with round to nearest even, as element (i, j) of a 2-D FLOAT/FLOAT16/BF16 view. */
 ACLSTUB_API void aclStubStore2F32(const aclStubTensorDesc *t, int64_t i, int64_t j, float f);
 
