@@ -341,7 +341,23 @@ def chain_init_routing_v2(rng, dtype="float32", n=7, k=2, h=5, e=4, drop_pad_mod
     return Chain("moe_init_routing_v2", f"drop_pad_mode={drop_pad_mode}", _f64(out), expected)
 
 
-CHAINS: dict[str, Callable[..., Chain]] = {"moe_init_routing_v2": chain_init_routing_v2}
+def chain_init_routing_v3(rng, dtype="float32", n=7, k=2, h=5, e=4, drop_pad_mode=0, capacity=2) -> Chain:
+    """MoeInitRoutingV3 (gather index; dropless, or drop/pad with `capacity`) -> identity experts ->
+    FinalizeRoutingV2 in the matching row-major mode (2, or 3): the same weighted tokens as through V2."""
+    x = _ints(rng, (n, h), dtype, -3, 4)
+    expert_idx = _topk_indices(rng, n, k, e)
+    capacity = capacity if drop_pad_mode == 1 else -1
+    ex, row_idx, _, _ = ops.moe_init_routing_v3(x, expert_idx, expert_capacity=capacity, expert_num=e,
+                                                drop_pad_mode=drop_pad_mode)
+    scales = _ints(rng, (n, k), dtype, -3, 4)
+    out = ops.moe_finalize_routing_v2(ex, row_idx, None, None, None, scales, None, 3 if drop_pad_mode == 1 else 2)
+    kept = (row_idx.reshape(n, k) >= 0).astype(np.float64)
+    expected = np.sum(_f64(scales) * kept, axis=1)[:, None] * _f64(x)
+    return Chain("moe_init_routing_v3", f"drop_pad_mode={drop_pad_mode}", _f64(out), expected)
+
+
+CHAINS: dict[str, Callable[..., Chain]] = {"moe_init_routing_v2": chain_init_routing_v2,
+                                           "moe_init_routing_v3": chain_init_routing_v3}
 
 
 def check_chain(init: str, rng=None, **kwargs) -> Chain:
@@ -352,6 +368,8 @@ def check_chain(init: str, rng=None, **kwargs) -> Chain:
     if bad:
         raise AssertionError("; ".join(bad))
     return chain
+
+
 # ---- the expert-parallel combine: aclnnMoeTokenUnpermuteWithEp and its backward -------------------------
 
 def round_trip_unpermute_ep(rng, dtype="float32", n=6, k=2, h=5, e=4, window=None, with_probs=True,

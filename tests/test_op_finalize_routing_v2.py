@@ -849,12 +849,13 @@ def test_finalize_backward_is_the_vjp(dtype, mode):
         assert len(rt.pairs) == 2 and f"drop_pad_mode={mode}" in rt.mode
 
 
+@pytest.mark.parametrize("init", ["moe_init_routing_v2", "moe_init_routing_v3"])
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 @pytest.mark.parametrize("drop_pad_mode", [0, 1])
-def test_init_routing_then_finalize_returns_the_weighted_tokens(dtype, drop_pad_mode):
+def test_init_routing_then_finalize_returns_the_weighted_tokens(init, dtype, drop_pad_mode):
     rng = np.random.default_rng(50 + drop_pad_mode)
     for _ in range(3):
-        chain = testing.check_chain("moe_init_routing_v2", rng, dtype=dtype, drop_pad_mode=drop_pad_mode)
+        chain = testing.check_chain(init, rng, dtype=dtype, drop_pad_mode=drop_pad_mode)
         assert chain.out.shape == chain.expected.shape == (7, 5)
 
 
