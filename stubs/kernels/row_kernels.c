@@ -174,25 +174,6 @@ ROW_KERNEL void aclStubRowScaleF32(float *restrict dst, const void *restrict src
     }
 }
 
-ROW_KERNEL void aclStubRowScaleAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
-                                      int64_t n) {
-    if (dtype == ACL_FLOAT) {
-        const float *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = stub_add_f32(dst[i], stub_mul_f32(s[i], w));
-    } else if (dtype == ACL_BF16) {
-        const uint16_t *s = src;
-        for (int64_t i = 0; i < n; i++) dst[i] = stub_add_f32(dst[i], stub_mul_f32(bf16_to_f32(s[i]), w));
-    } else {
-        float block[WIDEN_BLOCK];
-        const uint16_t *s = src;
-        for (int64_t i = 0; i < n; i += WIDEN_BLOCK) {
-            int64_t m = n - i < WIDEN_BLOCK ? n - i : WIDEN_BLOCK;
-            aclStubRowLoadF32(block, s + i, dtype, m);
-            for (int64_t j = 0; j < m; j++) dst[i + j] = stub_add_f32(dst[i + j], stub_mul_f32(block[j], w));
-        }
-    }
-}
-
 ROW_KERNEL void aclStubRowMulF32(float *dst, const float *a, const float *b, int64_t n) {
     for (int64_t i = 0; i < n; i++) dst[i] = stub_mul_f32(a[i], b[i]);
 }
@@ -265,6 +246,11 @@ ALWAYS_INLINE void add_scaled(float *restrict dst, const void *restrict src, acl
             }
         }
     }
+}
+
+ROW_KERNEL void aclStubRowScaleAddF32(float *restrict dst, const void *restrict src, aclDataType dtype, float w,
+                                      int64_t n) {
+    add_scaled(dst, src, dtype, w, n, false, true);
 }
 
 ROW_KERNEL void aclStubRowScaleAddF32Fast(float *restrict dst, const void *restrict src, aclDataType dtype, float w,

@@ -4,20 +4,6 @@
 
 #include "stub_internal.h"
 
-float aclStubLoad2F32(const aclStubTensorDesc *t, int64_t i, int64_t j) {
-    const void *p = aclStubElem2(t, i, j);
-    if (t->dtype == ACL_FLOAT) return *(const float *)p;
-    return t->dtype == ACL_BF16 ? aclStubBf16ToF32(*(const uint16_t *)p) : aclStubF16ToF32(*(const uint16_t *)p);
-}
-
-void aclStubStore2F32(const aclStubTensorDesc *t, int64_t i, int64_t j, float f) {
-    void *p = aclStubElem2(t, i, j);
-    if (t->dtype == ACL_FLOAT)
-        *(float *)p = f;
-    else
-        *(uint16_t *)p = t->dtype == ACL_BF16 ? aclStubF32ToBf16(f) : aclStubF32ToF16(f);
-}
-
 /* Elements [off, off + len) of row `row` of a 2-D view as float32, into dst. */
 static void segment_f32(float *dst, const aclStubTensorDesc *t, int64_t row, int64_t off, int64_t len) {
     if (t->strides[1] == 1 || t->dims[1] == 1) {

@@ -1,5 +1,4 @@
 /* aclnnMoeTokenPermuteWithRoutingMap (spec: ops/moe_token_permute_with_routing_map.md). */
-#include <stdlib.h>
 
 #include "routing_map_common.h"
 #include "aclnnop/aclnn_moe_token_permute_with_routing_map.h"
@@ -152,29 +151,26 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
                    p->n_out, p->top_k, p->cap, p->pad};
     const State *s = &state;
     int64_t n = s->n_out, e_n = s->map->dims[1];
-    int32_t *sorted = malloc((size_t)n * sizeof *sorted);
-    int64_t *src_row = malloc((size_t)n * sizeof *src_row);
-    int64_t *prob_src = s->probs_out ? malloc((size_t)n * sizeof *prob_src) : NULL;
-    int64_t *offsets = NULL, *scratch = NULL;
-    aclnnStatus status = OK;
-    if (!sorted || !src_row || (s->probs_out && !prob_src)) goto oom;
+    int32_t *sorted = aclStubKernelScratch(call, (size_t)n * sizeof *sorted);
+    int64_t *src_row = aclStubKernelScratch(call, (size_t)n * sizeof *src_row);
+    int64_t *prob_src = s->probs_out ? aclStubKernelScratch(call, (size_t)n * sizeof *prob_src) : NULL;
+    if (!sorted || !src_row || (s->probs_out && !prob_src)) return aclStubKernelOutOfMemory(call);
 
     if (s->pad) {
-        int64_t *fill = malloc((size_t)e_n * sizeof *fill);
-        if (!fill) goto oom;
+        int64_t *fill = aclStubKernelScratch(call, (size_t)e_n * sizeof *fill);
+        if (!fill) return aclStubKernelOutOfMemory(call);
         SelectCtx c = {s->map, s->cap, sorted, fill};
         aclStubParallelFor(e_n, 1 + 65536 / (s->map->dims[0] + 1), select_range, &c);
-        free(fill);
         for (int64_t j = 0; j < n; j++) {
             src_row[j] = sorted[j];
             if (prob_src) prob_src[j] = (int64_t)sorted[j] * e_n + j / s->cap;
         }
     } else {
         int64_t t_n = s->map->dims[0];
-        offsets = malloc((size_t)(e_n + 1) * sizeof *offsets);
+        int64_t *offsets = aclStubKernelScratch(call, (size_t)(e_n + 1) * sizeof *offsets);
         /* scratch: the sort keys (the token ids of the set entries), then the per-expert cursors */
-        scratch = malloc(((size_t)n + (size_t)e_n) * sizeof *scratch);
-        if (!offsets || !scratch) goto oom;
+        int64_t *scratch = aclStubKernelScratch(call, ((size_t)n + (size_t)e_n) * sizeof *scratch);
+        if (!offsets || !scratch) return aclStubKernelOutOfMemory(call);
         int64_t *tok = scratch, *cursor = scratch + n;
         rm_expert_offsets(s->map, offsets);
         int64_t m = offsets[e_n] < n ? offsets[e_n] : n;
@@ -182,7 +178,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         aclStubParallelFor(e_n, 1 + 65536 / (t_n + 1), list_range, &c);
         /* Stub rule for maps with fewer set entries than n_out: the missing keys sort last (key T). */
         for (int64_t j = m; j < n; j++) tok[j] = t_n;
-        if (!aclStubStableArgsort(tok, n, sorted)) goto oom;
+        if (!aclStubStableArgsort(tok, n, sorted)) return aclStubKernelOutOfMemory(call);
         for (int64_t i = 0; i < n; i++) src_row[sorted[i]] = i / s->top_k;
         if (prob_src) {
             for (int64_t e = 0, j = 0; e < e_n && j < m; e++)
@@ -194,16 +190,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     Writer w = {s, src_row, sorted, prob_src, s->out->dims[1], e_n, aclDataTypeSize(s->tokens->dtype), false};
     w.stream = n * w.h * (int64_t)w.esize >= ACLSTUB_STREAM_MIN_BYTES;
     aclStubParallelFor(n, 1 + (int64_t)(65536 / ((size_t)w.h * w.esize + 1)), write_range, &w);
-    goto done;
-oom:
-    status = aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the sort buffers");
-done:
-    free(sorted);
-    free(src_row);
-    free(prob_src);
-    free(offsets);
-    free(scratch);
-    return status;
+    return OK;
 }
 
 static aclnnStatus check(aclStubOpCall *c) {

@@ -34,19 +34,6 @@ typedef struct {
     int64_t t_n, top_k, cap;
 } State;
 
-/* Element (i, j) of a 2-D FLOAT/FLOAT16/BF16 view as float. */
-static float load2(const aclStubTensorDesc *t, int64_t i, int64_t j) {
-    const void *p = aclStubElem2(t, i, j);
-    if (t->dtype == ACL_FLOAT) {
-        float f;
-        memcpy(&f, p, 4);
-        return f;
-    }
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return t->dtype == ACL_BF16 ? aclStubBf16ToF32(h) : aclStubF16ToF32(h);
-}
-
 /* ---- non-pad weights: probs[routingMap] in token-major order (a flat masked select) ---- */
 
 typedef struct {
@@ -78,7 +65,7 @@ static void select_rows(void *arg, int64_t t0, int64_t t1) {
         const uint8_t *row = rm_row(s->map, t);
         int64_t j = c->first[t];
         for (int64_t e = rm_next_set(row, s1, 0, e_n); e < e_n && j < c->len; e = rm_next_set(row, s1, e + 1, e_n), j++) {
-            c->w[j] = load2(s->probs, t, e);
+            c->w[j] = aclStubLoad2F32(s->probs, t, e);
             if (s->probs_out) memcpy(aclStubElem1(s->probs_out, j), aclStubElem2(s->probs, t, e), es);
         }
     }
@@ -190,7 +177,7 @@ static void pad_weights(const State *s, float *w) {
     for (int64_t j = 0; j < len; j++) {
         int64_t t = aclStubIndex1(s->sorted, j);
         bool ok = t >= 0 && t < t_n; /* stub rule: tokens outside [0, T) weigh 0 */
-        w[j] = ok ? load2(s->probs, t, j / s->cap) : 0.0f;
+        w[j] = ok ? aclStubLoad2F32(s->probs, t, j / s->cap) : 0.0f;
         void *dst = aclStubElem1(s->probs_out, j);
         if (ok)
             memcpy(dst, aclStubElem2(s->probs, t, j / s->cap), es);

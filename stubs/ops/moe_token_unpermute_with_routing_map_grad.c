@@ -71,18 +71,6 @@ static float add_running(float acc, float r) {
     return acc + r;
 }
 
-static float load2(const aclStubTensorDesc *t, int64_t i, int64_t j) {
-    const void *p = aclStubElem2(t, i, j);
-    if (t->dtype == ACL_FLOAT) {
-        float f;
-        memcpy(&f, p, 4);
-        return f;
-    }
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return t->dtype == ACL_BF16 ? aclStubBf16ToF32(h) : aclStubF16ToF32(h);
-}
-
 static void store2(const aclStubTensorDesc *t, int64_t i, int64_t j, float f) {
     void *p = aclStubElem2(t, i, j);
     if (t->dtype == ACL_FLOAT) {
@@ -180,7 +168,7 @@ static void non_pad_range(void *arg, int64_t t0, int64_t t1) {
             int64_t slot = t * k_n + k, e = s->expert[slot], row = aclStubIndex1(s->out_index, slot);
             if (e < 0 || row < 0 || row >= p) continue;
             if (s->probs_out) store2(s->probs_out, t, e, probs_grad(s, &r, row));
-            if (s->last[row] == slot) write_token_grad(s, &r, row, load2(s->probs, t, e));
+            if (s->last[row] == slot) write_token_grad(s, &r, row, aclStubLoad2F32(s->probs, t, e));
         }
     }
     rows_free(&r);
@@ -202,7 +190,7 @@ static void pad_range(void *arg, int64_t i0, int64_t i1) {
         if (!pg && !tg) continue;
         load_grad(s, &r, t);
         if (pg) store2(s->probs_out, t, e, probs_grad(s, &r, row));
-        if (tg) write_token_grad(s, &r, row, load2(s->probs, t, e));
+        if (tg) write_token_grad(s, &r, row, aclStubLoad2F32(s->probs, t, e));
     }
     rows_free(&r);
 }
@@ -219,16 +207,14 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
                aclStubOpTensor(call, OUT),      aclStubOpTensor(call, PROBS_OUT), plan,
                NULL,                            NULL,                             NULL};
     int64_t p = s.out_index->dims[0], t_n = plan->t_n;
-    int64_t *last = malloc(((size_t)s.out->dims[0] + 1) * sizeof *last);
-    int64_t *expert = NULL, *last_pg = NULL;
-    aclnnStatus status = OK;
-    if (!last) goto oom;
+    int64_t *last = aclStubKernelScratch(call, ((size_t)s.out->dims[0] + 1) * sizeof *last);
+    if (!last) return aclStubKernelOutOfMemory(call);
     for (int64_t r = 0; r < s.out->dims[0]; r++) last[r] = -1;
     s.last = last;
     if (s.probs_out)
         aclStubParallelFor(s.probs_out->dims[0], 1 + 65536 / (s.probs_out->dims[1] + 1), zero_rows,
                            (void *)s.probs_out);
-    if (s.grad->dims[1] == 0) goto done; /* H = 0: no row to write, every dot product is the +0.0 just written */
+    if (s.grad->dims[1] == 0) return OK; /* H = 0: no row to write, every dot product is the +0.0 just written */
 
     if (!s.probs) {
         /* Byte copies of the gradient rows; for rows written twice (never by a real forward) the last i wins. */
@@ -242,8 +228,8 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         aclStubCopyRows(s.out, 0, s.grad, last, p);
     } else if (!plan->pad) {
         int64_t k_n = plan->top_k;
-        expert = malloc(((size_t)p + 1) * sizeof *expert);
-        if (!expert) goto oom;
+        int64_t *expert = aclStubKernelScratch(call, ((size_t)p + 1) * sizeof *expert);
+        if (!expert) return aclStubKernelOutOfMemory(call);
         s.expert = expert;
         aclStubParallelFor(t_n, 1 + 65536 / (s.map->dims[1] + 1), experts_range, &s);
         for (int64_t slot = 0; slot < t_n * k_n; slot++) {
@@ -253,9 +239,10 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         aclStubParallelFor(t_n, 1 + 65536 / (k_n * s.grad->dims[1] + 1), non_pad_range, &s);
     } else {
         int64_t e_n = s.probs->dims[1];
+        int64_t *last_pg = NULL;
         if (s.probs_out) {
-            last_pg = malloc(((size_t)(t_n * e_n) + 1) * sizeof *last_pg);
-            if (!last_pg) goto oom;
+            last_pg = aclStubKernelScratch(call, ((size_t)(t_n * e_n) + 1) * sizeof *last_pg);
+            if (!last_pg) return aclStubKernelOutOfMemory(call);
             for (int64_t i = 0; i < t_n * e_n; i++) last_pg[i] = -1;
         }
         s.last_pg = last_pg;
@@ -267,14 +254,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         }
         aclStubParallelFor(p, 1 + 65536 / (2 * s.grad->dims[1] + 1), pad_range, &s);
     }
-    goto done;
-oom:
-    status = aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the index buffers");
-done:
-    free(last);
-    free(expert);
-    free(last_pg);
-    return status;
+    return OK;
 }
 
 static aclnnStatus check(aclStubOpCall *c) {

@@ -261,18 +261,29 @@ static inline uint16_t aclStubF32ToBf16(float f) {
     if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
     return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
-/* Element i of a 1-D FLOAT/FLOAT16/BF16 view as float, and the narrowing store. */
-static inline float aclStubLoadF32(const aclStubTensorDesc *t, int64_t i) {
-    const void *p = aclStubElem1(t, i);
-    if (t->dtype == ACL_FLOAT) return *(const float *)p;
-    return t->dtype == ACL_BF16 ? aclStubBf16ToF32(*(const uint16_t *)p) : aclStubF16ToF32(*(const uint16_t *)p);
+/* A FLOAT/FLOAT16/BF16 element at p as float, and the narrowing store. */
+static inline float aclStubLoadPtrF32(aclDataType dtype, const void *p) {
+    if (dtype == ACL_FLOAT) return *(const float *)p;
+    return dtype == ACL_BF16 ? aclStubBf16ToF32(*(const uint16_t *)p) : aclStubF16ToF32(*(const uint16_t *)p);
 }
-static inline void aclStubStoreF32(const aclStubTensorDesc *t, int64_t i, float f) {
-    void *p = aclStubElem1(t, i);
-    if (t->dtype == ACL_FLOAT)
+static inline void aclStubStorePtrF32(aclDataType dtype, void *p, float f) {
+    if (dtype == ACL_FLOAT)
         *(float *)p = f;
     else
-        *(uint16_t *)p = t->dtype == ACL_BF16 ? aclStubF32ToBf16(f) : aclStubF32ToF16(f);
+        *(uint16_t *)p = dtype == ACL_BF16 ? aclStubF32ToBf16(f) : aclStubF32ToF16(f);
+}
+/* Element i of a 1-D view, and element (i, j) of a 2-D view, as float; and their narrowing stores. */
+static inline float aclStubLoadF32(const aclStubTensorDesc *t, int64_t i) {
+    return aclStubLoadPtrF32(t->dtype, aclStubElem1(t, i));
+}
+static inline void aclStubStoreF32(const aclStubTensorDesc *t, int64_t i, float f) {
+    aclStubStorePtrF32(t->dtype, aclStubElem1(t, i), f);
+}
+static inline float aclStubLoad2F32(const aclStubTensorDesc *t, int64_t i, int64_t j) {
+    return aclStubLoadPtrF32(t->dtype, aclStubElem2(t, i, j));
+}
+static inline void aclStubStore2F32(const aclStubTensorDesc *t, int64_t i, int64_t j, float f) {
+    aclStubStorePtrF32(t->dtype, aclStubElem2(t, i, j), f);
 }
 
 /*
@@ -382,8 +393,6 @@ ACLSTUB_API void aclStubRowLoadViewF32(float *dst, const aclStubTensorDesc *t, i
 /* The same row as float32 values without a copy when it already is one (a contiguous FLOAT row), else
  * converted into scratch (row-length floats); the result is read-only. */
 ACLSTUB_API const float *aclStubRowViewF32(float *scratch, const aclStubTensorDesc *t, int64_t row);
-/* Element (i, j) of a 2-D FLOAT/FLOAT16/BF16 view as float32. */
-ACLSTUB_API float aclStubLoad2F32(const aclStubTensorDesc *t, int64_t i, int64_t j);
 
 /*
  * Weighted row gather-sum, the combine of the unpermute operators: for token t in [0, N) and slot k in
@@ -401,8 +410,6 @@ typedef struct {
 } aclStubWeightedGatherSum;
 ACLSTUB_API void aclStubRowWeightedGatherSum(const aclStubWeightedGatherSum *g);
 
-/* Store f, narrowed with round to nearest even, as element (i, j) of a 2-D FLOAT/FLOAT16/BF16 view. */
-ACLSTUB_API void aclStubStore2F32(const aclStubTensorDesc *t, int64_t i, int64_t j, float f);
 
 /* ---- the entry points -------------------------------------------------------------------------------------- */
 
