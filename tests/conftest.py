@@ -1,7 +1,9 @@
 """Shared fixtures: every test must leave the stub's live-object counts where it found them."""
 
 import gc
+import os
 
+import hypothesis
 import pytest
 
 import aclnn_py
@@ -25,6 +27,19 @@ def no_leaks(request):
     yield
     after = live_counts()
     assert after == before, f"live objects changed: { {k: (before[k], after[k]) for k in before if before[k] != after[k]} }"
+
+
+def pytest_collection_modifyitems(config, items):
+    """ACLNN_PY_TEST_MAX_EXAMPLES=N caps every property test at N examples: the sanitizer run, where each
+    example costs several times more, keeps every test but fewer random cases."""
+    cap = int(os.environ.get("ACLNN_PY_TEST_MAX_EXAMPLES", "0") or 0)
+    if cap <= 0:
+        return
+    for item in items:
+        fn = getattr(item, "obj", None)
+        current = getattr(fn, "_hypothesis_internal_use_settings", None)
+        if current is not None and current.max_examples > cap:
+            fn._hypothesis_internal_use_settings = hypothesis.settings(current, max_examples=cap)
 
 
 def pytest_configure(config):
