@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import aclnn_py
-from aclnn_py import BoolArray, FloatArray, IntArray, Scalar, ScalarList, Tensor, TensorList, acl, errors
+from aclnn_py import BoolArray, FloatArray, IntArray, Scalar, ScalarList, Tensor, TensorList, acl
 from aclnn_py._native import ffi
 
 ND = acl.ACL_FORMAT_ND

@@ -9,7 +9,6 @@ import pytest
 
 import aclnn_py
 from aclnn_py import AclnnError, Device, DeviceBuffer, Stream, Tensor, acl, aclnn, errors
-from aclnn_py._native import SIGNATURES
 
 from helpers_acl import NULL, live_counts
 from helpers_proc import run_json

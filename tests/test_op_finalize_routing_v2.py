@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 import aclnn_py
 from aclnn_py import aclnn, reference, testing
 
-from helpers_ops import (BF, BF16, C_LIVE, FLOATS, FLOAT_IDS, FP16, FP32, I32, I64, INVALID, NULLPTR, NZ, T, TILING, Resources,
+from helpers_ops import (BF, BF16, C_LIVE, FLOATS, FLOAT_IDS, FP16, I32, I64, INVALID, NULLPTR, NZ, T, TILING, Resources,
                          assert_rejected, assert_same, bits, c_validation_tests, phase1, random_bits, random_values, run_two_phases,
                          threads)
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 import aclnn_py
 from aclnn_py import aclnn, reference, testing
 
-from helpers_ops import (BF, BF16, C_LIVE, F64, FLOATS, FLOAT_IDS, FP16, FP32, I32, I64, I8, INVALID, NULLPTR, NZ, T,
+from helpers_ops import (BF, BF16, C_LIVE, F64, FLOATS, FLOAT_IDS, FP16, I32, I64, I8, INVALID, NULLPTR, NZ, T,
                          TILING, Resources, assert_all_same, assert_rejected, assert_same, bits, c_validation_tests,
                          phase1, random_bits, random_values, run_two_phases, threads)
 
@@ -475,7 +475,7 @@ def test_property_forward(case):
     x, idx, scale, offset, kw = case
     got = forward(x, idx, scale, offset, **kw)
     assert_all_same(got, ref(x, idx, scale, offset, **kw), str(kw))
-    ex, ri = got[0], got[1]
+    ri = got[1]
     t = idx.size
     if kw["drop_pad_mode"] == 0 and kw.get("row_idx_type", 0) == 1:
         assert sorted(ri.tolist()) == list(range(t))  # the scatter index is a permutation

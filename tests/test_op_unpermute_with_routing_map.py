@@ -17,7 +17,7 @@ from aclnn_py import aclnn, reference, testing
 from aclnn_py.reference._rounding import add_f32, device_reduce_sum, mul_f32, narrow
 from aclnn_py.reference.moe_token_unpermute_with_routing_map_grad import chunk_non_pad, chunk_pad
 
-from helpers_ops import (BF, BF16, BOOL, C_LIVE, FLOATS, FLOAT_IDS, FP16, FP32, I32, I64, I8, INVALID, NULLPTR, NZ, T,
+from helpers_ops import (BF, BF16, BOOL, C_LIVE, FLOATS, FLOAT_IDS, FP16, I32, I64, I8, INVALID, NULLPTR, NZ, T,
                          TILING, Resources, assert_all_same, assert_rejected, c_validation_tests, phase1, random_bits,
                          random_values, run_two_phases, threads)
 

@@ -101,3 +101,12 @@ def device_reduce_sum(v: np.ndarray) -> np.ndarray:
     while v.shape[1] > 1:
         v = add_f32(v[:, 0::2], v[:, 1::2])
     return v[:, 0].copy()
+
+
+def chunked_reduce_sum(v: np.ndarray, chunk: int) -> np.ndarray:
+    """Row sums of a float32 (m, H) array as a device reduces rows too long for its unified buffer: each chunk
+    of ``chunk`` columns by ``device_reduce_sum``, the chunk sums added in order to +0.0."""
+    acc = np.zeros(v.shape[0], np.float32)
+    for off in range(0, v.shape[1], chunk):
+        acc = add_f32(acc, device_reduce_sum(v[:, off:off + chunk]))
+    return acc

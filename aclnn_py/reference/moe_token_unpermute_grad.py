@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._rounding import add_f32, mul_f32, narrow, widen
+from ._rounding import add_f32, device_reduce_sum, mul_f32, narrow, widen
 
 # The device's vector-unit budget for the tiling (unified-buffer bytes) and its vector cores: they decide
 # where the hidden axis is cut for the probs gradient (spec 3.3, Atlas A2/A3 estimates).
@@ -28,32 +28,6 @@ def hidden_chunk(h, t, k, tb, pb):
             return h
     chunk = _align_down((UB_BYTES - fixed) // (6 * tb + 12), 512 // tb)
     return chunk if chunk > 0 else h
-
-
-def _tree_sum(v):
-    """Adjacent-pair binary tree along axis 1 (its length a power of two)."""
-    while v.shape[1] > 1:
-        v = add_f32(v[:, 0::2], v[:, 1::2])
-    return v[:, 0]
-
-
-def _device_reduce_sum(x):
-    """The kernel's ReduceSum of each row of x (rows, n), n >= 1."""
-    v = np.array(x, np.float32)
-    n = v.shape[1]
-    for offset, threshold in ((4096, 8192), (512, 1024), (64, 128)):
-        if n >= offset:
-            total, half = n, _align_up((n + 1) // 2, 8)
-            while total > threshold:
-                c = total - half
-                v[:, :c] = add_f32(v[:, :c], v[:, half:half + c])
-                total, half = half, _align_up((half + 1) // 2, 8)
-            c = total - offset
-            v[:, :c] = add_f32(v[:, :c], v[:, offset:offset + c])
-            return _tree_sum(v[:, :offset])
-    lanes = np.zeros((v.shape[0], 64), np.float32)  # idle lanes add +0.0
-    lanes[:, :n] = v
-    return _tree_sum(lanes)
 
 
 def moe_token_unpermute_grad(permute_tokens, unpermuted_tokens_grad, sorted_indices, probs=None, padded_mode=False,
@@ -96,5 +70,5 @@ def _grad(permute_tokens, unpermuted_tokens_grad, sorted_indices, probs):
         rows_j[ok] = xf[col[ok]]
         prod = mul_f32(rows_j, gf)
         for s in range(0, h, chunk):
-            acc[:, j] = add_f32(acc[:, j], _device_reduce_sum(prod[:, s:s + chunk]))
+            acc[:, j] = add_f32(acc[:, j], device_reduce_sum(prod[:, s:s + chunk]))
     return ptg, narrow(acc, pg.dtype)

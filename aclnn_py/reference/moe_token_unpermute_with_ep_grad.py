@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._rounding import add_f32, mul_f32, narrow, widen
+from ._rounding import chunked_reduce_sum, mul_f32, narrow, widen
 
 UB_BYTES = 196352  # unified buffer per vector core on Atlas A2/A3
 VECTOR_CORES = 48
@@ -31,42 +31,6 @@ def hidden_chunk(h, n, k, tok_bytes, prob_bytes, ub=UB_BYTES, cores=VECTOR_CORES
         return h
     chunk = fixed // (6 * tok_bytes + 12) // (512 // tok_bytes) * (512 // tok_bytes)
     return chunk if chunk > 0 else h
-
-
-def _pairwise_tree(v):
-    while v.shape[1] > 1:
-        v = add_f32(v[:, 0::2], v[:, 1::2])
-    return v[:, 0]
-
-
-def _fold_half(total):
-    return ((total + 1) // 2 + 7) // 8 * 8
-
-
-def vector_reduce_sum(v):
-    """Row sums of a (m, n) float32 array in the order of the Ascend vector unit's ReduceSum."""
-    m, n = v.shape
-    if n < 64:
-        lanes = np.zeros((m, 64), np.float32)
-        lanes[:, :n] = v
-        return _pairwise_tree(lanes)
-    threshold, lanes = (8192, 4096) if n >= 4096 else (1024, 512) if n >= 512 else (128, 64)
-    t = np.array(v, np.float32)
-    total = n
-    while total > threshold:
-        half = _fold_half(total)
-        t[:, :total - half] = add_f32(t[:, :total - half], t[:, half:total])
-        total = half
-    t[:, :total - lanes] = add_f32(t[:, :total - lanes], t[:, lanes:total])
-    return _pairwise_tree(t[:, :lanes])
-
-
-def chunked_reduce_sum(v, chunk):
-    """Row sums of (m, H): each chunk reduced by ``vector_reduce_sum``, the chunk sums added in order to +0.0."""
-    acc = np.zeros(v.shape[0], np.float32)
-    for off in range(0, v.shape[1], chunk):
-        acc = add_f32(acc, vector_reduce_sum(v[:, off:off + chunk]))
-    return acc
 
 
 def moe_token_unpermute_with_ep_grad(unpermuted_tokens_grad, sorted_indices, permuted_tokens, probs,
