@@ -96,3 +96,23 @@ def test_disabled_pool_allocates_every_call():
         assert per_call == [3, 3] and POOL.n_free_blocks() == 0  # grad, indices, output: new every time
     finally:
         POOL.set_enabled(True)
+
+
+def test_reused_output_blocks_are_zeroed_where_the_operator_writes_nothing():
+    """MoeTokenUnpermuteGrad leaves the permuted rows no slot points at untouched; the function returns zeros
+    there, also when its output block comes back from the pool holding another call's bytes."""
+    x = np.ones((8, 16), np.float32)  # 8 permuted rows, only 4 of them referenced
+    grad = np.ones((4, 16), np.float32)
+    idx = np.arange(4, dtype=np.int32)
+    probs = np.ones((4, 1), np.float32)
+    first = aclnn_py.moe_token_unpermute_grad(x, grad, idx, probs)[0]
+    assert not first[4:].any()
+    # Every cached block of the size class (inputs and output share it) filled with 0xA5 bytes.
+    ptrs, fresh = [ffi.new("void **") for _ in range(6)], ffi.new("int *")
+    for p in ptrs:
+        assert lib.aclnnpy_pool_malloc(ffi.NULL, first.nbytes, p, fresh) == 0
+        acl.aclrtMemset(p[0], first.nbytes, 0xA5, first.nbytes)
+    for p in ptrs:
+        lib.aclnnpy_pool_free(ffi.NULL, p[0], first.nbytes)
+    again = aclnn_py.moe_token_unpermute_grad(x, grad, idx, probs)[0]
+    assert not again[4:].any() and (again[:4] == 1).all()
