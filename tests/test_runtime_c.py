@@ -55,6 +55,7 @@ def run_group(program, group: str, **env) -> dict[str, int]:
     ("events", {"ACLNN_STUB_STREAM_WORKERS": "1"}),  # a stream waiting for an event holds no worker
     ("callbacks", {}),
     ("fork", {}),
+    ("lend", {}),
 ], ids=lambda v: v if isinstance(v, str) else ",".join(f"{k}={x}" for k, x in v.items()) or "default")
 def test_runtime_semantics(program, group, env):
     results = run_group(program, group, **env)

@@ -33,6 +33,7 @@ typedef struct {
     Access *acc;
     size_t nacc;
     bool inherited; /* allocated by the parent of a fork(): not this process's leak */
+    bool lent;      /* host memory lent by aclStubLendHostMemory */
 } Block;
 
 static Block *live_blocks; /* sorted by start */
@@ -232,11 +233,11 @@ static void sync_finding(PendingList *out, const char *what, const Access *a, co
 
 /* ---- hooks -------------------------------------------------------------------------------------------- */
 
-void check_alloc(void *start, size_t size, bool device) {
+void check_alloc(void *start, size_t size, bool device, bool lent) {
     if (!CHECK_ON(CHECK_ALL)) return;
     const CheckSite *site = check_site_here();
     uint8_t *bits = NULL;
-    if (device && CHECK_ON(CHECK_INIT)) {
+    if (device && !lent && CHECK_ON(CHECK_INIT)) {
         bits = calloc(size / 8 + 1, 1);
         memset(start, POISON, size);
     }
@@ -254,7 +255,7 @@ void check_alloc(void *start, size_t size, bool device) {
     }
     size_t i = first_after((uintptr_t)start);
     memmove(&live_blocks[i + 1], &live_blocks[i], (live_count - i) * sizeof *live_blocks);
-    live_blocks[i] = (Block){(uintptr_t)start, size, device, site, NULL, bits, NULL, 0, false};
+    live_blocks[i] = (Block){(uintptr_t)start, size, device, site, NULL, bits, NULL, 0, false, lent};
     live_count++;
     check_unlock();
 }
@@ -273,7 +274,7 @@ void check_free(const char *call, const void *start, bool device) {
         }
         free(b->written);
         free(b->acc);
-        freed[freed_next] = (Block){b->start, b->size, device, b->site, site, NULL, NULL, 0, false};
+        freed[freed_next] = (Block){b->start, b->size, device, b->site, site, NULL, NULL, 0, false, b->lent};
         freed_next = (freed_next + 1) % FREED_KEPT;
         memmove(b, b + 1, (live_count - i) * sizeof *b);
         live_count--;
@@ -395,10 +396,17 @@ void check_memory_leaks_locked(const char *when) {
             continue;
         }
         char message[256];
-        snprintf(message, sizeof message, "%zu-byte %s block at %p allocated here is still live at %s", b->size,
-                 b->device ? "device" : "host", (void *)b->start, when);
-        check_add_finding(CHECK_LEAK, b->device ? "leaked-device-memory" : "leaked-host-memory",
-                          b->device ? "aclrtMalloc" : "aclrtMallocHost", b->site, NULL, NULL, message);
+        if (b->lent) {
+            snprintf(message, sizeof message, "%zu bytes of host memory at %p lent here are still lent at %s", b->size,
+                     (void *)b->start, when);
+            check_add_finding(CHECK_LEAK, "unreclaimed-lent-memory", "aclStubLendHostMemory", b->site, NULL, NULL,
+                              message);
+        } else {
+            snprintf(message, sizeof message, "%zu-byte %s block at %p allocated here is still live at %s", b->size,
+                     b->device ? "device" : "host", (void *)b->start, when);
+            check_add_finding(CHECK_LEAK, b->device ? "leaked-device-memory" : "leaked-host-memory",
+                              b->device ? "aclrtMalloc" : "aclrtMallocHost", b->site, NULL, NULL, message);
+        }
         free(live_blocks[i].written);
         free(live_blocks[i].acc);
     }

@@ -46,7 +46,11 @@ STUB_API void aclStubCheckReport(unsigned tool, const char *what, const char *ca
  * reported as out-of-bounds, use-after-free or not-device-memory with the block's allocation site. */
 STUB_API void aclStubCheckBadSpan(const char *call, const char *name, const void *ptr, size_t size);
 
-/* aclStubStreamLaunch with the spans the work reads and writes (initcheck, synccheck). */
+/* aclStubStreamLaunch with the device spans the work reads and writes: Using validates the spans of tensors
+ * once more as the work is queued and records its stream as a user of lent host memory; Checked does the
+ * same and also hands the spans to check mode (initcheck, synccheck). */
+STUB_API aclError aclStubStreamLaunchUsing(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
+                                           const char *call, const aclStubCheckSpan *spans, size_t n);
 STUB_API aclError aclStubStreamLaunchChecked(aclrtStream stream, aclStubWorkFn fn, void *arg,
                                              void (*release)(void *arg), const char *call,
                                              const aclStubCheckSpan *spans, size_t n);
@@ -78,7 +82,7 @@ void check_site_prepare(void);
 const CheckSite *check_site_locked(void);
 
 /* Memory: a block was handed out; is about to be released; a release of something that is not a block. */
-void check_alloc(void *start, size_t size, bool device);
+void check_alloc(void *start, size_t size, bool device, bool lent); /* lent: host memory, neither poisoned nor tracked by initcheck */
 void check_free(const char *call, const void *start, bool device);
 void check_bad_free(const char *call, const void *ptr, bool device);
 

@@ -22,8 +22,9 @@ typedef struct {
     uintptr_t start; /* address handed out, DEVICE_ALIGN aligned */
     size_t size;     /* requested size: the span callers may touch */
     int32_t device;
-    void *raw;       /* what calloc or mmap returned, for free */
+    void *raw;       /* what calloc or mmap returned, for free; NULL for lent host memory */
     size_t mapped;   /* length of the mapping when raw came from mmap, else 0 */
+    struct Lent *lent; /* host memory lent by aclStubLendHostMemory, else NULL */
 } DeviceBlock;
 
 /*
@@ -112,6 +113,9 @@ __attribute__((constructor)) static void settle_capacity(void) { (void)capacity(
 
 /* ---- registry (callers hold blocks_lock) ----------------------------------------------------------- */
 
+/* [ptr, ptr + size) inside one block: that block, else NULL. */
+static DeviceBlock *block_of_span(const void *ptr, size_t size);
+
 /* Index of the first block whose start is >= addr (> addr when strict). */
 static size_t lower_bound(uintptr_t addr, bool strict) {
     size_t lo = 0, hi = block_count;
@@ -125,15 +129,17 @@ static size_t lower_bound(uintptr_t addr, bool strict) {
     return lo;
 }
 
-/* [ptr, ptr + size) inside one block; size 0: ptr inside the block or at its end. */
-static bool span_in_device(const void *ptr, size_t size) {
+static DeviceBlock *block_of_span(const void *ptr, size_t size) {
     uintptr_t p = (uintptr_t)ptr;
-    if (ptr == NULL || size > UINTPTR_MAX - p) return false;
+    if (ptr == NULL || size > UINTPTR_MAX - p) return NULL;
     size_t i = lower_bound(p, true); /* first block starting after p */
-    if (i == 0) return false;
-    const DeviceBlock *b = &blocks[i - 1];
-    return p + size <= b->start + b->size;
+    if (i == 0) return NULL;
+    DeviceBlock *b = &blocks[i - 1];
+    return p + size <= b->start + b->size ? b : NULL;
 }
+
+/* [ptr, ptr + size) inside one block; size 0: ptr inside the block or at its end. */
+static bool span_in_device(const void *ptr, size_t size) { return block_of_span(ptr, size) != NULL; }
 
 /* Any byte of [ptr, ptr + size) (size > 0) inside a block. */
 static bool span_touches_device(const void *ptr, size_t size) {
@@ -196,7 +202,7 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
     if (ok) {
         size_t i = lower_bound(start, false);
         memmove(&blocks[i + 1], &blocks[i], (block_count - i) * sizeof *blocks);
-        blocks[i] = (DeviceBlock){start, size, device, raw, mapped};
+        blocks[i] = (DeviceBlock){start, size, device, raw, mapped, NULL};
         block_count++;
         block_bytes += size;
         device_bytes[device] += size;
@@ -215,7 +221,7 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
             aclStubSetErrMsg("aclrtMalloc: out of host memory for the allocation registry");
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
-    if (CHECK_ON(CHECK_ALL)) check_alloc((void *)start, size, true);
+    if (CHECK_ON(CHECK_ALL)) check_alloc((void *)start, size, true, false);
     *devPtr = (void *)start;
     return ACL_SUCCESS;
 }
@@ -224,9 +230,12 @@ aclError aclrtFree(void *devPtr) {
     RT_RETURN_IF_NULL("aclrtFree", devPtr);
     void *raw = NULL;
     size_t mapped = 0;
+    bool lent = false;
     pthread_rwlock_wrlock(&blocks_lock);
     size_t i = lower_bound((uintptr_t)devPtr, false);
-    if (i < block_count && blocks[i].start == (uintptr_t)devPtr) {
+    if (i < block_count && blocks[i].start == (uintptr_t)devPtr && blocks[i].lent != NULL) {
+        lent = true;
+    } else if (i < block_count && blocks[i].start == (uintptr_t)devPtr) {
         raw = blocks[i].raw;
         mapped = blocks[i].mapped;
         block_bytes -= blocks[i].size;
@@ -235,6 +244,11 @@ aclError aclrtFree(void *devPtr) {
         block_count--;
     }
     pthread_rwlock_unlock(&blocks_lock);
+    if (lent) {
+        aclStubSetErrMsg("aclrtFree: argument 'devPtr' (%p) is host memory lent by aclStubLendHostMemory; give it "
+                         "back with aclStubReclaimHostMemory", devPtr);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
     if (raw == NULL) {
         if (CHECK_ON(CHECK_MEM)) check_bad_free("aclrtFree", devPtr, true);
         aclStubSetErrMsg("aclrtFree: argument 'devPtr' (%p) is not the start of a live aclrtMalloc block "
@@ -310,6 +324,189 @@ void rt_memory_release_graves(uint64_t oldest_pending) {
     }
 }
 
+/* ---- host memory lent to the device ----------------------------------------------------------------- */
+
+/* A lent span is a device block at the host address itself: no copy, and every check on device memory
+ * (spans, liveness, check mode) applies to it. Giving it back must wait for the queued work that uses it,
+ * and only for that work (waiting for every stream could wait forever on one blocked by an event the
+ * caller records later), so each lent block records the streams whose queued work touches it and the
+ * position of the latest such item on each. Lent records and their list are guarded by rt_lock. */
+typedef struct {
+    RtStream *stream;
+    uint64_t item; /* the stream's submitted count once that item is queued */
+} LentUse;
+
+typedef struct Lent {
+    struct Lent *prev, *next;
+    LentUse *uses;
+    size_t n, cap;
+    bool closing; /* being reclaimed: no new work may use it */
+} Lent;
+
+static Lent *lent_list;
+static int lent_count; /* read without the lock as a hint */
+
+static bool lent_note_locked(Lent *l, RtStream *s, uint64_t item) {
+    for (size_t i = 0; i < l->n; i++)
+        if (l->uses[i].stream == s) {
+            l->uses[i].item = item;
+            return true;
+        }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 4;
+        LentUse *grown = realloc(l->uses, cap * sizeof *grown);
+        if (grown == NULL) return false;
+        l->uses = grown;
+        l->cap = cap;
+    }
+    l->uses[l->n++] = (LentUse){s, item};
+    return true;
+}
+
+aclError rt_memory_note_uses_locked(const char *func, RtStream *s, const aclStubCheckSpan *spans, size_t n) {
+    aclError ret = ACL_SUCCESS;
+    pthread_rwlock_rdlock(&blocks_lock);
+    for (size_t i = 0; i < n && ret == ACL_SUCCESS; i++) {
+        if (spans[i].size == 0) continue;
+        DeviceBlock *b = block_of_span(spans[i].ptr, spans[i].size);
+        if (b == NULL && spans[i].view != NULL) {
+            /* validated by the caller moments ago: freed or reclaimed by another thread since */
+            aclStubSetErrMsg("%s: tensor '%s' [%p, +%zu) was freed or reclaimed while its work was being queued",
+                             func, spans[i].name, spans[i].ptr, spans[i].size);
+            ret = ACL_ERROR_RT_PARAM_INVALID;
+        } else if (b != NULL && b->lent != NULL && b->lent->closing) {
+            aclStubSetErrMsg("%s: '%s' [%p, +%zu) is lent host memory being reclaimed by another thread", func,
+                             spans[i].name, spans[i].ptr, spans[i].size);
+            ret = ACL_ERROR_RT_PARAM_INVALID;
+        } else if (b != NULL && b->lent != NULL && !lent_note_locked(b->lent, s, s->submitted + 1)) {
+            aclStubSetErrMsg("%s: out of host memory tracking the users of lent memory", func);
+            ret = ACL_ERROR_RT_MEMORY_ALLOCATION;
+        }
+    }
+    pthread_rwlock_unlock(&blocks_lock);
+    return ret;
+}
+
+bool rt_memory_has_lent(void) { return __atomic_load_n(&lent_count, __ATOMIC_RELAXED) != 0; }
+
+void rt_memory_forget_stream_locked(const RtStream *s) {
+    for (Lent *l = lent_list; l; l = l->next)
+        for (size_t i = 0; i < l->n; i++)
+            if (l->uses[i].stream == s) l->uses[i] = l->uses[--l->n];
+}
+
+static void lent_unlink_locked(Lent *l) {
+    if (l->prev)
+        l->prev->next = l->next;
+    else
+        lent_list = l->next;
+    if (l->next) l->next->prev = l->prev;
+    __atomic_sub_fetch(&lent_count, 1, __ATOMIC_RELAXED);
+}
+
+aclError aclStubLendHostMemory(void *hostPtr, size_t size, void **devPtr) {
+    static const char func[] = "aclStubLendHostMemory";
+    RT_RETURN_IF_NULL(func, hostPtr);
+    RT_RETURN_IF_NULL(func, devPtr);
+    if (size == 0) {
+        aclStubSetErrMsg("%s: argument 'size' is 0 (size must be positive)", func);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (size > UINTPTR_MAX - (uintptr_t)hostPtr) {
+        aclStubSetErrMsg("%s: argument 'hostPtr' (%p) plus 'size' (%zu) runs past the end of the address space", func,
+                         hostPtr, size);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    int32_t device;
+    aclError ret = rt_require_device(func, &device);
+    if (ret != ACL_SUCCESS) return ret;
+    Lent *l = calloc(1, sizeof *l);
+    if (l == NULL) {
+        aclStubSetErrMsg("%s: out of host memory", func);
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    /* on the list before it is findable, so a stream released meanwhile is forgotten by it too */
+    pthread_mutex_lock(&rt_lock);
+    l->next = lent_list;
+    if (lent_list) lent_list->prev = l;
+    lent_list = l;
+    __atomic_add_fetch(&lent_count, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&rt_lock);
+
+    pthread_rwlock_wrlock(&blocks_lock);
+    bool overlaps = span_touches_device(hostPtr, size);
+    bool ok = !overlaps && registry_reserve();
+    if (ok) {
+        size_t i = lower_bound((uintptr_t)hostPtr, false);
+        memmove(&blocks[i + 1], &blocks[i], (block_count - i) * sizeof *blocks);
+        blocks[i] = (DeviceBlock){(uintptr_t)hostPtr, size, device, NULL, 0, l};
+        block_count++;
+        block_bytes += size;
+    }
+    pthread_rwlock_unlock(&blocks_lock);
+    if (!ok) {
+        pthread_mutex_lock(&rt_lock);
+        lent_unlink_locked(l);
+        pthread_mutex_unlock(&rt_lock);
+        free(l);
+        if (overlaps) {
+            aclStubSetErrMsg("%s: [%p, +%zu) overlaps device memory (an aclrtMalloc block or memory already lent)",
+                             func, hostPtr, size);
+            return ACL_ERROR_RT_PARAM_INVALID;
+        }
+        aclStubSetErrMsg("%s: out of host memory for the allocation registry", func);
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    if (CHECK_ON(CHECK_ALL)) check_alloc(hostPtr, size, true, true);
+    *devPtr = hostPtr;
+    return ACL_SUCCESS;
+}
+
+aclError aclStubReclaimHostMemory(void *devPtr) {
+    static const char func[] = "aclStubReclaimHostMemory";
+    RT_RETURN_IF_NULL(func, devPtr);
+    /* Found and claimed under rt_lock, so two reclaims of one span cannot both proceed. */
+    pthread_mutex_lock(&rt_lock);
+    pthread_rwlock_rdlock(&blocks_lock);
+    size_t i = lower_bound((uintptr_t)devPtr, false);
+    bool is_block = i < block_count && blocks[i].start == (uintptr_t)devPtr;
+    Lent *l = is_block ? blocks[i].lent : NULL;
+    pthread_rwlock_unlock(&blocks_lock);
+    if (l == NULL || l->closing) {
+        pthread_mutex_unlock(&rt_lock);
+        aclStubSetErrMsg("%s: argument 'devPtr' (%p) is %s", func, devPtr,
+                         l != NULL  ? "already being reclaimed by another thread"
+                         : is_block ? "an aclrtMalloc block, not lent host memory (free it with aclrtFree)"
+                                    : "not the start of host memory lent by aclStubLendHostMemory (never lent or "
+                                      "already reclaimed)");
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    /* No new work may use it; the work queued before runs to its end (and may still re-check its spans),
+     * with the streams pinned so that none is released while another is waited for. */
+    l->closing = true;
+    lent_unlink_locked(l);
+    for (size_t k = 0; k < l->n; k++) l->uses[k].stream->users++;
+    for (size_t k = 0; k < l->n; k++) {
+        RtStream *s = l->uses[k].stream;
+        rt_stream_wait_locked(s, l->uses[k].item, -1);
+        if (CHECK_ON(CHECK_SYNC)) check_host_synced_stream(s->check_id, l->uses[k].item);
+    }
+    for (size_t k = 0; k < l->n; k++) l->uses[k].stream->users--;
+    rt_broadcast_locked();
+    pthread_mutex_unlock(&rt_lock);
+
+    pthread_rwlock_wrlock(&blocks_lock); /* waits for copies that validated it */
+    i = lower_bound((uintptr_t)devPtr, false);
+    block_bytes -= blocks[i].size;
+    memmove(&blocks[i], &blocks[i + 1], (block_count - i - 1) * sizeof *blocks);
+    block_count--;
+    pthread_rwlock_unlock(&blocks_lock);
+    if (CHECK_ON(CHECK_ALL)) check_free(func, devPtr, true);
+    free(l->uses);
+    free(l);
+    return ACL_SUCCESS;
+}
+
 /* ---- host memory ---------------------------------------------------------------------------------- */
 
 aclError aclrtMallocHost(void **hostPtr, size_t size) {
@@ -330,7 +527,7 @@ aclError aclrtMallocHost(void **hostPtr, size_t size) {
         aclStubSetErrMsg("aclrtMallocHost: out of memory allocating %zu bytes", size);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
-    if (CHECK_ON(CHECK_ALL)) check_alloc(p, size, false);
+    if (CHECK_ON(CHECK_ALL)) check_alloc(p, size, false, false);
     *hostPtr = p;
     return ACL_SUCCESS;
 }
@@ -494,13 +691,12 @@ static aclError queue_mem_op(const MemOp *op, aclrtStream stream) {
         memcpy(copy + 1, op->src, op->count);
         copy->src = copy + 1;
     }
-    if (CHECK_ON(CHECK_INIT | CHECK_SYNC)) {
-        aclStubCheckSpan spans[2] = {{op->src ? "dst" : "devPtr", op->dst, op->count, CHECK_WRITE, NULL},
-                                     {"src", op->src, op->count, CHECK_READ, NULL}};
-        return aclStubStreamLaunchChecked(stream, mem_op_work, copy, free, op->func, spans,
-                                          op->src != NULL && !host_src ? 2 : 1);
-    }
-    return aclStubStreamLaunch(stream, mem_op_work, copy, free);
+    aclStubCheckSpan spans[2] = {{op->src ? "dst" : "devPtr", op->dst, op->count, CHECK_WRITE, NULL},
+                                 {"src", op->src, op->count, CHECK_READ, NULL}};
+    size_t n = op->src != NULL && !host_src ? 2 : 1;
+    if (CHECK_ON(CHECK_INIT | CHECK_SYNC))
+        return aclStubStreamLaunchChecked(stream, mem_op_work, copy, free, op->func, spans, n);
+    return aclStubStreamLaunchUsing(stream, mem_op_work, copy, free, op->func, spans, n);
 }
 
 static aclError mem_op_submit(const MemOp *op, bool async, aclrtStream stream) {

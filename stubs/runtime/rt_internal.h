@@ -153,6 +153,13 @@ void rt_callbacks_atfork_child(void); /* drops reports of callbacks queued by th
 /* ---- memory (memory.c) --------------------------------------------------------------------------- */
 
 /* Hold device memory read-locked while queued work runs, so no block is freed under it. */
+/* Lent host memory (memory.c): validate the spans of work about to be queued on s (tensor spans must still
+ * be device memory) and record s as a user of the lent blocks they touch; forget a released stream. */
+aclError rt_memory_note_uses_locked(const char *func, RtStream *s, const aclStubCheckSpan *spans, size_t n);
+void rt_memory_forget_stream_locked(const RtStream *s);
+bool rt_memory_has_lent(void);
+/* Wait until s has completed `target` items (timeout_ms < 0: forever), helping it run; false on timeout. */
+bool rt_stream_wait_locked(RtStream *s, uint64_t target, int32_t timeout_ms);
 void rt_memory_hold(void);
 void rt_memory_unhold(void);
 

@@ -282,6 +282,11 @@ static bool stream_reached(void *ctx) {
     return t->s->completed >= t->target;
 }
 
+bool rt_stream_wait_locked(RtStream *s, uint64_t target, int32_t timeout_ms) {
+    StreamTarget t = {s, target};
+    return rt_wait_locked(stream_reached, &t, s, timeout_ms);
+}
+
 static bool stream_idle(void *ctx) {
     RtStream *s = ctx;
     return s->head == NULL && !s->running && s->users == 0;
@@ -290,6 +295,7 @@ static bool stream_idle(void *ctx) {
 void rt_stream_free_locked(RtStream *s) {
     rt_wait_locked(stream_idle, s, s, -1);
     rt_callbacks_forget_stream_locked(s);
+    rt_memory_forget_stream_locked(s);
     if (s->prev_all)
         s->prev_all->next_all = s->next_all;
     else
@@ -408,7 +414,7 @@ static aclError synchronize(const char *func, aclrtStream stream, int32_t timeou
     if (ret == ACL_SUCCESS) {
         StreamTarget t = {s, s->submitted};
         s->users++; /* keeps a concurrent destroy from freeing s while this thread waits */
-        bool ok = rt_wait_locked(stream_reached, &t, s, timeout);
+        bool ok = rt_stream_wait_locked(s, t.target, timeout);
         s->users--;
         pthread_cond_broadcast(&done_cv);
         if (!ok) {
@@ -531,8 +537,8 @@ void rt_check_device_release_locked(const char *call, int32_t device) {
 
 /* Queue a work item; with check mode's spans, records what it reads and writes at its place in the order. */
 static aclError launch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg), const char *call,
-                       const aclStubCheckSpan *spans, size_t n) {
-    const CheckSite *site = spans != NULL ? check_site_here() : NULL;
+                       const aclStubCheckSpan *spans, size_t n, bool checked) {
+    const CheckSite *site = checked ? check_site_here() : NULL;
     RtItem *item = calloc(1, sizeof *item);
     pthread_mutex_lock(&rt_lock);
     RtStream *s;
@@ -541,14 +547,15 @@ static aclError launch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*r
         aclStubSetErrMsg("out of host memory queueing work on a stream");
         ret = ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
+    if (ret == ACL_SUCCESS && n > 0) ret = rt_memory_note_uses_locked(call, s, spans, n);
     if (ret == ACL_SUCCESS) {
         item->kind = ITEM_WORK;
         item->fn = fn;
         item->arg = arg;
         item->release = release;
-        int id = spans != NULL && CHECK_ON(CHECK_SYNC) ? rt_check_id_locked(s) : -1;
+        int id = checked && CHECK_ON(CHECK_SYNC) ? rt_check_id_locked(s) : -1;
         rt_enqueue_locked(s, item);
-        if (spans != NULL) check_queued(id, s->submitted, call, site, spans, n);
+        if (checked) check_queued(id, s->submitted, call, site, spans, n);
     }
     pthread_mutex_unlock(&rt_lock);
     if (ret != ACL_SUCCESS) {
@@ -559,13 +566,18 @@ static aclError launch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*r
 }
 
 aclError aclStubStreamLaunch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg)) {
-    return launch(stream, fn, arg, release, "aclStubStreamLaunch", NULL, 0);
+    return launch(stream, fn, arg, release, "aclStubStreamLaunch", NULL, 0, false);
+}
+
+aclError aclStubStreamLaunchUsing(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
+                                  const char *call, const aclStubCheckSpan *spans, size_t n) {
+    return launch(stream, fn, arg, release, call, spans, n, false);
 }
 
 aclError aclStubStreamLaunchChecked(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
                                     const char *call, const aclStubCheckSpan *spans, size_t n) {
     static const aclStubCheckSpan none[1];
-    return launch(stream, fn, arg, release, call, spans != NULL ? spans : none, spans != NULL ? n : 0);
+    return launch(stream, fn, arg, release, call, spans != NULL ? spans : none, spans != NULL ? n : 0, true);
 }
 
 bool aclStubStreamIsLive(aclrtStream stream) {

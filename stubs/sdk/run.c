@@ -97,10 +97,9 @@ void *aclStubKernelScratch(const aclStubOpCall *call, size_t bytes) {
 
 static aclError run_kernel(void *arg);
 
-/* Check mode: queue the kernel with the bytes it reads (inputs) and writes (outputs, workspace). */
-static aclnnStatus launch_checked(aclOpExecutor *w, aclrtStream stream) {
+/* The device bytes the kernel reads (inputs) and writes (outputs, workspace); returns how many spans. */
+static size_t kernel_spans(const aclOpExecutor *w, aclStubCheckSpan *spans) {
     const aclStubOpDef *op = w->op;
-    aclStubCheckSpan spans[SDK_MAX_PARAMS + 1];
     size_t n = 0;
     for (size_t i = 0; i < op->num_params; i++) {
         const aclStubTensorDesc *t = w->values[i].tensor;
@@ -114,7 +113,16 @@ static aclnnStatus launch_checked(aclOpExecutor *w, aclrtStream stream) {
     if (w->call.workspace_size > 0)
         spans[n++] = (aclStubCheckSpan){"workspace", w->call.workspace, (size_t)w->call.workspace_size, CHECK_WRITE,
                                         NULL};
-    return aclStubStreamLaunchChecked(stream, run_kernel, w, free, op->name, spans, n);
+    return n;
+}
+
+/* Queue the kernel with its spans: check mode tracks them, and lent host memory learns its users. */
+static aclnnStatus launch(aclOpExecutor *w, aclrtStream stream) {
+    aclStubCheckSpan spans[SDK_MAX_PARAMS + 1];
+    size_t n = kernel_spans(w, spans);
+    if (CHECK_ON(CHECK_INIT | CHECK_SYNC))
+        return aclStubStreamLaunchChecked(stream, run_kernel, w, free, w->op->name, spans, n);
+    return aclStubStreamLaunchUsing(stream, run_kernel, w, free, w->op->name, spans, n);
 }
 
 static aclError run_kernel(void *arg) {
@@ -171,10 +179,7 @@ aclnnStatus aclStubOpRun(const aclStubOpDef *op, void *workspace, uint64_t works
     }
     work->call.workspace = workspace;
     work->call.workspace_size = workspaceSize;
-    if (CHECK_ON(CHECK_ALL)) {
-        if (workspaceSize > 0 && CHECK_ON(CHECK_MEM) && !aclStubIsDeviceSpan(workspace, (size_t)workspaceSize))
-            aclStubCheckBadSpan(name, "workspace", workspace, (size_t)workspaceSize);
-        if (CHECK_ON(CHECK_INIT | CHECK_SYNC)) return launch_checked(work, stream);
-    }
-    return aclStubStreamLaunch(stream, run_kernel, work, free);
+    if (workspaceSize > 0 && CHECK_ON(CHECK_MEM) && !aclStubIsDeviceSpan(workspace, (size_t)workspaceSize))
+        aclStubCheckBadSpan(name, "workspace", workspace, (size_t)workspaceSize);
+    return launch(work, stream);
 }

@@ -645,6 +645,91 @@ static void group_fork(void) {
     MUST(aclrtResetDevice(0));
 }
 
+/* ---- lent host memory ---------------------------------------------------------------------------- */
+
+typedef struct {
+    void *ptr;
+    int status;
+    int done;
+} ReclaimArg;
+
+static void *reclaim_in_thread(void *arg) {
+    ReclaimArg *r = arg;
+    r->status = aclStubReclaimHostMemory(r->ptr);
+    __atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+/* Reclaim from another thread; true once it returned, waiting at most about 10 s (a guard against a hang). */
+static bool reclaim_returns(pthread_t *tid, ReclaimArg *r) {
+    pthread_create(tid, NULL, reclaim_in_thread, r);
+    for (int i = 0; i < 20000 && !__atomic_load_n(&r->done, __ATOMIC_SEQ_CST); i++) usleep(500);
+    return __atomic_load_n(&r->done, __ATOMIC_SEQ_CST);
+}
+
+static void group_lend(void) {
+    const size_t n = 4096;
+    unsigned char *host = calloc(1, n), *other = calloc(1, n), back[16];
+    void *dev = NULL, *blk = dmalloc(256);
+    check("lend_null_host", aclStubLendHostMemory(NULL, n, &dev) == ACL_ERROR_INVALID_PARAM);
+    check("lend_null_dev", aclStubLendHostMemory(host, n, NULL) == ACL_ERROR_INVALID_PARAM);
+    check("lend_size_zero", aclStubLendHostMemory(host, 0, &dev) == ACL_ERROR_INVALID_PARAM);
+    check("lend_past_address_space",
+          aclStubLendHostMemory((void *)(UINTPTR_MAX - 15), 64, &dev) == ACL_ERROR_INVALID_PARAM);
+    check("lend_device_block", aclStubLendHostMemory((char *)blk + 8, 16, &dev) == ACL_ERROR_RT_PARAM_INVALID);
+    uint64_t before = aclStubLiveAllocations();
+    check("lend_same_address", aclStubLendHostMemory(host, n, &dev) == ACL_SUCCESS && dev == host &&
+                                   aclStubLiveAllocations() == before + 1);
+    check("lend_twice", aclStubLendHostMemory(host + 100, 8, &dev) == ACL_ERROR_RT_PARAM_INVALID);
+    /* device memory for every check: copies of each kind, spans, memset */
+    memset(back, 0x11, sizeof back);
+    check("lend_h2d", aclrtMemcpy(host, n, back, sizeof back, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS &&
+                          host[15] == 0x11);
+    check("lend_d2d", aclrtMemcpy(blk, 256, host, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) == ACL_SUCCESS &&
+                          read_byte(blk, 15) == 0x11);
+    check("lend_not_host", aclrtMemcpy(host, 16, back, 16, ACL_MEMCPY_HOST_TO_HOST) == ACL_ERROR_RT_PARAM_INVALID);
+    check("lend_span_checked", aclrtMemset(host, n + 1, 0, n + 1) == ACL_ERROR_RT_PARAM_INVALID);
+    check("lend_not_freed_by_aclrtFree", aclrtFree(host) == ACL_ERROR_RT_PARAM_INVALID);
+    check("lend_reclaim_interior", aclStubReclaimHostMemory(host + 1) == ACL_ERROR_RT_PARAM_INVALID);
+    check("lend_reclaim_device_block", aclStubReclaimHostMemory(blk) == ACL_ERROR_RT_PARAM_INVALID);
+    check("lend_reclaim_null", aclStubReclaimHostMemory(NULL) == ACL_ERROR_INVALID_PARAM);
+
+    /* Reclaiming waits for the queued work that uses the memory: a memset held behind a blocking callback. */
+    aclrtStream held = held_stream();
+    MUST(aclrtMemsetAsync(host, n, 0x44, n, held));
+    ReclaimArg r = {host, -1, 0};
+    pthread_t tid;
+    pthread_create(&tid, NULL, reclaim_in_thread, &r);
+    for (int i = 0; i < 100 && !__atomic_load_n(&r.done, __ATOMIC_SEQ_CST); i++) usleep(500);
+    bool early = __atomic_load_n(&r.done, __ATOMIC_SEQ_CST); /* it cannot finish before the callback is processed */
+    MUST(aclrtProcessReport(-1));
+    pthread_join(tid, NULL);
+    check("lend_reclaim_waits_for_users", !early && r.status == ACL_SUCCESS && host[0] == 0x44 &&
+                                              host[n - 1] == 0x44 && aclStubLiveAllocations() == before);
+    check("lend_reclaim_twice", aclStubReclaimHostMemory(host) == ACL_ERROR_RT_PARAM_INVALID);
+    check("lend_no_longer_device", aclrtMemset(host, n, 0, n) == ACL_ERROR_RT_PARAM_INVALID);
+    drop_held(held);
+
+    /* ...and only for that work: a stream blocked on its own callback does not hold up an unrelated reclaim. */
+    held = held_stream();
+    aclrtStream b, c;
+    MUST(aclrtCreateStream(&b));
+    MUST(aclrtCreateStream(&c));
+    MUST(aclStubLendHostMemory(other, n, &dev));
+    MUST(aclrtMemsetAsync(other, n, 0x55, n, b));
+    MUST(aclrtMemcpyAsync(blk, 256, other, 256, ACL_MEMCPY_DEVICE_TO_DEVICE, c));
+    MUST(aclrtDestroyStream(c)); /* a released user is forgotten, not waited for */
+    ReclaimArg r2 = {other, -1, 0};
+    check("lend_reclaim_ignores_other_streams", reclaim_returns(&tid, &r2) && r2.status == ACL_SUCCESS &&
+                                                    other[n - 1] == 0x55);
+    pthread_join(tid, NULL);
+    release_held(held);
+    MUST(aclrtDestroyStream(b));
+    MUST(aclrtFree(blk));
+    free(host);
+    free(other);
+}
+
 /* ---- main ---------------------------------------------------------------------------------------- */
 
 static const struct {
@@ -654,6 +739,7 @@ static const struct {
     {"handles", group_handles},   {"spans", group_spans},         {"devices", group_devices},
     {"capacity", group_capacity}, {"environment", group_environment}, {"streams", group_streams},
     {"events", group_events},     {"callbacks", group_callbacks}, {"fork", group_fork},
+    {"lend", group_lend},
 };
 
 int main(int argc, char **argv) {

@@ -16,7 +16,7 @@ extern "C" {
 
 /* libascendcl.so */
 ACL_FUNC_VISIBILITY const char *aclStubVersion(void);
-ACL_FUNC_VISIBILITY uint64_t aclStubLiveAllocations(void);     /* aclrtMalloc blocks not yet freed */
+ACL_FUNC_VISIBILITY uint64_t aclStubLiveAllocations(void);     /* aclrtMalloc blocks not yet freed, lent spans */
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveAllocationBytes(void); /* their requested sizes, summed */
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveHostAllocations(void); /* aclrtMallocHost blocks not yet freed */
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveStreams(void);  /* explicitly created streams */
@@ -25,6 +25,18 @@ ACL_FUNC_VISIBILITY uint64_t aclStubLiveContexts(void); /* explicitly created co
 ACL_FUNC_VISIBILITY uint64_t aclStubPendingWork(void);  /* items queued on streams and not yet finished */
 /* The calling thread's current context, NULL when it has none: aclrtGetCurrentContext without an error. */
 ACL_FUNC_VISIBILITY void *aclStubCurrentContext(void);
+
+/* libascendcl.so: lend host memory to the current device, the stub's zero-copy path (its device memory is
+ * host memory). [hostPtr, hostPtr + size) becomes a device block at the same address (*devPtr == hostPtr):
+ * operators, copies and check mode treat it as aclrtMalloc memory, except that it keeps its contents (check
+ * mode neither poisons it nor reports reads of it as uninitialised), does not count against the device's
+ * memory, and is never freed by the stub. The caller keeps it valid until aclStubReclaimHostMemory(devPtr)
+ * returns: that waits for the queued work that uses it (only that work, on whichever streams it was queued)
+ * and removes the block. A span overlapping device memory, aclrtFree of a lent block and reclaiming anything
+ * else are refused with ACL_ERROR_RT_PARAM_INVALID; NULL pointers and size 0 with ACL_ERROR_INVALID_PARAM.
+ * aclStubLiveAllocations counts lent spans until they are reclaimed. */
+ACL_FUNC_VISIBILITY aclError aclStubLendHostMemory(void *hostPtr, size_t size, void **devPtr);
+ACL_FUNC_VISIBILITY aclError aclStubReclaimHostMemory(void *devPtr);
 
 /* libnnopbase.so */
 ACL_FUNC_VISIBILITY uint64_t aclStubLiveTensors(void);
