@@ -50,15 +50,15 @@ def test_results_equal_the_copying_path_and_use_no_device_memory(op, monkeypatch
 def test_large_results_come_from_the_host_pool_and_go_back_to_it():
     tokens = np.ones((512, 1024), np.float32)  # 2 MiB of tokens, 4 MiB of permuted rows
     indices = np.tile(np.arange(2, dtype=np.int32), (512, 1))
-    permuted, _ = aclnn_py.moe_token_permute(tokens, indices)
+    permuted, order = aclnn_py.moe_token_permute(tokens, indices)
     assert permuted.nbytes == 4 * BIG and HOST_POOL.used_bytes() >= permuted.nbytes
-    del permuted
+    del permuted, order
     assert HOST_POOL.used_bytes() == 0 and HOST_POOL.n_free_blocks() >= 1
     misses, requests = HOST_POOL.misses(), _device_requests()
     for _ in range(3):
-        permuted, _ = aclnn_py.moe_token_permute(tokens, indices)
+        permuted, order = aclnn_py.moe_token_permute(tokens, indices)
         assert (permuted == 1).all()
-        del permuted
+        del permuted, order
     assert HOST_POOL.misses() == misses, "a steady-state call mapped new host memory"
     assert _device_requests() == requests
     assert HOST_POOL.free_all_blocks() >= 1 and HOST_POOL.total_bytes() == 0
