@@ -3,6 +3,7 @@
     python benchmarks/run.py                 # the specification's big shapes (a few minutes)
     python benchmarks/run.py --quick         # small shapes, a smoke run (well under a minute)
     python benchmarks/run.py --plot gbps.png # also GB/s against the hidden size (needs matplotlib)
+    python benchmarks/run.py --plot-calls calls.png  # the whole call against numpy and the kernel, per operator
 
 Timings are medians of interleaved samples and every ratio compares numbers measured side by side in
 this run; nothing is asserted about speed. The exit status is non-zero only when an implemented
@@ -38,6 +39,8 @@ def parse_args(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="small shapes and fewer samples (a CI smoke run)")
     p.add_argument("--plot", metavar="FILE.png", help="also plot GB/s against the hidden size (matplotlib)")
+    p.add_argument("--plot-calls", metavar="FILE.png",
+                   help="also plot the whole call against numpy and against the kernel, per operator (matplotlib)")
     p.add_argument("--ops", nargs="+", metavar="NAME",
                    help="operators to run (snake_case, aclnnXxx or Xxx; default: all)")
     p.add_argument("--dtypes", nargs="+", choices=kernels.FLOAT_DTYPES, help="float dtypes (default: all)")
@@ -163,6 +166,7 @@ def run_kernels(args, ops, dts, shape, data, repeat, slow_repeat, torch):
         ])
     print(table(headers, rows, "ll" + "r" * (len(headers) - 3) + "l"))
     print()
+    print_targets(results)
     print("Bytes model (N tokens, H hidden, K topK, E experts, L = N*K; indices int32, routing map int8):")
     for op in ops:
         if op.py_name in kernels.BYTES_MODEL:
@@ -176,6 +180,60 @@ def run_kernels(args, ops, dts, shape, data, repeat, slow_repeat, torch):
             print(f"\nERROR in {r.op} {r.dtype}:\n{r.detail}", file=sys.stderr)
     print()
     return results
+
+
+# Targets of the whole call and the kernels: (label, value of a result, bound, True if the value must be >=).
+TARGETS = (
+    ("whole call vs numpy >= 2x", lambda r: ratio(r.t("numpy"), r.t("high-level")), 2.0, True),
+    ("whole call / kernel <= 1.3x", lambda r: ratio(r.t("high-level"), r.t("kernel")), 1.3, False),
+    ("fp32 kernel >= 80% of memcpy", lambda r: r.gbps / r.memcpy_gbps if r.dtype == "float32" else None, 0.8, True),
+    ("16-bit kernel >= 60% of memcpy", lambda r: r.gbps / r.memcpy_gbps if r.dtype != "float32" else None, 0.6,
+     True),
+)
+
+
+def print_targets(results):
+    """Which rows meet each target, and by how much the others miss it."""
+    ok = [r for r in results if r.status == "ok"]
+    for label, value, bound, at_least in TARGETS:
+        vals = [(r, value(r)) for r in ok]
+        vals = [(r, v) for r, v in vals if v is not None and v == v]
+        missed = [(r, v) for r, v in vals if (v < bound if at_least else v > bound)]
+        line = f"target {label}: {len(vals) - len(missed)} of {len(vals)} rows"
+        if missed:
+            line += "; missed by " + ", ".join(f"{r.op} {r.dtype} ({v:.2f})" for r, v in missed)
+        print(line)
+    print()
+
+
+def plot_calls(plt, path, results):
+    """Per operator and dtype: the whole call's speed-up over numpy and its cost over the kernel alone."""
+    from matplotlib import ticker
+
+    ok = [r for r in results if r.status == "ok"]
+    if not ok:
+        print("  nothing to plot (no operator measured)")
+        return
+    labels = [f"{r.op.replace('moe_', '')} {r.dtype}" for r in ok]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 0.28 * len(ok) + 1.6), sharey=True)
+    y = np.arange(len(ok))
+    for ax, (title, key, bound) in zip(axes, (
+            ("numpy time / whole-call time (higher is better)", lambda r: ratio(r.t("numpy"), r.t("high-level")), 2.0),
+            ("whole-call time / kernel time (lower is better)", lambda r: ratio(r.t("high-level"), r.t("kernel")),
+             1.3))):
+        ax.barh(y, [key(r) for r in ok], color="tab:blue")
+        ax.axvline(bound, color="tab:red", linestyle="--", label=f"target {bound:g}x")
+        ax.axvline(1.0, color="k", linewidth=0.8)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_title(title, fontsize=10)
+        ax.legend(loc="lower right", fontsize=8)
+    axes[0].set_yticks(y, labels, fontsize=7)
+    axes[0].invert_yaxis()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"  plot written to {path}")
 
 
 # ---- client table -------------------------------------------------------------------------------------
@@ -287,7 +345,7 @@ def run_plot(plt, path, ops, dts, shape, data, repeat, hiddens):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    plt = require_matplotlib() if args.plot else None  # fail before a long run, not after it
+    plt = require_matplotlib() if args.plot or args.plot_calls else None  # fail before a long run, not after it
     base = kernels.QUICK if args.quick else kernels.BIG
     shape = kernels.Shape(args.tokens or base.tokens, args.hidden or base.hidden, args.topk or base.topk,
                           args.experts or base.experts)
@@ -307,9 +365,11 @@ def main(argv=None) -> int:
     if not args.no_kernels:
         results = run_kernels(args, ops, dts, shape, data, repeat, slow_repeat, torch)
         failed = any(r.status == "error" or (r.check and r.check != "ok") for r in results)
+        if args.plot_calls:
+            plot_calls(plt, args.plot_calls, results)
     if not args.no_client:
         run_client(args, samples=7 if args.quick else 15, import_runs=5 if args.quick else 15)
-    if plt is not None:
+    if args.plot:
         run_plot(plt, args.plot, ops, dts, shape, data, repeat, PLOT_HIDDEN_QUICK if args.quick else PLOT_HIDDEN)
     print(f"done in {time.perf_counter() - t0:.0f} s; load average {os.getloadavg()[0]:.2f} at the end")
     if failed:
