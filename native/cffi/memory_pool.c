@@ -318,14 +318,17 @@ int aclnnpy_host_release_blocks(void) {
     return (int)n;
 }
 
+/* used bytes, total bytes, hits, misses, cached blocks, enabled: what the stats functions report */
+static void aclnnpy_fill_stats(uint64_t *out, uint64_t used, uint64_t cached, uint64_t hits, uint64_t misses,
+                               size_t n_free) {
+    const uint64_t values[6] = {used, used + cached, hits, misses, n_free, (uint64_t)aclnnpy_pool_enabled()};
+    memcpy(out, values, sizeof values);
+}
+
 void aclnnpy_host_stats(uint64_t *out) {
     pthread_mutex_lock(&aclnnpy_host_lock);
-    out[0] = aclnnpy_host_used;
-    out[1] = aclnnpy_host_used + aclnnpy_host_cached;
-    out[2] = aclnnpy_host_hits;
-    out[3] = aclnnpy_host_misses;
-    out[4] = aclnnpy_host_n_free;
-    out[5] = (uint64_t)aclnnpy_pool_enabled();
+    aclnnpy_fill_stats(out, aclnnpy_host_used, aclnnpy_host_cached, aclnnpy_host_hits, aclnnpy_host_misses,
+                       aclnnpy_host_n_free);
     pthread_mutex_unlock(&aclnnpy_host_lock);
 }
 
@@ -348,12 +351,7 @@ __attribute__((constructor)) static void aclnnpy_locks_atfork(void) {
 
 void aclnnpy_pool_stats(uint64_t *out) {
     pthread_mutex_lock(&aclnnpy_mem_lock);
-    out[0] = aclnnpy_used;
-    out[1] = aclnnpy_used + aclnnpy_cached;
-    out[2] = aclnnpy_hits;
-    out[3] = aclnnpy_misses;
-    out[4] = aclnnpy_n_free;
-    out[5] = (uint64_t)aclnnpy_pool_enabled();
+    aclnnpy_fill_stats(out, aclnnpy_used, aclnnpy_cached, aclnnpy_hits, aclnnpy_misses, aclnnpy_n_free);
     pthread_mutex_unlock(&aclnnpy_mem_lock);
 }
 
