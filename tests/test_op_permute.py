@@ -267,6 +267,23 @@ def test_forward_strided_1d_indices_and_int32_views():
     assert_all_same(forward(tokens, idx2, 0), ref_forward(tokens, idx2.copy(), 0))
 
 
+def test_forward_row_copy_paths():
+    """The row copy reads each token row once and writes all its output rows, except when the output keeps
+    few rows of many tokens (it gathers then); an output above the streaming threshold (32 MiB) uses
+    non-temporal stores, here with rows of an odd byte length so most rows start unaligned."""
+    rng = np.random.default_rng(11)
+    tokens = random_bits(rng, (1500, 3), np.float32)
+    idx = random_ids(rng, (1500, 2), np.int32, experts=7)
+    for num_out in [10, 1, 3000, -2990]:
+        assert_all_same(forward(tokens, idx, num_out), ref_forward(tokens, idx, num_out), num_out)
+    tokens = random_bits(rng, (2048, 1031), np.float16)
+    idx = random_ids(rng, (2048, 8), np.int32, experts=16)
+    for num_out in [0, -3]:
+        got = forward(tokens, idx, num_out)
+        assert got[0].nbytes > 32 << 20
+        assert_all_same(got, ref_forward(tokens, idx, num_out), num_out)
+
+
 def test_forward_empty_cases():
     # Spec 5: N = 0 or K = 0 -> both outputs empty; C = 0 or M = 0 with T > 0 -> only sortedIndicesOut.
     cases = [((0, 3), (0, 2), 0), ((0, 3), (0,), 0), ((4, 3), (4, 0), 0), ((0,), (0, 2), 0),
