@@ -401,6 +401,47 @@ def test_backward_signed_zeros_and_special_values(dtype):
     assert o[7] == (np.inf if dtype == np.float16 else 2 * float(specials[10]))
 
 
+def _vector_block_grad(rng, rows, dtype, h=32 * 3 + 7):
+    """Gradient rows long enough for the vectorised sums (blocks of 32 elements, then a tail) holding values
+    that test the narrowing: halfway cases of both 16-bit types, overflow, subnormals, signed zeros; one NaN
+    sits in a single block of one row, so its neighbours stay on the fast path."""
+    g = random_values(rng, (rows, h), np.float32)
+    with np.errstate(over="ignore"):
+        specials = np.array([1 + 2.0 ** -8, 1 + 3 * 2.0 ** -8, 1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11, 3.0e38, 65504.0,
+                             1e-40, -1e-42, -0.0, 0.0, np.inf, -2.0 ** -24, 2.0 ** -25], np.float32)
+    pos = rng.integers(0, g.size, size=6 * specials.size)
+    g.reshape(-1)[pos] = np.resize(specials, pos.size)
+    g[rows // 2, 40] = np.nan
+    return g.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=FLOAT_IDS)
+def test_backward_vector_blocks(dtype):
+    rng = np.random.default_rng(23)
+    for k, n in [(3, 50), (80, 3)]:  # K = 80: longer term lists than fit on the kernel's stack
+        total = n * k
+        g = _vector_block_grad(rng, total - 4, dtype)
+        idx = random_ranks(rng, total)  # four indices >= P: skipped slots
+        with np.errstate(over="ignore", invalid="ignore"):
+            assert_same(backward(g, idx, k), ref_backward(g, idx, k), k)
+            # the slots beyond activeNum add +0.0 instead
+            assert_same(aclnn_py.moe_init_routing_v2_grad(g, idx, k, 0, total - 4),
+                        reference.moe_init_routing_v2_grad(g, idx, k, 0, total - 4), k)
+        assert_same(backward(np.ascontiguousarray(g.T).T, idx, k), backward(g, idx, k), k)  # strided rows
+
+
+def test_backward_streamed_output():
+    """An output above the streaming threshold (32 MiB): non-temporal stores, rows of an odd byte length."""
+    rng = np.random.default_rng(29)
+    n, k, h = 2051, 2, 8195
+    g = _vector_block_grad(rng, n * k, np.float32, h)
+    idx = random_ranks(rng, n * k)
+    got = backward(g, idx, k)
+    assert got.nbytes > 32 << 20
+    with np.errstate(invalid="ignore"):
+        assert_same(got, ref_backward(g, idx, k))
+
+
 @pytest.mark.parametrize("dtype", FLOATS, ids=FLOAT_IDS)
 def test_backward_out_of_range_and_negative_indices_are_skipped(dtype):
     g = np.arange(1, 13, dtype=np.float32).reshape(4, 3).astype(dtype)
