@@ -17,7 +17,7 @@ from aclnn_py import AclnnError, Tensor, acl, aclnn, reference, testing
 from helpers_ops import (BF, BF16, F64, FLOATS, FLOAT_IDS, FP16, FP32, I16, I32, I64, I8, INDEX, INDEX_IDS, INVALID,
                          NCHW, NCL, NULLPTR, NZ, T, TILING, U8, Resources, assert_all_same, assert_rejected,
                          assert_same, bits, c_validation_tests, phase1, random_bits, random_ranks, random_values,
-                         run_two_phases, status_of, threads)
+                         run_two_phases, status_of, threads, vector_block_rows)
 
 TOKENS = FLOATS + [np.dtype(np.int8)]  # the forward only moves bytes: INT8 tokens are accepted too
 TOKEN_IDS = FLOAT_IDS + ["int8"]
@@ -401,26 +401,12 @@ def test_backward_signed_zeros_and_special_values(dtype):
     assert o[7] == (np.inf if dtype == np.float16 else 2 * float(specials[10]))
 
 
-def _vector_block_grad(rng, rows, dtype, h=32 * 3 + 7):
-    """Gradient rows long enough for the vectorised sums (blocks of 32 elements, then a tail) holding values
-    that test the narrowing: halfway cases of both 16-bit types, overflow, subnormals, signed zeros; one NaN
-    sits in a single block of one row, so its neighbours stay on the fast path."""
-    g = random_values(rng, (rows, h), np.float32)
-    with np.errstate(over="ignore"):
-        specials = np.array([1 + 2.0 ** -8, 1 + 3 * 2.0 ** -8, 1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11, 3.0e38, 65504.0,
-                             1e-40, -1e-42, -0.0, 0.0, np.inf, -2.0 ** -24, 2.0 ** -25], np.float32)
-    pos = rng.integers(0, g.size, size=6 * specials.size)
-    g.reshape(-1)[pos] = np.resize(specials, pos.size)
-    g[rows // 2, 40] = np.nan
-    return g.astype(dtype)
-
-
 @pytest.mark.parametrize("dtype", FLOATS, ids=FLOAT_IDS)
 def test_backward_vector_blocks(dtype):
     rng = np.random.default_rng(23)
     for k, n in [(3, 50), (80, 3)]:  # K = 80: longer term lists than fit on the kernel's stack
         total = n * k
-        g = _vector_block_grad(rng, total - 4, dtype)
+        g = vector_block_rows(rng, total - 4, dtype)
         idx = random_ranks(rng, total)  # four indices >= P: skipped slots
         with np.errstate(over="ignore", invalid="ignore"):
             assert_same(backward(g, idx, k), ref_backward(g, idx, k), k)
@@ -434,7 +420,7 @@ def test_backward_streamed_output():
     """An output above the streaming threshold (32 MiB): non-temporal stores, rows of an odd byte length."""
     rng = np.random.default_rng(29)
     n, k, h = 2051, 2, 8195
-    g = _vector_block_grad(rng, n * k, np.float32, h)
+    g = vector_block_rows(rng, n * k, np.float32, h)
     idx = random_ranks(rng, n * k)
     got = backward(g, idx, k)
     assert got.nbytes > 32 << 20

@@ -68,16 +68,6 @@ STUB_API bool aclStubScalarListElements(const aclScalarList *list, const aclScal
 /* ---- libnnopbase.so ---------------------------------------------------------------------------- */
 
 /*
- * One output row of the gather-sum kernel (kernels/row_kernels.c): out[0 .. n) = narrow(sum), the sum in
- * float32 starting at +0.0 (zero_init) or at rows[0], then adding every later term in order; a NULL term adds
- * +0.0. Term rows hold dtype elements `inner` elements apart. The NaN rule of aclStubRowAddF32 holds. stream:
- * the output may be written with non-temporal stores (end the region with aclStubStreamFence). next[0 ..
- * next_terms): the next row's terms (NULL entries allowed), fetched ahead while this row is summed.
- */
-void aclStubRowSumTerms(void *out, const void *const *rows, int64_t terms, bool zero_init, int64_t inner,
-                        aclDataType dtype, int64_t n, bool stream, const void *const *next, int64_t next_terms);
-
-/*
  * Tensors, scalars, arrays and executors are handle tokens (handle_table.h); their structs are private to
  * nnopbase. Operators read aclStubTensorDesc (aclstub/op_sdk.h): a copy of a tensor's description taken
  * under the registry's lock, never the live object (which the caller may change or destroy, even while

@@ -25,15 +25,8 @@ static const void *source_row(const GatherCtx *c, int64_t r) {
     return (const char *)s->data + base * (int64_t)c->esize;
 }
 
-/* The terms of an output row: see aclStubRowSumTerms. */
-typedef struct {
-    const void **rows;
-    int64_t n;
-    bool zero_init;
-} Terms;
-
 /* Output row t's terms, combined as g->init says (aclStubSumInit); a skipped slot that adds +0.0 is NULL. */
-static void row_terms(const GatherCtx *c, int64_t t, Terms *x) {
+static void row_terms(const GatherCtx *c, int64_t t, aclStubTerms *x) {
     const aclStubGatherSum *g = c->g;
     x->n = 0;
     x->zero_init = true;
@@ -59,14 +52,13 @@ static void gather_range(void *arg, int64_t begin, int64_t end) {
         return;
     }
     /* The next row's terms are known while this one is summed, so they can be fetched ahead. */
-    Terms cur = {rows, 0, true}, next = {rows + g->k, 0, true};
+    aclStubTerms cur = {rows, NULL, 0, true}, next = {rows + g->k, NULL, 0, true};
     row_terms(c, begin, &cur);
     for (int64_t t = begin; t < end; t++) {
         next.n = 0;
         if (t + 1 < end) row_terms(c, t + 1, &next);
-        aclStubRowSumTerms(aclStubElem2(g->out, t, 0), cur.rows, cur.n, cur.zero_init, c->inner, g->src->dtype, c->h,
-                           c->stream, next.rows, next.n);
-        Terms done = cur;
+        aclStubRowSumTerms(aclStubElem2(g->out, t, 0), &cur, c->inner, g->src->dtype, c->h, c->stream, &next);
+        aclStubTerms done = cur;
         cur = next;
         next = done;
     }

@@ -12,8 +12,7 @@
 
 typedef _Float16 f16;
 
-static void sum_terms_chunk(char *out, const void *const *rows, int64_t terms, bool zero_init, int64_t inner,
-                            aclDataType dtype, int64_t i, int64_t m);
+static void sum_terms_chunk(char *out, const aclStubTerms *x, int64_t inner, aclDataType dtype, int64_t i, int64_t m);
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -97,64 +96,64 @@ F16C_KERNEL static inline __attribute__((always_inline)) void avx2_narrow32(char
 
 /*
  * aclStubRowSumTerms on contiguous rows, 32 elements at a time with the sums in registers, so the terms are
- * read as parallel streams and nothing but the result is written. Blocks whose sum holds a NaN are redone by
- * the exact portable code. Returns how many leading elements are done (a multiple of 32).
+ * read as parallel streams and nothing but the result is written. Products and sums are separate
+ * instructions (each rounded). Blocks whose sum holds a NaN are redone by the exact portable code. Returns
+ * how many leading elements are done (a multiple of 32).
  */
 F16C_KERNEL static inline __attribute__((always_inline)) int64_t avx2_sum_terms_as(
-    char *out, const void *const *rows, int64_t terms, bool zero_init, aclDataType dtype, int64_t n, bool stream,
-    const void *const *next, int64_t next_terms) {
+    char *out, const aclStubTerms *x, aclDataType dtype, int64_t n, bool stream, const aclStubTerms *next) {
     size_t es = dtype == ACL_FLOAT ? 4 : 2;
     stream = stream && ((uintptr_t)out & 31) == 0;
     const __m256 zero = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
         /* The same block of the next row's terms: one row ahead is far enough to hide the memory latency. */
-        for (int64_t k = 0; k < next_terms; k++) {
-            const char *p = next[k];
+        for (int64_t k = 0; next && k < next->n; k++) {
+            const char *p = next->rows[k];
             if (!p) continue;
             __builtin_prefetch(p + i * (int64_t)es, 0, 3);
             if (es == 4) __builtin_prefetch(p + i * (int64_t)es + 64, 0, 3);
         }
         __m256 a[4] = {zero, zero, zero, zero};
-        int64_t k = 0;
-        if (!zero_init) {
-            const char *p = (const char *)rows[k++] + i * (int64_t)es;
-            for (int v = 0; v < 4; v++) a[v] = avx2_widen(p + 8 * v * es, dtype);
-        }
-        for (; k < terms; k++) {
-            const char *p = (const char *)rows[k];
-            if (p) {
-                p += i * (int64_t)es;
-                for (int v = 0; v < 4; v++) a[v] = _mm256_add_ps(a[v], avx2_widen(p + 8 * v * es, dtype));
-            } else {
+        for (int64_t k = 0; k < x->n; k++) {
+            const char *p = x->rows[k];
+            if (!p) {
                 for (int v = 0; v < 4; v++) a[v] = _mm256_add_ps(a[v], zero);
+                continue;
             }
+            p += i * (int64_t)es;
+            __m256 t[4];
+            for (int v = 0; v < 4; v++) t[v] = avx2_widen(p + 8 * v * es, dtype);
+            if (x->weights) {
+                __m256 w = _mm256_set1_ps(x->weights[k]);
+                for (int v = 0; v < 4; v++) t[v] = _mm256_mul_ps(t[v], w);
+            }
+            for (int v = 0; v < 4; v++) a[v] = k == 0 && !x->zero_init ? t[v] : _mm256_add_ps(a[v], t[v]);
         }
         __m256 nan = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(a[0], a[0], _CMP_UNORD_Q), _mm256_cmp_ps(a[1], a[1], _CMP_UNORD_Q)),
                                   _mm256_or_ps(_mm256_cmp_ps(a[2], a[2], _CMP_UNORD_Q), _mm256_cmp_ps(a[3], a[3], _CMP_UNORD_Q)));
         if (_mm256_movemask_ps(nan))
-            sum_terms_chunk(out, rows, terms, zero_init, 1, dtype, i, 32); /* rare: NaN payloads */
+            sum_terms_chunk(out, x, 1, dtype, i, 32); /* rare: NaN payloads */
         else
             avx2_narrow32(out + i * (int64_t)es, a, dtype, stream);
     }
     return i;
 }
 
-F16C_KERNEL static int64_t avx2_sum_terms(char *out, const void *const *rows, int64_t terms, bool zero_init,
-                                          aclDataType dtype, int64_t n, bool stream, const void *const *next,
-                                          int64_t next_terms) {
-    if (dtype == ACL_FLOAT) return avx2_sum_terms_as(out, rows, terms, zero_init, ACL_FLOAT, n, stream, next, next_terms);
-    if (dtype == ACL_BF16) return avx2_sum_terms_as(out, rows, terms, zero_init, ACL_BF16, n, stream, next, next_terms);
-    return avx2_sum_terms_as(out, rows, terms, zero_init, ACL_FLOAT16, n, stream, next, next_terms);
+F16C_KERNEL static int64_t avx2_sum_terms(char *out, const aclStubTerms *x, aclDataType dtype, int64_t n, bool stream,
+                                          const aclStubTerms *next) {
+    if (dtype == ACL_FLOAT) return avx2_sum_terms_as(out, x, ACL_FLOAT, n, stream, next);
+    if (dtype == ACL_BF16) return avx2_sum_terms_as(out, x, ACL_BF16, n, stream, next);
+    return avx2_sum_terms_as(out, x, ACL_FLOAT16, n, stream, next);
 }
 #else
 static bool has_f16c(void) { return false; }
 #define f16c_load(d, s, n) ((void)0)
 #define f16c_add(d, s, n, exact) ((void)0)
 #define f16c_store(d, s, n) ((void)0)
-static int64_t avx2_sum_terms(char *out, const void *const *rows, int64_t terms, bool zero_init, aclDataType dtype,
-                              int64_t n, bool stream, const void *const *next, int64_t next_terms) {
-    (void)out, (void)rows, (void)terms, (void)zero_init, (void)dtype, (void)n, (void)stream, (void)next, (void)next_terms;
+static int64_t avx2_sum_terms(char *out, const aclStubTerms *x, aclDataType dtype, int64_t n, bool stream,
+                              const aclStubTerms *next) {
+    (void)out, (void)x, (void)dtype, (void)n, (void)stream, (void)next;
     return 0;
 }
 #endif
@@ -252,38 +251,39 @@ static const void *term_block(const void *p, int64_t inner, size_t es, int64_t i
 }
 
 /* The float32 sum of elements [i, i + m) of the terms into acc (m <= SUM_CHUNK). */
-static void sum_terms_acc(float *acc, const void *const *rows, int64_t terms, bool zero_init, int64_t inner,
-                          aclDataType dtype, int64_t i, int64_t m, bool exact) {
+static void sum_terms_acc(float *acc, const aclStubTerms *x, int64_t inner, aclDataType dtype, int64_t i, int64_t m,
+                          bool exact) {
     float scratch[SUM_CHUNK];
     size_t es = aclDataTypeSize(dtype);
-    int64_t k = 0;
-    if (zero_init)
-        memset(acc, 0, (size_t)m * sizeof(float));
-    else
-        aclStubRowLoadF32(acc, term_block(rows[k++], inner, es, i, m, scratch), dtype, m);
-    for (; k < terms; k++) {
-        if (!rows[k])
+    if (x->zero_init) memset(acc, 0, (size_t)m * sizeof(float));
+    for (int64_t k = 0; k < x->n; k++) {
+        if (!x->rows[k]) {
             aclStubRowAddZeroF32(acc, m);
-        else if (exact)
-            aclStubRowAddF32(acc, term_block(rows[k], inner, es, i, m, scratch), dtype, m);
+            continue;
+        }
+        const void *block = term_block(x->rows[k], inner, es, i, m, scratch);
+        bool first = k == 0 && !x->zero_init;
+        if (!x->weights)
+            (first ? aclStubRowLoadF32 : exact ? aclStubRowAddF32 : aclStubRowAddF32Fast)(acc, block, dtype, m);
+        else if (first)
+            aclStubRowScaleF32(acc, block, dtype, x->weights[k], m);
         else
-            aclStubRowAddF32Fast(acc, term_block(rows[k], inner, es, i, m, scratch), dtype, m);
+            (exact ? aclStubRowScaleAddF32 : aclStubRowScaleAddF32Fast)(acc, block, dtype, x->weights[k], m);
     }
 }
 
 /* Sum fast, then redo exactly when the sum holds a NaN (whose payload only the exact rule fixes), and store. */
-static void sum_terms_chunk(char *out, const void *const *rows, int64_t terms, bool zero_init, int64_t inner,
-                            aclDataType dtype, int64_t i, int64_t m) {
+static void sum_terms_chunk(char *out, const aclStubTerms *x, int64_t inner, aclDataType dtype, int64_t i, int64_t m) {
     float acc[SUM_CHUNK];
-    sum_terms_acc(acc, rows, terms, zero_init, inner, dtype, i, m, false);
-    if (aclStubRowAnyNaN(acc, m)) sum_terms_acc(acc, rows, terms, zero_init, inner, dtype, i, m, true);
+    sum_terms_acc(acc, x, inner, dtype, i, m, false);
+    if (aclStubRowAnyNaN(acc, m)) sum_terms_acc(acc, x, inner, dtype, i, m, true);
     aclStubRowStoreF32(out + i * (int64_t)aclDataTypeSize(dtype), acc, dtype, m);
 }
 
-void aclStubRowSumTerms(void *out, const void *const *rows, int64_t terms, bool zero_init, int64_t inner,
-                        aclDataType dtype, int64_t n, bool stream, const void *const *next, int64_t next_terms) {
-    int64_t i = inner == 1 && has_f16c() ? avx2_sum_terms(out, rows, terms, zero_init, dtype, n, stream, next, next_terms) : 0;
-    for (; i < n; i += SUM_CHUNK) sum_terms_chunk(out, rows, terms, zero_init, inner, dtype, i, n - i < SUM_CHUNK ? n - i : SUM_CHUNK);
+void aclStubRowSumTerms(void *out, const aclStubTerms *x, int64_t inner, aclDataType dtype, int64_t n, bool stream,
+                        const aclStubTerms *next) {
+    int64_t i = inner == 1 && has_f16c() ? avx2_sum_terms(out, x, dtype, n, stream, next) : 0;
+    for (; i < n; i += SUM_CHUNK) sum_terms_chunk(out, x, inner, dtype, i, n - i < SUM_CHUNK ? n - i : SUM_CHUNK);
 }
 
 static inline float bf16_to_f32(uint16_t b) {
