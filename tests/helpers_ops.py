@@ -71,6 +71,20 @@ def random_values(rng, shape, dtype) -> np.ndarray:
     return a.astype(np.dtype(dtype))
 
 
+def vector_block_rows(rng, rows, dtype, h=32 * 3 + 7):
+    """Rows long enough for the vectorised sums (blocks of 32 elements, then a tail) holding values
+    that test the narrowing: halfway cases of both 16-bit types, overflow, subnormals, signed zeros; one NaN
+    sits in a single block of one row, so its neighbours stay on the fast path."""
+    g = random_values(rng, (rows, h), np.float32)
+    with np.errstate(over="ignore"):
+        specials = np.array([1 + 2.0 ** -8, 1 + 3 * 2.0 ** -8, 1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11, 3.0e38, 65504.0,
+                             1e-40, -1e-42, -0.0, 0.0, np.inf, -2.0 ** -24, 2.0 ** -25], np.float32)
+    pos = rng.integers(0, g.size, size=6 * specials.size)
+    g.reshape(-1)[pos] = np.resize(specials, pos.size)
+    g[rows // 2, 40] = np.nan
+    return g.astype(dtype)
+
+
 def random_ranks(rng, total):
     return rng.permutation(total).astype(np.int32)
 

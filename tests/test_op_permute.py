@@ -17,7 +17,7 @@ from aclnn_py import AclnnError, Tensor, acl, aclnn, reference, testing
 from helpers_ops import (BF, BF16, F64, FLOATS, FLOAT_IDS, FP16, FP32, I16, I32, I64, I8, INDEX, INDEX_IDS, INVALID,
                          NCHW, NCL, NULLPTR, NZ, T, TILING, U8, Resources, assert_all_same, assert_rejected,
                          assert_same, bits, c_validation_tests, phase1, random_bits, random_ranks, random_values,
-                         run_two_phases, status_of, threads)
+                         run_two_phases, status_of, threads, vector_block_rows)
 
 TOKENS = FLOATS + [np.dtype(np.int8)]  # the forward only moves bytes: INT8 tokens are accepted too
 TOKEN_IDS = FLOAT_IDS + ["int8"]
@@ -267,6 +267,23 @@ def test_forward_strided_1d_indices_and_int32_views():
     assert_all_same(forward(tokens, idx2, 0), ref_forward(tokens, idx2.copy(), 0))
 
 
+def test_forward_row_copy_paths():
+    """The row copy reads each token row once and writes all its output rows, except when the output keeps
+    few rows of many tokens (it gathers then); an output above the streaming threshold (32 MiB) uses
+    non-temporal stores, here with rows of an odd byte length so most rows start unaligned."""
+    rng = np.random.default_rng(11)
+    tokens = random_bits(rng, (1500, 3), np.float32)
+    idx = random_ids(rng, (1500, 2), np.int32, experts=7)
+    for num_out in [10, 1, 3000, -2990]:
+        assert_all_same(forward(tokens, idx, num_out), ref_forward(tokens, idx, num_out), num_out)
+    tokens = random_bits(rng, (2048, 1031), np.float16)
+    idx = random_ids(rng, (2048, 8), np.int32, experts=16)
+    for num_out in [0, -3]:
+        got = forward(tokens, idx, num_out)
+        assert got[0].nbytes > 32 << 20
+        assert_all_same(got, ref_forward(tokens, idx, num_out), num_out)
+
+
 def test_forward_empty_cases():
     # Spec 5: N = 0 or K = 0 -> both outputs empty; C = 0 or M = 0 with T > 0 -> only sortedIndicesOut.
     cases = [((0, 3), (0, 2), 0), ((0, 3), (0,), 0), ((4, 3), (4, 0), 0), ((0,), (0, 2), 0),
@@ -382,6 +399,33 @@ def test_backward_signed_zeros_and_special_values(dtype):
     assert o[4] == np.inf and np.isnan(o[5]) and np.isnan(o[6])
     # 65504 + 65504 in float32, then narrowed (bfloat16 already holds 65504 as 65536)
     assert o[7] == (np.inf if dtype == np.float16 else 2 * float(specials[10]))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=FLOAT_IDS)
+def test_backward_vector_blocks(dtype):
+    rng = np.random.default_rng(23)
+    for k, n in [(3, 50), (80, 3)]:  # K = 80: longer term lists than fit on the kernel's stack
+        total = n * k
+        g = vector_block_rows(rng, total - 4, dtype)
+        idx = random_ranks(rng, total)  # four indices >= P: skipped slots
+        with np.errstate(over="ignore", invalid="ignore"):
+            assert_same(backward(g, idx, k), ref_backward(g, idx, k), k)
+            # the slots beyond activeNum add +0.0 instead
+            assert_same(aclnn_py.moe_init_routing_v2_grad(g, idx, k, 0, total - 4),
+                        reference.moe_init_routing_v2_grad(g, idx, k, 0, total - 4), k)
+        assert_same(backward(np.ascontiguousarray(g.T).T, idx, k), backward(g, idx, k), k)  # strided rows
+
+
+def test_backward_streamed_output():
+    """An output above the streaming threshold (32 MiB): non-temporal stores, rows of an odd byte length."""
+    rng = np.random.default_rng(29)
+    n, k, h = 2051, 2, 8195
+    g = vector_block_rows(rng, n * k, np.float32, h)
+    idx = random_ranks(rng, n * k)
+    got = backward(g, idx, k)
+    assert got.nbytes > 32 << 20
+    with np.errstate(invalid="ignore"):
+        assert_same(got, ref_backward(g, idx, k))
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=FLOAT_IDS)

@@ -19,7 +19,7 @@ from aclnn_py.reference.moe_token_unpermute_grad import hidden_chunk
 
 from helpers_ops import (BF, BF16, FLOATS, FLOAT_IDS, FP16, I32, I64, I8, INVALID, NCL, NULLPTR, NZ, T, TILING,
                          Resources, assert_all_same, assert_rejected, assert_same, bits, c_validation_tests, phase1,
-                         random_ranks, random_values, run_two_phases, threads)
+                         random_ranks, random_values, run_two_phases, threads, vector_block_rows)
 
 forward = aclnn_py.moe_token_unpermute
 backward = aclnn_py.moe_token_unpermute_grad
@@ -177,6 +177,21 @@ def test_forward_matches_reference(tok_dtype, prob_dtype):
         assert_same(got, expected, mode)
         assert_same(expected, spec_forward(x, idx, probs), mode)
         assert got.shape == (t, 6) and got.dtype == tok_dtype
+
+
+@pytest.mark.parametrize("tok_dtype,prob_dtype", PAIRS, ids=PAIR_IDS)
+def test_forward_vector_blocks(tok_dtype, prob_dtype):
+    """Rows long enough for the vectorised weighted sums, with special values, one NaN, zero weights and
+    dropped slots; strided rows take the portable sum and must agree."""
+    rng = np.random.default_rng(31 + PAIRS.index((tok_dtype, prob_dtype)))
+    t, k = 40, 5
+    x = vector_block_rows(rng, t * k - 6, tok_dtype)
+    idx = random_ranks(rng, t * k)  # six slots point past P: dropped
+    probs = weights(rng, (t, k), prob_dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected = ref_forward(x, idx, probs)
+    assert_same(forward(x, idx, probs), expected)
+    assert_same(forward(np.ascontiguousarray(x.T).T, idx, probs), expected)
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=FLOAT_IDS)

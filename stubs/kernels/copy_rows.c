@@ -1,4 +1,12 @@
-/* Row gather shared by the forward operators (see aclStubCopyRows in aclstub/op_sdk.h). */
+/*
+ * Row copy shared by the forward operators (see aclStubCopyRows in aclstub/op_sdk.h). A gather reads a
+ * source row once per output row that copies it (K times in a top-K permute); when source rows are
+ * contiguous the copy runs source-major instead: each source row is read once and written to all of its
+ * output rows, so the copy moves only the bytes it must. Every output row is written by exactly one source
+ * row, so source ranges run in parallel without races.
+ */
+#include <stdlib.h>
+
 #include "stub_internal.h"
 
 #if defined(__x86_64__)
@@ -12,6 +20,9 @@ typedef struct {
     size_t esize;
     bool src_rows_contiguous; /* each source row is C adjacent elements */
     bool stream;              /* use non-temporal stores */
+    bool zeros_only;          /* write the ACLSTUB_ROW_ZERO rows only (the scatter wrote the others) */
+    const int64_t *first;     /* scatter: output rows of source row r are dests[first[r] .. first[r + 1]) */
+    const int64_t *dests;
 } CopyCtx;
 
 void aclStubCopyBytes(void *dst_, const void *src_, size_t n, bool stream) {
@@ -62,22 +73,83 @@ static void copy_strided_row(const CopyCtx *x, char *dst, int64_t r) {
     }
 }
 
+static char *out_row(const CopyCtx *x, int64_t j) {
+    return (char *)x->out->data + (x->out->offset + (x->out_row0 + j) * x->c) * (int64_t)x->esize;
+}
+
+static const char *src_row(const CopyCtx *x, int64_t r) {
+    return (const char *)x->src->data + (x->src->offset + r * x->src->strides[0]) * (int64_t)x->esize;
+}
+
 static void copy_range(void *arg, int64_t begin, int64_t end) {
     const CopyCtx *x = arg;
     size_t row_bytes = (size_t)x->c * x->esize;
     for (int64_t j = begin; j < end; j++) {
         int64_t r = x->src_rows[j];
-        if (r == ACLSTUB_ROW_KEEP) continue;
-        char *dst = (char *)x->out->data + (x->out->offset + (x->out_row0 + j) * x->c) * (int64_t)x->esize;
+        if (r == ACLSTUB_ROW_KEEP || (x->zeros_only && r != ACLSTUB_ROW_ZERO)) continue;
+        char *dst = out_row(x, j);
         if (r == ACLSTUB_ROW_ZERO)
             memset(dst, 0, row_bytes);
         else if (x->src_rows_contiguous)
-            aclStubCopyBytes(dst, (const char *)x->src->data + (x->src->offset + r * x->src->strides[0]) * (int64_t)x->esize,
-                     row_bytes, x->stream);
+            aclStubCopyBytes(dst, src_row(x, r), row_bytes, x->stream);
         else
             copy_strided_row(x, dst, r);
     }
     if (x->stream) aclStubStreamFence();
+}
+
+/* Source rows [begin, end): each is read once and written to every output row that copies it. */
+static void scatter_range(void *arg, int64_t begin, int64_t end) {
+    const CopyCtx *x = arg;
+    size_t row_bytes = (size_t)x->c * x->esize;
+    for (int64_t r = begin; r < end; r++) {
+        const char *src = src_row(x, r);
+        for (int64_t i = x->first[r]; i < x->first[r + 1]; i++) aclStubCopyBytes(out_row(x, x->dests[i]), src, row_bytes, x->stream);
+    }
+    if (x->stream) aclStubStreamFence();
+}
+
+/*
+ * The source-major copy: a counting sort of the output rows by source row, then one parallel pass over the
+ * source rows. false (nothing written) when it does not apply: too many source rows for the output rows
+ * (building the index would cost more than it saves), an index outside the source, or no memory.
+ */
+static bool scatter_rows(CopyCtx *x, int64_t m) {
+    int64_t n_src = x->src->ndim ? x->src->dims[0] : 1;
+    if (n_src > 4 * m + 1024) return false;
+    int64_t *first = calloc((size_t)n_src + 1, sizeof *first), *dests = malloc((size_t)m * sizeof *dests);
+    bool ok = first && dests, zeros = false;
+    for (int64_t j = 0; ok && j < m; j++) {
+        int64_t r = x->src_rows[j];
+        if (r == ACLSTUB_ROW_ZERO)
+            zeros = true;
+        else if (r != ACLSTUB_ROW_KEEP && (r < 0 || r >= n_src))
+            ok = false;
+        else if (r != ACLSTUB_ROW_KEEP)
+            first[r + 1]++;
+    }
+    if (ok) {
+        for (int64_t r = 0; r < n_src; r++) first[r + 1] += first[r];
+        /* Each source row's output rows in ascending order; first[r] walks up to first[r + 1] here... */
+        for (int64_t j = 0; j < m; j++) {
+            int64_t r = x->src_rows[j];
+            if (r >= 0) dests[first[r]++] = j;
+        }
+        /* ...and is restored by shifting every entry down one place. */
+        memmove(first + 1, first, (size_t)n_src * sizeof *first);
+        first[0] = 0;
+        x->first = first;
+        x->dests = dests;
+        int64_t per_src = first[n_src] / (n_src ? n_src : 1) + 1;
+        aclStubParallelFor(n_src, 1 + (int64_t)(65536 / ((size_t)x->c * x->esize * (size_t)per_src + 1)), scatter_range, x);
+        if (zeros) {
+            x->zeros_only = true;
+            aclStubParallelFor(m, 1 + (int64_t)(65536 / ((size_t)x->c * x->esize + 1)), copy_range, x);
+        }
+    }
+    free(first);
+    free(dests);
+    return ok;
 }
 
 void aclStubCopyRows(const aclStubTensorDesc *out, int64_t out_row0, const aclStubTensorDesc *src, const int64_t *src_rows, int64_t m) {
@@ -89,6 +161,8 @@ void aclStubCopyRows(const aclStubTensorDesc *out, int64_t out_row0, const aclSt
     }
     if (m <= 0 || c <= 0) return;
     size_t esize = aclDataTypeSize(src->dtype);
-    CopyCtx x = {out, src, src_rows, out_row0, c, esize, contiguous, (int64_t)esize * c * m >= ACLSTUB_STREAM_MIN_BYTES};
+    CopyCtx x = {out, src, src_rows, out_row0, c, esize, contiguous, (int64_t)esize * c * m >= ACLSTUB_STREAM_MIN_BYTES,
+                 false, NULL, NULL};
+    if (contiguous && scatter_rows(&x, m)) return;
     aclStubParallelFor(m, 1 + (int64_t)(65536 / ((size_t)c * x.esize + 1)), copy_range, &x);
 }

@@ -12,6 +12,8 @@
 
 typedef _Float16 f16;
 
+static void sum_terms_chunk(char *out, const aclStubTerms *x, int64_t inner, aclDataType dtype, int64_t i, int64_t m);
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -50,11 +52,110 @@ F16C_KERNEL static void f16c_store(uint16_t *dst, const float *src, int64_t n) {
         _mm_storeu_si128((__m128i *)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
     for (; i < n; i++) ((f16 *)dst)[i] = (f16)src[i];
 }
+
+/* 8 elements of a FLOAT, BF16 or FLOAT16 row as float32 (dtype is a constant after inlining). */
+F16C_KERNEL static inline __attribute__((always_inline)) __m256 avx2_widen(const char *p, aclDataType dtype) {
+    if (dtype == ACL_FLOAT) return _mm256_loadu_ps((const float *)p);
+    __m128i h = _mm_loadu_si128((const __m128i *)p);
+    if (dtype == ACL_BF16) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    return _mm256_cvtph_ps(h);
+}
+
+/* bf16 bits of 8 NaN-free floats, rounded to nearest even, in the low halves of the 32-bit lanes. */
+F16C_KERNEL static inline __attribute__((always_inline)) __m256i avx2_bf16_bits(__m256 v) {
+    __m256i u = _mm256_castps_si256(v);
+    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), odd), 16);
+}
+
+F16C_KERNEL static inline __attribute__((always_inline)) void avx2_put(char *p, __m256i v, bool stream) {
+    if (stream)
+        _mm256_stream_si256((__m256i *)p, v);
+    else
+        _mm256_storeu_si256((__m256i *)p, v);
+}
+
+/* Store 32 NaN-free float32 sums as dtype (stream: p is 32-byte aligned, use non-temporal stores). */
+F16C_KERNEL static inline __attribute__((always_inline)) void avx2_narrow32(char *p, const __m256 a[4], aclDataType dtype,
+                                                                           bool stream) {
+    if (dtype == ACL_FLOAT) {
+        for (int v = 0; v < 4; v++) avx2_put(p + 32 * v, _mm256_castps_si256(a[v]), stream);
+    } else if (dtype == ACL_BF16) {
+        for (int v = 0; v < 4; v += 2) {
+            __m256i packed = _mm256_packus_epi32(avx2_bf16_bits(a[v]), avx2_bf16_bits(a[v + 1])); /* lanes 0 2 1 3 */
+            avx2_put(p + 16 * v, _mm256_permute4x64_epi64(packed, 0xd8), stream);
+        }
+    } else {
+        for (int v = 0; v < 4; v += 2) {
+            __m128i lo = _mm256_cvtps_ph(a[v], _MM_FROUND_TO_NEAREST_INT);
+            __m128i hi = _mm256_cvtps_ph(a[v + 1], _MM_FROUND_TO_NEAREST_INT);
+            avx2_put(p + 16 * v, _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1), stream);
+        }
+    }
+}
+
+/*
+ * aclStubRowSumTerms on contiguous rows, 32 elements at a time with the sums in registers, so the terms are
+ * read as parallel streams and nothing but the result is written. Products and sums are separate
+ * instructions (each rounded). Blocks whose sum holds a NaN are redone by the exact portable code. Returns
+ * how many leading elements are done (a multiple of 32).
+ */
+F16C_KERNEL static inline __attribute__((always_inline)) int64_t avx2_sum_terms_as(
+    char *out, const aclStubTerms *x, aclDataType dtype, int64_t n, bool stream, const aclStubTerms *next) {
+    size_t es = dtype == ACL_FLOAT ? 4 : 2;
+    stream = stream && ((uintptr_t)out & 31) == 0;
+    const __m256 zero = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        /* The same block of the next row's terms: one row ahead is far enough to hide the memory latency. */
+        for (int64_t k = 0; next && k < next->n; k++) {
+            const char *p = next->rows[k];
+            if (!p) continue;
+            __builtin_prefetch(p + i * (int64_t)es, 0, 3);
+            if (es == 4) __builtin_prefetch(p + i * (int64_t)es + 64, 0, 3);
+        }
+        __m256 a[4] = {zero, zero, zero, zero};
+        for (int64_t k = 0; k < x->n; k++) {
+            const char *p = x->rows[k];
+            if (!p) {
+                for (int v = 0; v < 4; v++) a[v] = _mm256_add_ps(a[v], zero);
+                continue;
+            }
+            p += i * (int64_t)es;
+            __m256 t[4];
+            for (int v = 0; v < 4; v++) t[v] = avx2_widen(p + 8 * v * es, dtype);
+            if (x->weights) {
+                __m256 w = _mm256_set1_ps(x->weights[k]);
+                for (int v = 0; v < 4; v++) t[v] = _mm256_mul_ps(t[v], w);
+            }
+            for (int v = 0; v < 4; v++) a[v] = k == 0 && !x->zero_init ? t[v] : _mm256_add_ps(a[v], t[v]);
+        }
+        __m256 nan = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(a[0], a[0], _CMP_UNORD_Q), _mm256_cmp_ps(a[1], a[1], _CMP_UNORD_Q)),
+                                  _mm256_or_ps(_mm256_cmp_ps(a[2], a[2], _CMP_UNORD_Q), _mm256_cmp_ps(a[3], a[3], _CMP_UNORD_Q)));
+        if (_mm256_movemask_ps(nan))
+            sum_terms_chunk(out, x, 1, dtype, i, 32); /* rare: NaN payloads */
+        else
+            avx2_narrow32(out + i * (int64_t)es, a, dtype, stream);
+    }
+    return i;
+}
+
+F16C_KERNEL static int64_t avx2_sum_terms(char *out, const aclStubTerms *x, aclDataType dtype, int64_t n, bool stream,
+                                          const aclStubTerms *next) {
+    if (dtype == ACL_FLOAT) return avx2_sum_terms_as(out, x, ACL_FLOAT, n, stream, next);
+    if (dtype == ACL_BF16) return avx2_sum_terms_as(out, x, ACL_BF16, n, stream, next);
+    return avx2_sum_terms_as(out, x, ACL_FLOAT16, n, stream, next);
+}
 #else
 static bool has_f16c(void) { return false; }
 #define f16c_load(d, s, n) ((void)0)
 #define f16c_add(d, s, n, exact) ((void)0)
 #define f16c_store(d, s, n) ((void)0)
+static int64_t avx2_sum_terms(char *out, const aclStubTerms *x, aclDataType dtype, int64_t n, bool stream,
+                              const aclStubTerms *next) {
+    (void)out, (void)x, (void)dtype, (void)n, (void)stream, (void)next;
+    return 0;
+}
 #endif
 
 ROW_KERNEL void aclStubRowLoadF32(float *restrict dst, const void *restrict src, aclDataType dtype, int64_t n) {
@@ -136,6 +237,53 @@ ROW_KERNEL void aclStubRowStoreF32(void *restrict dst, const float *restrict src
         f16 *d = dst;
         for (int64_t i = 0; i < n; i++) d[i] = (f16)src[i];
     }
+}
+
+/* Sums of whole rows are formed this many elements at a time by the portable code (2 KiB of float32). */
+#define SUM_CHUNK 512
+
+/* Elements [i, i + m) of term row p (element stride inner) as a contiguous block: p itself, or copied to scratch. */
+static const void *term_block(const void *p, int64_t inner, size_t es, int64_t i, int64_t m, void *scratch) {
+    const char *row = p;
+    if (inner == 1) return row + i * (int64_t)es;
+    for (int64_t j = 0; j < m; j++) memcpy((char *)scratch + j * es, row + (i + j) * inner * (int64_t)es, es);
+    return scratch;
+}
+
+/* The float32 sum of elements [i, i + m) of the terms into acc (m <= SUM_CHUNK). */
+static void sum_terms_acc(float *acc, const aclStubTerms *x, int64_t inner, aclDataType dtype, int64_t i, int64_t m,
+                          bool exact) {
+    float scratch[SUM_CHUNK];
+    size_t es = aclDataTypeSize(dtype);
+    if (x->zero_init) memset(acc, 0, (size_t)m * sizeof(float));
+    for (int64_t k = 0; k < x->n; k++) {
+        if (!x->rows[k]) {
+            aclStubRowAddZeroF32(acc, m);
+            continue;
+        }
+        const void *block = term_block(x->rows[k], inner, es, i, m, scratch);
+        bool first = k == 0 && !x->zero_init;
+        if (!x->weights)
+            (first ? aclStubRowLoadF32 : exact ? aclStubRowAddF32 : aclStubRowAddF32Fast)(acc, block, dtype, m);
+        else if (first)
+            aclStubRowScaleF32(acc, block, dtype, x->weights[k], m);
+        else
+            (exact ? aclStubRowScaleAddF32 : aclStubRowScaleAddF32Fast)(acc, block, dtype, x->weights[k], m);
+    }
+}
+
+/* Sum fast, then redo exactly when the sum holds a NaN (whose payload only the exact rule fixes), and store. */
+static void sum_terms_chunk(char *out, const aclStubTerms *x, int64_t inner, aclDataType dtype, int64_t i, int64_t m) {
+    float acc[SUM_CHUNK];
+    sum_terms_acc(acc, x, inner, dtype, i, m, false);
+    if (aclStubRowAnyNaN(acc, m)) sum_terms_acc(acc, x, inner, dtype, i, m, true);
+    aclStubRowStoreF32(out + i * (int64_t)aclDataTypeSize(dtype), acc, dtype, m);
+}
+
+void aclStubRowSumTerms(void *out, const aclStubTerms *x, int64_t inner, aclDataType dtype, int64_t n, bool stream,
+                        const aclStubTerms *next) {
+    int64_t i = inner == 1 && has_f16c() ? avx2_sum_terms(out, x, dtype, n, stream, next) : 0;
+    for (; i < n; i += SUM_CHUNK) sum_terms_chunk(out, x, inner, dtype, i, n - i < SUM_CHUNK ? n - i : SUM_CHUNK);
 }
 
 static inline float bf16_to_f32(uint16_t b) {

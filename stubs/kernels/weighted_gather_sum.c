@@ -29,51 +29,61 @@ const float *aclStubRowViewF32(float *scratch, const aclStubTensorDesc *t, int64
     return segment_view_f32(scratch, t, row, 0, t->dims[1]);
 }
 
-/* Columns per block: a block of the sum, and one of a converted source row, stay in the L1 cache while
- * the K slots of a token are added; every column is still summed in slot order. */
-#define BLOCK 1024
+/* Token rows of up to this many slots keep their term lists (this token's and the next's) on the stack. */
+#define STACK_TERMS 64
 
-typedef struct {
-    int64_t row; /* source row d - lo */
-    float w;
-    bool first; /* slot 0: its product initialises the sum */
-} Taken;
+/* Token t's terms: slot k is taken when its rank is in the window and its weight is not 0 (NaN is taken); a
+ * skipped slot reads nothing. The sum starts from slot 0's product, or from +0.0 when slot 0 is skipped. */
+static void token_terms(const aclStubWeightedGatherSum *g, int64_t t, aclStubTerms *x, float *w) {
+    x->n = 0;
+    x->zero_init = true;
+    for (int64_t k = 0; k < g->k; k++) {
+        int64_t d = aclStubIndex1(g->idx, t * g->k + k);
+        if (d < g->lo || d >= g->hi) continue;
+        float wk = aclStubLoad2F32(g->weights, t, k);
+        if (wk == 0.0f) continue;
+        if (k == 0) x->zero_init = false;
+        x->rows[x->n] = aclStubElem2(g->src, d - g->lo, 0);
+        w[x->n++] = wk;
+    }
+}
 
 static void weighted_range(void *arg, int64_t begin, int64_t end) {
     const aclStubWeightedGatherSum *g = arg;
     int64_t h = g->out->dims[1];
-    bool direct = g->out->dtype == ACL_FLOAT; /* fp32 accumulates straight into the output row */
-    float acc[BLOCK], scratch[BLOCK];
-    Taken *taken = malloc((size_t)g->k * sizeof *taken);
     size_t esize = aclDataTypeSize(g->out->dtype);
-    for (int64_t t = begin; t < end; t++) {
-        char *out_row = aclStubElem2(g->out, t, 0);
-        if (!taken) { /* out of memory inside a kernel cannot be reported per row: zero rows */
-            memset(out_row, 0, (size_t)h * esize);
-            continue;
+    const void *stack_rows[2 * STACK_TERMS];
+    float stack_w[2 * STACK_TERMS];
+    bool small = g->k <= STACK_TERMS;
+    const void **rows = small ? stack_rows : malloc(2 * (size_t)g->k * sizeof *rows);
+    float *w = small ? stack_w : malloc(2 * (size_t)g->k * sizeof *w);
+    if (!rows || !w) { /* out of memory inside a kernel cannot be reported per row: zero rows */
+        for (int64_t t = begin; t < end; t++) memset(aclStubElem2(g->out, t, 0), 0, (size_t)h * esize);
+    } else {
+        int64_t inner = h == 1 ? 1 : g->src->strides[1];
+        bool stream = g->out->dims[0] * h * (int64_t)esize >= ACLSTUB_STREAM_MIN_BYTES;
+        /* The next token's terms are known while this one is summed, so they can be fetched ahead. */
+        float *cur_w = w, *next_w = w + g->k;
+        aclStubTerms cur = {rows, cur_w, 0, true}, next = {rows + g->k, next_w, 0, true};
+        token_terms(g, begin, &cur, cur_w);
+        for (int64_t t = begin; t < end; t++) {
+            next.n = 0;
+            if (t + 1 < end) token_terms(g, t + 1, &next, next_w);
+            aclStubRowSumTerms(aclStubElem2(g->out, t, 0), &cur, inner, g->src->dtype, h, stream, &next);
+            aclStubTerms done = cur;
+            float *done_w = cur_w;
+            cur = next;
+            cur_w = next_w;
+            next = done;
+            next_w = done_w;
         }
-        /* Slot k is taken when its rank is in the window and its weight is not 0 (NaN is taken): a skipped
-         * slot reads nothing. */
-        int64_t n = 0;
-        for (int64_t k = 0; k < g->k; k++) {
-            int64_t d = aclStubIndex1(g->idx, t * g->k + k);
-            if (d < g->lo || d >= g->hi) continue;
-            float w = aclStubLoad2F32(g->weights, t, k);
-            if (w != 0.0f) taken[n++] = (Taken){d - g->lo, w, k == 0};
-        }
-        for (int64_t off = 0; off < h; off += BLOCK) {
-            int64_t len = h - off < BLOCK ? h - off : BLOCK;
-            float *a = direct ? (float *)(void *)out_row + off : acc;
-            if (n == 0 || !taken[0].first) memset(a, 0, (size_t)len * sizeof(float)); /* +0.0 */
-            for (int64_t i = 0; i < n; i++)
-                aclStubRowMulAccF32(a, segment_view_f32(scratch, g->src, taken[i].row, off, len), taken[i].w,
-                                    taken[i].first, len);
-            if (!direct) aclStubRowStoreF32(out_row + off * (int64_t)esize, acc, g->out->dtype, len);
-        }
+        if (stream) aclStubStreamFence();
     }
-    free(taken);
+    if (!small) {
+        free(rows);
+        free(w);
+    }
 }
-
 void aclStubRowWeightedGatherSum(const aclStubWeightedGatherSum *g) {
     int64_t n = g->out->dims[0], h = g->out->dims[1];
     if (n <= 0 || h <= 0) return;

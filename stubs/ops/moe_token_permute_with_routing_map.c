@@ -40,7 +40,7 @@ typedef struct {
     const int64_t *prob_src; /* probs element (t * E + e) copied to permuteProbsOut[j]; -1 writes zero */
     int64_t h, e_n;
     size_t esize;
-    bool stream; /* output much larger than the caches: bypass them when writing rows */
+    bool rows;   /* write the token rows too (strided output rows; contiguous ones go to aclStubCopyRows) */
 } Writer;
 
 /* Copy n elements of esize bytes between two strided rows (strides in elements). */
@@ -61,12 +61,11 @@ static void write_range(void *arg, int64_t begin, int64_t end) {
     int64_t es = (int64_t)w->esize;
     for (int64_t j = begin; j < end; j++) {
         memcpy(aclStubElem1(s->idx_out, j), &w->sorted[j], sizeof(int32_t));
-        const char *from = (const char *)src->data + (src->offset + w->src_row[j] * src->strides[0]) * es;
-        char *to = (char *)out->data + (out->offset + j * out->strides[0]) * es;
-        if (w->stream && ((out->strides[1] == 1 && src->strides[1] == 1) || w->h == 1))
-            aclStubCopyBytes(to, from, (size_t)w->h * w->esize, true);
-        else
+        if (w->rows) {
+            const char *from = (const char *)src->data + (src->offset + w->src_row[j] * src->strides[0]) * es;
+            char *to = (char *)out->data + (out->offset + j * out->strides[0]) * es;
             copy_strided(to, out->strides[1], from, src->strides[1], w->h, w->esize);
+        }
         if (s->probs_out) {
             void *p = aclStubElem1(s->probs_out, j);
             int64_t f = w->prob_src[j];
@@ -76,7 +75,6 @@ static void write_range(void *arg, int64_t begin, int64_t end) {
                 memcpy(p, aclStubElem2(s->probs, f / w->e_n, f % w->e_n), w->esize);
         }
     }
-    if (w->stream) aclStubStreamFence();
 }
 
 /* ---- pad mode: per expert, routed tokens in ascending id, then non-routed ones, first `cap` kept ---- */
@@ -187,9 +185,12 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         }
     }
 
-    Writer w = {s, src_row, sorted, prob_src, s->out->dims[1], e_n, aclDataTypeSize(s->tokens->dtype), false};
-    w.stream = n * w.h * (int64_t)w.esize >= ACLSTUB_STREAM_MIN_BYTES;
-    aclStubParallelFor(n, 1 + (int64_t)(65536 / ((size_t)w.h * w.esize + 1)), write_range, &w);
+    /* Output rows of adjacent elements, one after another: the SDK's row copy (each token row read once). */
+    int64_t h = s->out->dims[1];
+    bool packed = (s->out->strides[1] == 1 || h == 1) && (s->out->strides[0] == h || n == 1);
+    Writer w = {s, src_row, sorted, prob_src, h, e_n, aclDataTypeSize(s->tokens->dtype), !packed};
+    aclStubParallelFor(n, packed ? 65536 : 1 + (int64_t)(65536 / ((size_t)w.h * w.esize + 1)), write_range, &w);
+    if (packed) aclStubCopyRows(s->out, 0, s->tokens, src_row, n);
     return OK;
 }
 

@@ -49,15 +49,6 @@ typedef struct {
     const aclStubTensorDesc *tok, *idx, *probs, *out;
 } Ctx;
 
-/* Pointer to row r of the tokens as contiguous elements: the row itself, or a copy in scratch. */
-static const void *token_row(const aclStubTensorDesc *tok, int64_t r, int64_t h, void *scratch) {
-    const char *row = aclStubElem2(tok, r, 0);
-    if (tok->strides[1] == 1 || h == 1) return row;
-    size_t e = aclDataTypeSize(tok->dtype);
-    for (int64_t j = 0; j < h; j++) memcpy((char *)scratch + j * (int64_t)e, aclStubElem2(tok, r, j), e);
-    return scratch;
-}
-
 static float probs_at(const aclStubTensorDesc *probs, int64_t t, int64_t k) {
     const void *q = aclStubElem2(probs, t, k);
     if (probs->dtype == ACL_FLOAT) return *(const float *)q;
@@ -65,46 +56,52 @@ static float probs_at(const aclStubTensorDesc *probs, int64_t t, int64_t k) {
     return probs->dtype == ACL_BF16 ? aclStubBf16ToF32(b) : aclStubF16ToF32(b);
 }
 
+#define MAX_K 512 /* check's limit on topK */
+
+/*
+ * Token t's terms: the rows of its taken slots, times their weights when there are probs (without probs K is 1
+ * and the row's bits are widened, no product). Rows the forward dropped (r >= P) and zero weights are skipped,
+ * so 0 * inf never reaches the sum; negative indices are skipped too (the device would read outside the
+ * tensor). The sum starts from slot 0's term, or from +0.0 when slot 0 is skipped.
+ */
+static void token_terms(const Ctx *c, int64_t t, aclStubTerms *x, float *w) {
+    const Plan *p = c->p;
+    x->n = 0;
+    x->zero_init = true;
+    x->weights = c->probs ? w : NULL;
+    for (int64_t k = 0; k < p->k; k++) {
+        int64_t r = aclStubIndex1(c->idx, t * p->k + k);
+        float wk = c->probs ? probs_at(c->probs, t, k) : 1.0f;
+        if (r < 0 || r >= p->p || (c->probs && wk == 0.0f)) continue;
+        if (k == 0) x->zero_init = false;
+        x->rows[x->n] = aclStubElem2(c->tok, r, 0);
+        w[x->n++] = wk;
+    }
+}
+
 static void unpermute_rows(void *arg, int64_t begin, int64_t end) {
     const Ctx *c = arg;
     const Plan *p = c->p;
-    aclDataType dt = c->tok->dtype;
-    bool direct = dt == ACL_FLOAT; /* fp32 accumulates straight into the output row */
-    size_t e = aclDataTypeSize(dt);
-    float *acc = direct ? NULL : malloc((size_t)p->h * sizeof(float));
-    void *scratch = c->tok->strides[1] == 1 ? NULL : malloc((size_t)p->h * e);
-    if ((!direct && !acc) || (c->tok->strides[1] != 1 && !scratch)) {
-        /* Out of memory inside a kernel cannot be reported per row: the rows are left as zeros. */
-        for (int64_t t = begin; t < end; t++) memset(aclStubElem2(c->out, t, 0), 0, (size_t)p->h * e);
-        free(acc);
-        free(scratch);
-        return;
-    }
+    const void *rows[2 * MAX_K];
+    float w[2 * MAX_K];
+    int64_t inner = p->h == 1 ? 1 : c->tok->strides[1];
+    bool stream = p->t * p->h * (int64_t)aclDataTypeSize(c->tok->dtype) >= ACLSTUB_STREAM_MIN_BYTES;
+    /* The next token's terms are known while this one is summed, so they can be fetched ahead. */
+    aclStubTerms cur = {rows, NULL, 0, true}, next = {rows + MAX_K, NULL, 0, true};
+    float *cur_w = w, *next_w = w + MAX_K;
+    token_terms(c, begin, &cur, cur_w);
     for (int64_t t = begin; t < end; t++) {
-        float *a = direct ? (float *)aclStubElem2(c->out, t, 0) : acc;
-        for (int64_t k = 0; k < p->k; k++) {
-            int64_t s = t * p->k + k;
-            int64_t r = aclStubIndex1(c->idx, s);
-            float w = c->probs ? probs_at(c->probs, t, k) : 1.0f;
-            /* Rows the forward dropped (r >= P) and zero weights are skipped, so 0 * inf never reaches the sum;
-             * negative indices are skipped too (the device would read outside the tensor). */
-            bool taken = r >= 0 && r < p->p && (!c->probs || w != 0.0f);
-            if (!taken) {
-                if (k == 0) memset(a, 0, (size_t)p->h * sizeof(float));
-                continue;
-            }
-            const void *row = token_row(c->tok, r, p->h, scratch);
-            if (k > 0)
-                aclStubRowScaleAddF32(a, row, dt, w, p->h);
-            else if (c->probs)
-                aclStubRowScaleF32(a, row, dt, w, p->h);
-            else
-                aclStubRowLoadF32(a, row, dt, p->h); /* no product without probs: the row's bits, widened */
-        }
-        if (!direct) aclStubRowStoreF32(aclStubElem2(c->out, t, 0), acc, dt, p->h);
+        next.n = 0;
+        if (t + 1 < end) token_terms(c, t + 1, &next, next_w);
+        aclStubRowSumTerms(aclStubElem2(c->out, t, 0), &cur, inner, c->tok->dtype, p->h, stream, &next);
+        aclStubTerms done = cur;
+        float *done_w = cur_w;
+        cur = next;
+        cur_w = next_w;
+        next = done;
+        next_w = done_w;
     }
-    free(acc);
-    free(scratch);
+    if (stream) aclStubStreamFence();
 }
 
 static aclnnStatus kernel(const aclStubOpCall *call) {

@@ -98,26 +98,27 @@ static void scatter_rows(void *arg, int64_t begin, int64_t end) {
     const Plan *p = c->p;
     aclDataType dt = c->grad->dtype;
     size_t e = aclDataTypeSize(dt);
-    float *acc = c->probs ? malloc((size_t)p->h * sizeof(float)) : NULL;
     void *scratch = malloc((size_t)p->h * e);
+    bool stream = p->p * p->h * (int64_t)e >= ACLSTUB_STREAM_MIN_BYTES;
     for (int64_t r = begin; r < end; r++) {
         int64_t s = c->owner[r];
         if (s < 0) continue; /* no slot points here: the row keeps its bytes */
         int64_t t = s / p->k;
         char *dst = aclStubElem2(c->ptg, r, 0);
-        if (!scratch || (c->probs && !acc)) { /* out of memory: written as zeros rather than left stale */
+        if (!scratch) { /* out of memory: written as zeros rather than left stale */
             memset(dst, 0, (size_t)p->h * e);
             continue;
         }
         const void *g = contiguous_row(c->grad, t, p->h, scratch);
         if (!c->probs) {
-            memcpy(dst, g, (size_t)p->h * e);
-        } else {
-            aclStubRowScaleF32(acc, g, dt, load_f32(c->probs, t, s % p->k), p->h);
-            aclStubRowStoreF32(dst, acc, dt, p->h);
+            aclStubCopyBytes(dst, g, (size_t)p->h * e, stream);
+        } else { /* one weighted term: the row times its weight, rounded to float32, then narrowed */
+            float w = load_f32(c->probs, t, s % p->k);
+            aclStubTerms x = {&g, &w, 1, false};
+            aclStubRowSumTerms(dst, &x, 1, dt, p->h, stream, NULL);
         }
     }
-    free(acc);
+    if (stream) aclStubStreamFence();
     free(scratch);
 }
 

@@ -374,6 +374,24 @@ typedef struct {
 } aclStubGatherSum;
 ACLSTUB_API void aclStubRowGatherSum(const aclStubGatherSum *g);
 
+/*
+ * One output row of a (weighted) gather-sum: out[0 .. n) = narrow(sum), the sum in float32 starting at +0.0
+ * (zero_init) or at the first term, then adding every later term in order. A term is a row of dtype elements
+ * `inner` elements apart, times its weight when there are weights (the product rounded to float32 before it
+ * is added, never fused), or +0.0 for a NULL row (unweighted sums only). The NaN rules of aclStubRowAddF32 and
+ * aclStubRowScaleAddF32 hold. The terms are read together, a block at a time (vectorised for the host CPU).
+ * stream: out may be written with non-temporal stores (end the region with aclStubStreamFence). next (may be
+ * NULL): the next row's terms, fetched ahead while this row is summed.
+ */
+typedef struct {
+    const void **rows;
+    const float *weights; /* NULL: unweighted */
+    int64_t n;
+    bool zero_init;
+} aclStubTerms;
+ACLSTUB_API void aclStubRowSumTerms(void *out, const aclStubTerms *terms, int64_t inner, aclDataType dtype, int64_t n,
+                                    bool stream, const aclStubTerms *next);
+
 /* Stable ascending argsort of n int64 keys (ties in ascending position). false when out of memory. */
 ACLSTUB_API bool aclStubStableArgsort(const int64_t *keys, int64_t n, int32_t *order);
 /* An int64 key that sorts like float f (total order: -0.0 before +0.0, NaN last). */
