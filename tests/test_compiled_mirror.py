@@ -163,19 +163,29 @@ def test_handles_and_statuses_match_the_python_wrapper():
 def test_runtime_calls_match_the_python_wrapper():
     host = np.arange(8, dtype=np.float32)
     dev = acl.aclrtMalloc(host.nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    dev2 = acl.aclrtMalloc(host.nbytes, acl.ACL_MEM_MALLOC_HUGE_FIRST)
     try:
-        H2D, D2H = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST
+        H2D, D2H, D2D = acl.ACL_MEMCPY_HOST_TO_DEVICE, acl.ACL_MEMCPY_DEVICE_TO_HOST, acl.ACL_MEMCPY_DEVICE_TO_DEVICE
         for args in ((dev, 32, acl.host_ptr(host), 32, H2D), (dev, 32, acl.host_ptr(host), 64, H2D),
                      (None, 32, acl.host_ptr(host), 32, H2D), (dev, 32, None, 32, H2D), (dev, 32, None, 0, H2D),
-                     (dev, 32, host, 32, H2D), (dev, -1, acl.host_ptr(host), 32, H2D), (None, 0, None, 0, 77)):
+                     (dev, 32, host, 32, H2D), (dev, -1, acl.host_ptr(host), 32, H2D), (None, 0, None, 0, 77),
+                     (dev, 32, ffi.new("char[8]"), 32, H2D), (dev, 32, ffi.new("char[64]"), 32, H2D),
+                     (dev, 32, ffi.from_buffer(host), 64, H2D), (dev, 32, ffi.cast("char(*)[4]", dev)[0], 32, H2D),
+                     (dev2, 32, dev, 32, D2D), (ffi.cast("char *", dev2) + 4, 28, dev, 28, D2D),
+                     (dev2, 32, dev, -4, D2D), (dev2, 32, dev, 2**64, D2D), (dev2, 32, dev, 32.0, D2D)):
             same_outcome("aclrtMemcpy", lambda r: None, repr, *args)
+        for args in ((dev, 32, None, None), (dev, -1, None, None), (ffi.new("char[4]"), 32, None, None)):
+            same_outcome("aclnnMoeTokenPermuteGrad", lambda r: None, repr, *args)
         back = np.zeros_like(host)
-        acl.aclrtMemcpy(acl.host_ptr(back), back.nbytes, dev, back.nbytes, D2H)
+        acl.aclrtMemcpy(dev, 32, acl.host_ptr(host), 32, H2D)  # the cases above overwrote it
+        acl.aclrtMemcpy(dev2, 32, dev, 32, D2D)  # a bare address each side: the compiled path
+        acl.aclrtMemcpy(acl.host_ptr(back), back.nbytes, dev2, back.nbytes, D2H)
         np.testing.assert_array_equal(back, host)
         for args in ((0, acl.ACL_MEM_MALLOC_HUGE_FIRST), (-1, acl.ACL_MEM_MALLOC_HUGE_FIRST), (16, 99), (16.0, 0)):
             same_outcome("aclrtMalloc", acl.aclrtFree, lambda p: ffi.typeof(p), *args)
     finally:
         acl.aclrtFree(dev)
+        acl.aclrtFree(dev2)
 
 
 def test_out_parameters_are_per_call_across_threads():

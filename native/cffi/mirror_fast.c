@@ -29,6 +29,7 @@ static PyTypeObject *mirror_cdata_type;            /* ffi.CData: every cffi obje
 static PyObject **mirror_ctypes;                   /* ffi.typeof of each mirror_pointer_types[] entry */
 static PyObject *mirror_raise_status;              /* errors.raise_status(status, function, family) */
 static PyObject *mirror_check_handle;              /* errors.check_handle(handle, function) */
+static PyObject *mirror_typeof;                    /* ffi.typeof */
 static PyObject *mirror_families[2];               /* AclError, AclnnError */
 
 /* Per wrapped function (by its generated index): the C function and the Python wrapper it falls back on. */
@@ -96,6 +97,47 @@ static int mirror_pointer(PyObject *o, int ctype, void **out) {
     }
     *out = p;
     return 0;
+}
+
+/* Pointer ctypes seen so far (strong references): most calls find theirs here without asking for its kind. */
+#define MIRROR_KNOWN_POINTERS 16
+static PyObject *mirror_known_pointers[MIRROR_KNOWN_POINTERS];
+
+static int mirror_is_pointer_ctype(PyObject *ct) {
+    PyObject *kind;
+    int i, is_pointer;
+    for (i = 0; i < MIRROR_KNOWN_POINTERS && mirror_known_pointers[i] != NULL; i++)
+        if (mirror_known_pointers[i] == ct)
+            return 1;
+    kind = PyObject_GetAttrString(ct, "kind");
+    if (kind == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    is_pointer = PyUnicode_Check(kind) && PyUnicode_CompareWithASCIIString(kind, "pointer") == 0;
+    Py_DECREF(kind);
+    if (is_pointer && i < MIRROR_KNOWN_POINTERS) {
+        Py_INCREF(ct);
+        mirror_known_pointers[i] = ct;
+    }
+    return is_pointer;
+}
+
+/* An address C reads or writes a counted span through: None (NULL) or a cffi pointer, whose extent is unknown
+   to Python as to C. A cffi array (its size is checked), a host span and the rest take the Python path. */
+static int mirror_address(PyObject *o, int void_ctype, void **out) {
+    PyObject *ct;
+    int is_pointer;
+    if (o == Py_None || !PyObject_TypeCheck(o, mirror_cdata_type))
+        return mirror_pointer(o, void_ctype, out);
+    ct = PyObject_CallOneArg(mirror_typeof, o);
+    if (ct == NULL) {
+        PyErr_Clear();
+        return 1;
+    }
+    is_pointer = mirror_is_pointer_ctype(ct);
+    Py_DECREF(ct);
+    return is_pointer ? mirror_pointer(o, void_ctype, out) : 1;
 }
 
 /* A list or tuple of ints in the int64 range, copied into `buf` (C copies what it reads). An empty one becomes
@@ -173,12 +215,12 @@ extern MIRROR_HIDDEN const char *const mirror_pointer_types[];
 extern MIRROR_HIDDEN const int mirror_count, mirror_pointer_type_count;
 
 static PyObject *mirror_init(PyObject *self, PyObject *args) {
-    PyObject *ctypes, *cdata_type, *raise_status, *check_handle, *acl_error, *aclnn_error, *backend, *capsule;
+    PyObject *ctypes, *cdata_type, *type_of, *raise_status, *check_handle, *acl_error, *aclnn_error, *backend, *capsule;
     void **exports;
     Py_ssize_t i;
     (void)self;
-    if (!PyArg_ParseTuple(args, "O!O!OOOO", &PyTuple_Type, &ctypes, &PyType_Type, &cdata_type, &raise_status,
-                          &check_handle, &acl_error, &aclnn_error))
+    if (!PyArg_ParseTuple(args, "O!O!OOOOO", &PyTuple_Type, &ctypes, &PyType_Type, &cdata_type, &type_of,
+                          &raise_status, &check_handle, &acl_error, &aclnn_error))
         return NULL;
     if (PyTuple_GET_SIZE(ctypes) != mirror_pointer_type_count) {
         PyErr_SetString(PyExc_ValueError, "init: one ctype per entry of POINTER_TYPES");
@@ -210,6 +252,8 @@ static PyObject *mirror_init(PyObject *self, PyObject *args) {
         mirror_ctypes[i] = PyTuple_GET_ITEM(ctypes, i);
         Py_INCREF(mirror_ctypes[i]);
     }
+    Py_INCREF(type_of);
+    mirror_typeof = type_of;
     Py_INCREF(raise_status);
     mirror_raise_status = raise_status;
     Py_INCREF(check_handle);
@@ -274,7 +318,7 @@ static PyObject *mirror_strings(const char *const *items, int n) {
 
 static PyMethodDef mirror_module_methods[] = {
     {"init", mirror_init, METH_VARARGS,
-     "init(ctypes, cdata_type, raise_status, check_handle, AclError, AclnnError): once, before wrap; ctypes are "
+     "init(ctypes, cdata_type, typeof, raise_status, check_handle, AclError, AclnnError): once, before wrap; ctypes are "
      "ffi.typeof of POINTER_TYPES in order."},
     {"wrap", mirror_wrap, METH_VARARGS,
      "wrap(name, python_wrapper, address, module): the compiled wrapper of C function `name` at `address`, or "

@@ -66,6 +66,7 @@ def _wrapper(index: int, name: str, sig: dict, types: _Types) -> str:
     extent = rules.extents(name, params)
     decls, convert, call_args, checks, outs = [], [], [], [], []
     lengths_of = {}  # int64-list parameter -> its length variable
+    counted = []  # the length parameters of spans passed as bare addresses
     i = 0
     while i < len(params):
         pname, ctype = params[i]
@@ -79,7 +80,7 @@ def _wrapper(index: int, name: str, sig: dict, types: _Types) -> str:
                 outs.append(f"mirror_from_pointer((char *)o{i}, mirror_ctypes[{types.pointer_index(base)}])")
             else:
                 kind, _, _ = types.number(base)
-                decls.append(f"    {base} o{i};\n    memset(&o{i}, 0, sizeof o{i});")
+                decls.append(f"    {base} o{i} = 0;")
                 call_args.append(f"&o{i}")
                 outs.append({"bool": f"PyBool_FromLong(o{i})", "float": f"PyFloat_FromDouble((double)o{i})",
                              "signed": f"PyLong_FromLongLong((long long)o{i})",
@@ -100,9 +101,10 @@ def _wrapper(index: int, name: str, sig: dict, types: _Types) -> str:
         elif rule and rule[1] == "dtype" or rules.array_item(ctype):
             raise Unsupported(ctype)
         elif ctype in rules.RAW_POINTERS or ctype.endswith("*"):
-            if rule:  # an extent the Python path checks against the buffer: only NULL is obviously within it
-                decls.append(f"    void *a{i} = NULL;")
-                convert.append(f"{arg} != Py_None")
+            if rule:  # a counted span: None or a cffi pointer (the Python path checks arrays and host spans)
+                decls.append(f"    void *a{i};")
+                convert.append(f"mirror_address({arg}, {types.pointer_index('void *')}, &a{i})")
+                counted.append(rule[0])
             else:
                 decls.append(f"    void *a{i};")
                 target = "void *" if ctype in rules.RAW_POINTERS else ctype
@@ -123,7 +125,16 @@ def _wrapper(index: int, name: str, sig: dict, types: _Types) -> str:
                 convert.append(f"mirror_signed({arg}, {_c_int(lo)}, {_c_int(hi)}, &a{i})")
         call_args.append(f"({ctype[6:] if ctype.startswith('const ') and not ctype.endswith('*') else ctype})a{i}")
         i += 1
-    # Every count a list is read by must be within the list, as the Python path checks.
+    # A span's counts must be ints >= 0, and every count a list is read by must be within the list, as the
+    # Python path checks.
+    for lengths in counted:
+        for lname in lengths:
+            j = [n for n, _ in params].index(lname)
+            kind, _, _ = types.number(params[j][1].replace("const ", ""))
+            if kind not in ("signed", "unsigned"):
+                raise Unsupported(params[j][1])
+            if kind == "signed":
+                checks.append(f"(a{j} >= 0)")
     for pname, (lengths, unit, _) in extent.items():
         if pname not in lengths_of:
             continue
