@@ -125,11 +125,11 @@ static int mirror_is_pointer_ctype(PyObject *ct) {
 
 /* An address C reads or writes a counted span through: None (NULL) or a cffi pointer, whose extent is unknown
    to Python as to C. A cffi array (its size is checked), a host span and the rest take the Python path. */
-static int mirror_address(PyObject *o, int void_ctype, void **out) {
+static int mirror_address(PyObject *o, int ctype, void **out) {
     PyObject *ct;
     int is_pointer;
     if (o == Py_None || !PyObject_TypeCheck(o, mirror_cdata_type))
-        return mirror_pointer(o, void_ctype, out);
+        return mirror_pointer(o, ctype, out);
     ct = PyObject_CallOneArg(mirror_typeof, o);
     if (ct == NULL) {
         PyErr_Clear();
@@ -137,7 +137,7 @@ static int mirror_address(PyObject *o, int void_ctype, void **out) {
     }
     is_pointer = mirror_is_pointer_ctype(ct);
     Py_DECREF(ct);
-    return is_pointer ? mirror_pointer(o, void_ctype, out) : 1;
+    return is_pointer ? mirror_pointer(o, ctype, out) : 1;
 }
 
 /* A list or tuple of ints in the int64 range, copied into `buf` (C copies what it reads). An empty one becomes

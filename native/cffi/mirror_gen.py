@@ -58,7 +58,7 @@ class _Types:
 def _c_int(value: int) -> str:
     if value == -(2**63):
         return "INT64_MIN"
-    return f"{value}LL" if value < 0 or value < 2**63 else f"{value}ULL"
+    return f"{value}LL" if value < 2**63 else f"{value}ULL"
 
 
 def _wrapper(index: int, name: str, sig: dict, types: _Types) -> str:
@@ -101,14 +101,13 @@ def _wrapper(index: int, name: str, sig: dict, types: _Types) -> str:
         elif rule and rule[1] == "dtype" or rules.array_item(ctype):
             raise Unsupported(ctype)
         elif ctype in rules.RAW_POINTERS or ctype.endswith("*"):
+            decls.append(f"    void *a{i};")
+            target = types.pointer_index("void *" if ctype in rules.RAW_POINTERS else ctype)
             if rule:  # a counted span: None or a cffi pointer (the Python path checks arrays and host spans)
-                decls.append(f"    void *a{i};")
-                convert.append(f"mirror_address({arg}, {types.pointer_index('void *')}, &a{i})")
+                convert.append(f"mirror_address({arg}, {target}, &a{i})")
                 counted.append(rule[0])
             else:
-                decls.append(f"    void *a{i};")
-                target = "void *" if ctype in rules.RAW_POINTERS else ctype
-                convert.append(f"mirror_pointer({arg}, {types.pointer_index(target)}, &a{i})")
+                convert.append(f"mirror_pointer({arg}, {target}, &a{i})")
         else:
             base = ctype[6:] if ctype.startswith("const ") else ctype
             kind, lo, hi = types.number(base)
