@@ -142,8 +142,8 @@ def _compiled_mirror():
             except ImportError:
                 module = False
             else:
-                module.init(tuple(ffi.typeof(t) for t in module.POINTER_TYPES), ffi.CData, ffi.typeof, errors.raise_status,
-                            errors.check_handle, errors.AclError, errors.AclnnError)
+                module.init(tuple(ffi.typeof(t) for t in module.POINTER_TYPES), ffi.CData, ffi.typeof,
+                            errors.raise_status, errors.check_handle, errors.AclError, errors.AclnnError)
             _compiled = module
     return _compiled or None
 

@@ -318,8 +318,8 @@ static PyObject *mirror_strings(const char *const *items, int n) {
 
 static PyMethodDef mirror_module_methods[] = {
     {"init", mirror_init, METH_VARARGS,
-     "init(ctypes, cdata_type, typeof, raise_status, check_handle, AclError, AclnnError): once, before wrap; ctypes are "
-     "ffi.typeof of POINTER_TYPES in order."},
+     "init(ctypes, cdata_type, typeof, raise_status, check_handle, AclError, AclnnError): once, before wrap; "
+     "ctypes are ffi.typeof of POINTER_TYPES in order."},
     {"wrap", mirror_wrap, METH_VARARGS,
      "wrap(name, python_wrapper, address, module): the compiled wrapper of C function `name` at `address`, or "
      "None if it has none."},

@@ -154,7 +154,8 @@ def _wrapper(index: int, name: str, sig: dict, types: _Types) -> str:
         body.append(f"    {rdecl}")
     body.append("    (void)self;")
     guard = [f"nargs != {nin}", "kwnames != NULL"] + convert + [f"!{c}" for c in checks]
-    body.append("    if (" + "\n        || ".join(guard) + ")\n        return mirror_fallback(" f"{index}, args, nargs, kwnames);")
+    body.append("    if (" + "\n        || ".join(guard) + ")")
+    body.append(f"        return mirror_fallback({index}, args, nargs, kwnames);")
     call = f"{fn}({', '.join(call_args)})"
     body.append("    Py_BEGIN_ALLOW_THREADS")
     body.append(f"    {'r = ' if result != 'void' else ''}{call};")
