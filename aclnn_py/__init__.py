@@ -9,7 +9,8 @@ Layers:
 - ``aclnn_py.moe_token_permute_grad(...)`` and the other operators: numpy in, numpy out;
   ``aclnn_py.run("aclnnXxx", ...)``: any operator, numpy arrays, torch tensors or device Tensors in;
 - ``aclnn_py.reference``: numpy references of every operator; ``aclnn_py.testing``: round-trip checks;
-- ``aclnn_py.get_memory_pool()``: the caching device-memory pool the operator functions allocate from.
+- ``aclnn_py.get_memory_pool()``: the caching device-memory pool the operator functions allocate from;
+  ``get_host_memory_pool()``: the host blocks behind the stub's zero-copy results.
 
 Importing the package loads neither numpy nor the libraries: every name above is an attribute resolved on
 first use (PEP 562), so ``import aclnn_py`` stays cheap.
@@ -43,7 +44,7 @@ def __getattr__(name: str):
         module = importlib.import_module(f"{__name__}.runtime")
     elif name == "run":
         module = importlib.import_module(f"{__name__}.generic")
-    elif name in ("MemoryPool", "get_memory_pool"):
+    elif name in ("MemoryPool", "get_memory_pool", "HostMemoryPool", "get_host_memory_pool"):
         module = importlib.import_module(f"{__name__}.memory")
     elif not name.startswith("_") and name in _operator_names():
         module = importlib.import_module(f"{__name__}.ops")
@@ -93,5 +94,6 @@ def backend() -> Backend:
 __all__ = [
     "AclBaseError", "AclStatusError", "AclError", "AclnnError", "SymbolNotFoundError", "Backend",
     "BackendNotFoundError", *_RUNTIME, "get_include", "get_lib_dir", "backend", "add_include_dir",
-    "load_op_library", "run", "MemoryPool", "get_memory_pool", *_operator_names(),
+    "load_op_library", "run", "MemoryPool", "get_memory_pool", "HostMemoryPool", "get_host_memory_pool",
+    *_operator_names(),
 ]

@@ -54,6 +54,7 @@ class Param:
     shape: Callable | None = None   # outputs: args -> shape tuple
     returned: Callable | None = None  # outputs: args -> bool; False makes the high-level result None
     result_shape: Callable | None = None  # outputs: args -> shape returned, when not the C tensor's
+    writes_all: Any = False         # outputs: True (or args -> bool) when the operator writes every element
     ndim: tuple[int, ...] = ()      # inputs: the ranks the operator accepts (empty: any)
     rules: tuple[Rule, ...] = ()    # attributes and int arrays: what makes them valid
 
@@ -79,9 +80,16 @@ def IntArray(name, *rules):
     return Param(name, "intarray", optional=True, rules=rules)
 
 
-def Out(name, dtype, shape, returned=None, optional=False, result_shape=None):
+def Out(name, dtype, shape, returned=None, optional=False, result_shape=None, writes_all=True):
+    """An output. ``writes_all=False`` (or a rule of the arguments) marks one whose elements the operator may
+    leave untouched: the high-level functions then hand the operator zeros there, as they promise."""
     return Param(name, "out", optional=optional, dtype=dtype, shape=shape, returned=returned,
-                 result_shape=result_shape)
+                 result_shape=result_shape, writes_all=writes_all)
+
+
+def PartialOut(*args, **kwargs):
+    """An output whose elements the operator may leave untouched (rows of dropped slots, say)."""
+    return Out(*args, writes_all=False, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -124,6 +132,12 @@ def _range_window(a) -> bool:
     """rangeOptional: None (the default [0, 0]: the whole permutation) or [start, end] inside [0, L]."""
     r = a.rangeOptional
     return r is None or (len(r) == 2 and all(0 <= v <= a.indices.size for v in r))
+
+
+def _ep_window_plain(a) -> bool:
+    """The window does not wrap around (start > end leaves the rows past its end untouched)."""
+    r = a.rangeOptional
+    return r is None or r[0] <= r[1]
 
 
 def _grad_range_window(a) -> bool:
@@ -285,10 +299,11 @@ OPS: tuple[Op, ...] = (
         IntArray("rangeOptional", Rule(_range_window, "must be None or [start, end] within [0, indices.size]")),
         Attr("numOutTokens"),
         Attr("paddedMode", False, _NOT_PADDED),
-        Out("permuteTokensOut", "tokens", lambda a: (_ep_window_rows(a), a.tokens.shape[1])),
+        Out("permuteTokensOut", "tokens", lambda a: (_ep_window_rows(a), a.tokens.shape[1]),
+            writes_all=_ep_window_plain),
         Out("sortedIndicesOut", "int32", lambda a: (a.indices.size,)),
         Out("permuteProbsOut", "tokens", lambda a: (_ep_window_rows(a),),
-            returned=lambda a: a.probsOptional is not None),
+            returned=lambda a: a.probsOptional is not None, writes_all=_ep_window_plain),
     ), "moe_token_permute_with_ep"),
     Op("MoeTokenPermuteWithEpGrad", "Backward of aclnnMoeTokenPermuteWithEp.", (
         In("permutedTokensOutputGrad", FLOATS, ndim=(2,)),
@@ -363,9 +378,9 @@ OPS: tuple[Op, ...] = (
             Rule(lambda a: a.rangeOptional is None or len(a.rangeOptional) == 2, "must be None or [start, end]"),)),
         Attr("topkNum", 1, Rule(lambda a: a.probsOptional is not None or 1 <= a.topkNum <= 512,
                                 "must be in [1, 512] when probs is None")),
-        Out("permutedTokensGradOut", "unpermutedTokensGrad",
+        PartialOut("permutedTokensGradOut", "unpermutedTokensGrad",
             lambda a: (_unpermute_ep_grad_window(a)[1], a.unpermutedTokensGrad.shape[1])),
-        Out("probsGradOut", "probsOptional",
+        PartialOut("probsGradOut", "probsOptional",
             lambda a: (a.unpermutedTokensGrad.shape[0], _unpermute_ep_grad_topk(a)),
             returned=lambda a: a.probsOptional is not None),
     ), "moe_token_unpermute_with_ep_grad"),
@@ -397,9 +412,9 @@ OPS: tuple[Op, ...] = (
         Opt("probsOptional", FLOATS, ndim=(2,)),
         Attr("dropAndPad", False),
         replace(IntArray("restoreShapeOptional"), default=None),  # never read
-        Out("permutedTokensGradOut", "unpermutedTokensGrad",
+        PartialOut("permutedTokensGradOut", "unpermutedTokensGrad",
             lambda a: (a.outIndex.size, a.unpermutedTokensGrad.shape[1])),
-        Out("probsGradOutOptional", "unpermutedTokensGrad", lambda a: a.probsOptional.shape,
+        PartialOut("probsGradOutOptional", "unpermutedTokensGrad", lambda a: a.probsOptional.shape,
             returned=lambda a: a.probsOptional is not None, optional=True),
     ), "moe_token_unpermute_with_routing_map_grad"),
 )
@@ -434,10 +449,10 @@ OPS += (
         Param("probsOptional", "in", optional=True, dtypes=FLOATS, ndim=(2,), default=None),
         Attr("paddedMode", False, _NOT_PADDED_PARAM),
         Param("restoreShapeOptional", "intarray", optional=True, default=None),  # ignored by the operator
-        Out("permutedTokensGradOut", "permuteTokens",
+        PartialOut("permutedTokensGradOut", "permuteTokens",
             lambda a: (a.permuteTokens.shape[0], a.unpermutedTokensGrad.shape[1])),
         # Required by the operator even without probs: then an empty tensor it never writes.
-        Out("probsGradOut", "probsOptional",
+        PartialOut("probsGradOut", "probsOptional",
             lambda a: (0,) if a.probsOptional is None else a.probsOptional.shape,
             returned=lambda a: a.probsOptional is not None),
     ), "moe_token_unpermute_grad"),
@@ -531,11 +546,11 @@ OPS += (
                                Rule(_v3_range_ok, "must be empty or [start, end] with 0 <= start < end <= expertNum")),
                       None),
         Attr("rowIdxType", 0, Rule(lambda a: a.rowIdxType in (0, 1), "must be 0 (gather) or 1 (scatter)")),
-        Out("expandedXOut", DtypeBy("quantMode", ((-1, "x"),), "int8"), _v3_expanded_shape),
-        Out("expandedRowIdxOut", "int32", lambda a: (a.expertIdx.size,)),
-        Out("expertTokensCountOrCumsumOut", "int64", _v3_counts_shape,
+        PartialOut("expandedXOut", DtypeBy("quantMode", ((-1, "x"),), "int8"), _v3_expanded_shape),
+        PartialOut("expandedRowIdxOut", "int32", lambda a: (a.expertIdx.size,)),
+        PartialOut("expertTokensCountOrCumsumOut", "int64", _v3_counts_shape,
             returned=lambda a: bool(a.expertTokensNumFlag)),
-        Out("expandedScaleOut", "float32", lambda a: (_v3_rows(a),) if _v3_writes_scale(a) else (0,),
+        PartialOut("expandedScaleOut", "float32", lambda a: (_v3_rows(a),) if _v3_writes_scale(a) else (0,),
             returned=_v3_writes_scale),
     ), "moe_init_routing_v3"),
 )
@@ -591,9 +606,9 @@ OPS += (
         Attr("expertNum", 0, Rule(lambda a: a.dropPadMode != 1 or a.expertNum > 0, "must be > 0 in drop/pad mode")),
         Attr("expertCapacity", 0,
              Rule(lambda a: a.dropPadMode != 1 or a.expertCapacity > 0, "must be > 0 in drop/pad mode")),
-        Out("gradExpandedXOut", "gradY", _finalize_grad_rows),
+        PartialOut("gradExpandedXOut", "gradY", _finalize_grad_rows),
         # Required by the operator even without scales (then neither checked nor written): an empty one.
-        Out("gradScalesOut", "gradY", lambda a: a.scalesOptional.shape if a.scalesOptional is not None else (0,),
+        PartialOut("gradScalesOut", "gradY", lambda a: a.scalesOptional.shape if a.scalesOptional is not None else (0,),
             returned=lambda a: a.scalesOptional is not None),
     ), "moe_finalize_routing_v2_grad"),
 )

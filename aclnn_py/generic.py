@@ -11,7 +11,9 @@ Arguments by C type:
 - tensor: a numpy array, anything with ``__dlpack__`` (torch CPU tensors of every aclnn dtype, bfloat16
   included, are read through DLPack, not numpy), anything with the buffer protocol or a sequence (inputs
   only), an ``aclnn_py.Tensor`` (used in place: no copy, so operators chain on the device), or None (NULL).
-  Host memory is uploaded (the bytes the view spans, strides kept) and, for an output, written back.
+  Host memory is uploaded (the bytes the view spans, strides kept) and, for an output, written back; on
+  the stub it is lent to the device for the call instead, so nothing is copied (``ACLNN_PY_ZERO_COPY=0``
+  turns that off).
 - tensor list: a sequence of the above (a None element is a NULL entry) or an ``aclnn_py.TensorList``;
 - scalar: a number (dtype inferred as ``aclnn_py.Scalar`` does) or a ``Scalar``; scalar list: a sequence of
   them or a ``ScalarList``; int, bool and float arrays: sequences or ``IntArray``/``BoolArray``/``FloatArray``;
@@ -37,7 +39,7 @@ import threading
 
 import numpy as np
 
-from . import aclnn, dtypes, errors
+from . import aclnn, dtypes, errors, loader
 from ._native import ffi, lib
 from .runtime import (BoolArray, FloatArray, IntArray, Scalar, ScalarList, Stream, Tensor, TensorList, _span,
                       stream_handle)
@@ -140,41 +142,54 @@ _MISSING = object()
 class _Upload:
     """A host view uploaded for one call (the bytes it spans, strides kept) and the aclTensor describing it:
     plain handles released by the call, cheaper than a Tensor object (the call owns them for its duration).
-    The device memory comes from the client's pool (aclnn_py.memory), kept for the call's stream."""
+    On the stub the host bytes are lent to the device for the call (nothing is copied, and an output is
+    written in place); otherwise, and where lending is refused (the bytes overlap another argument's), the
+    device memory comes from the client's pool (aclnn_py.memory), kept for the call's stream."""
 
-    __slots__ = ("handle", "ptr", "lo", "nbytes", "stream")
+    __slots__ = ("handle", "ptr", "lo", "nbytes", "stream", "lent", "lend")
 
     def __init__(self, stream):
         self.handle = self.ptr = ffi.NULL
         self.lo = self.nbytes = 0
         self.stream = stream
+        self.lent = self.lend = False
 
-    def upload(self, address: int, shape, strides, dtype: np.dtype):
+    def upload(self, address: int, shape, strides, dtype: np.dtype, lend: bool):
         item = dtype.itemsize
         self.lo, hi = _span(shape, strides, item)
         self.nbytes = hi - self.lo
+        self.lend = lend
         if self.nbytes:
-            cell, fresh = ffi.new("void **"), ffi.new("int *")
-            errors.check(lib.aclnnpy_pool_malloc(self.stream, self.nbytes, cell, fresh), "aclrtMalloc")
+            cell = ffi.new("void **")
+            host = ffi.cast("char *", address + self.lo)
+            self.lent = lend and lib.aclStubLendHostMemory(host, self.nbytes, cell) == 0
+            if not self.lent:
+                errors.check(lib.aclnnpy_pool_malloc(self.stream, self.nbytes, cell, ffi.new("int *")),
+                             "aclrtMalloc")
             self.ptr = cell[0]
-            errors.check(lib.aclrtMemcpy(self.ptr, self.nbytes, ffi.cast("char *", address + self.lo), self.nbytes,
-                                         lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
+            if not self.lent:  # the bytes may be lent already (the same array twice): then it is device memory
+                errors.check(lib.aclrtMemcpy(self.ptr, self.nbytes, host, self.nbytes, lib.ACL_MEMCPY_DEFAULT if lend
+                                             else lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
         dims, steps = ffi.new("int64_t[]", list(shape) or [0]), ffi.new("int64_t[]", list(strides) or [0])
         self.handle = errors.check_handle(lib.aclCreateTensor(
             dims, len(shape), dtypes.to_acl(dtype), steps, -self.lo // item, lib.ACL_FORMAT_ND, dims, len(shape),
             self.ptr), "aclCreateTensor")
 
     def write_back(self, address: int):
-        if self.nbytes:
+        if self.nbytes and not self.lent:
             errors.check(lib.aclrtMemcpy(ffi.cast("char *", address + self.lo), self.nbytes, self.ptr, self.nbytes,
-                                         lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
+                                         lib.ACL_MEMCPY_DEFAULT if self.lend else lib.ACL_MEMCPY_DEVICE_TO_HOST),
+                         "aclrtMemcpy")
 
     def close(self):
         if self.handle != ffi.NULL:
             lib.aclDestroyTensor(self.handle)
             self.handle = ffi.NULL
         if self.ptr != ffi.NULL:
-            lib.aclnnpy_pool_free(self.stream, self.ptr, self.nbytes)
+            if self.lent:
+                lib.aclStubReclaimHostMemory(self.ptr)  # waits for queued work that still uses it
+            else:
+                lib.aclnnpy_pool_free(self.stream, self.ptr, self.nbytes)
             self.ptr = ffi.NULL
 
 
@@ -184,23 +199,26 @@ class _Call:
     def __init__(self, name: str, stream):
         self.name = name
         self.stream = stream  # the C handle the call's device memory is pooled for
+        self.lend = loader.load().lends_host_memory
         self.temps = []
         self.writebacks = []  # (uploaded tensor, host address, array to assign from the host copy or None)
+        self.keep = []  # host arrays the call's tensors use
 
     def close(self):
         for t in reversed(self.temps):
             t.close()
 
-    def tensor(self, pname: str, value, is_output: bool, as_object: bool = False):
+    def tensor(self, pname: str, value, is_output: bool, as_object: bool = False, writable: bool = True):
         """The device tensor for a tensor argument: a Tensor as given (None stays None), or the caller's host
-        memory uploaded (a Tensor object when ``as_object``, for a TensorList; else call-scoped handles)."""
+        memory uploaded (a Tensor object when ``as_object``, for a TensorList; else call-scoped handles).
+        ``writable``: the C parameter is not const, so the operator may write an input too (not lent then)."""
         if value is None or isinstance(value, Tensor):
             if value is not None:
                 value._check_open()
             return value
         where = f"run({self.name!r})"
         if isinstance(value, np.ndarray):
-            return self._host(pname, value, is_output, as_object)
+            return self._host(pname, value, is_output, as_object, writable)
         if hasattr(value, "__dlpack__"):
             from ._dlpack import KDL_CPU, DLView
 
@@ -213,7 +231,7 @@ class _Call:
             self.temps.append(view)  # the producer's memory stays valid until the write-back is done
             if is_output and view.readonly:
                 raise ValueError(f"{where}: output {pname!r} is read-only (DLPack flags)")
-            return self._upload(view.address, view.shape, view.strides, view.dtype, is_output, as_object)
+            return self._upload(view.address, view.shape, view.strides, view.dtype, is_output, as_object, writable)
         if is_output:
             raise errors.type_error(where, pname, value, "a writable numpy array, an object with __dlpack__ or an "
                                     "aclnn_py.Tensor (outputs are written back into the caller's memory)")
@@ -224,31 +242,33 @@ class _Call:
             raise errors.type_error(where, pname, value, expected) from exc
         if arr.dtype == object:
             raise errors.type_error(where, pname, value, expected)
-        return self._host(pname, arr, False, as_object)
+        return self._host(pname, arr, False, as_object, writable)
 
-    def _host(self, pname, a: np.ndarray, is_output: bool, as_object: bool):
+    def _host(self, pname, a: np.ndarray, is_output: bool, as_object: bool, writable: bool):
         if is_output and not a.flags.writeable:
             raise ValueError(f"run({self.name!r}): output {pname!r} is a read-only array")
         direct = a.dtype.isnative and not any(s % a.itemsize for s in a.strides) if a.ndim else a.dtype.isnative
         host = a if direct else np.ascontiguousarray(a.astype(a.dtype.newbyteorder("=")))
+        self.keep.append(host)  # lent to the device until the call ends
         try:
             dtypes.to_acl(host.dtype)
         except TypeError as exc:
             raise TypeError(f"run({self.name!r}): argument {pname!r}: {exc}") from None
         t = self._upload(host.ctypes.data, host.shape, [s // host.itemsize for s in host.strides], host.dtype,
-                         is_output, as_object)
+                         is_output, as_object, writable)
         if is_output and not direct:
             self.writebacks[-1] = (*self.writebacks[-1][:2], (a, host))  # assigned back after the copy
         return t
 
-    def _upload(self, address: int, shape, strides, dtype, is_output: bool, as_object: bool):
+    def _upload(self, address: int, shape, strides, dtype, is_output: bool, as_object: bool, writable: bool):
         if as_object:
             t = Tensor._from_host(address, shape, strides, dtype)
             self.temps.append(t)
         else:
             t = _Upload(self.stream)
             self.temps.append(t)  # released by the call even when the upload fails half-way
-            t.upload(address, shape, strides, np.dtype(dtype))
+            # lent only where the operator's writes are wanted: outputs, and inputs it cannot write (const)
+            t.upload(address, shape, strides, np.dtype(dtype), self.lend and (is_output or not writable))
         if is_output:
             self.writebacks.append((t, address, None))
         return t
@@ -257,7 +277,7 @@ class _Call:
         """The value the mirror takes for one parameter."""
         where = f"run({self.name!r})"
         if role in ("input tensor", "output tensor"):
-            t = self.tensor(pname, value, is_output)
+            t = self.tensor(pname, value, is_output, writable=not ctype.startswith("const"))
             return None if t is None else t.handle
         if role in ("tensor list", "output tensor list"):
             if value is None or isinstance(value, TensorList):

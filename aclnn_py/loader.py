@@ -54,6 +54,12 @@ class Backend:
         fills it with 0xff, as undefined as a device's)."""
         return self.is_stub and not os.environ.get("ACLNN_CHECK")
 
+    @property
+    def lends_host_memory(self) -> bool:
+        """True when host buffers can be lent to the device for a call instead of copied: the stub's
+        ``aclStubLendHostMemory`` (its device memory is host memory), unless ``ACLNN_PY_ZERO_COPY=0``."""
+        return "aclStubLendHostMemory" not in self.missing_symbols and os.environ.get("ACLNN_PY_ZERO_COPY") != "0"
+
 
 def _find(name: str, dirs) -> Path | None:
     for d in dirs:

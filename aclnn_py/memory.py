@@ -15,21 +15,38 @@ queued work runs in order. Closing a ``Stream`` frees its blocks (after synchron
     pool.set_enabled(False)       # or ACLNN_PY_MEMORY_POOL=0 in the environment: allocate every time
 
 The counters cover the whole process (every device); ``free_all_blocks`` acts on the current device.
+
+The host pool (``get_host_memory_pool()``, the same methods) holds the large result arrays of the stub's
+zero-copy calls: the stub's device memory is host memory, so the high-level functions lend their inputs and
+results to it for the call (``aclStubLendHostMemory``) instead of copying, and a result of 1 MiB or more is a
+numpy array over a pooled host block, which goes back to the pool when the array is collected (fresh pages
+would cost page faults on every call, as much as the copy saved). ``ACLNN_PY_ZERO_COPY=0`` turns lending off;
+``ACLNN_PY_MEMORY_POOL=0`` turns off both pools. For tests, ``ACLNN_PY_DEBUG_POISON_OUTPUTS=1`` takes every
+result from the host pool and fills it with 0xff bytes unless the operator table says the operator may leave
+elements of it untouched, so an element an operator fails to write shows up as a wrong result.
 """
 
 from __future__ import annotations
 
+import os
+
+import numpy as np
+
 from ._native import ffi, lib
 
 _STATS = ("used", "total", "hits", "misses", "free_blocks", "enabled")
+HOST_POOL_MIN_BYTES = 1 << 20  # smaller results are plain numpy arrays: malloc reuses them, and they fault little
+_POISON = os.environ.get("ACLNN_PY_DEBUG_POISON_OUTPUTS") == "1"
 
 
 class MemoryPool:
-    """The process's pool (``get_memory_pool()``); it has no state of its own beyond the extension's."""
+    """The process's device pool (``get_memory_pool()``); it has no state of its own beyond the extension's."""
+
+    _stats_into = staticmethod(lambda out: lib.aclnnpy_pool_stats(out))
 
     def _stats(self) -> dict:
         out = ffi.new("uint64_t[]", len(_STATS))
-        lib.aclnnpy_pool_stats(out)
+        self._stats_into(out)
         return dict(zip(_STATS, out))
 
     def used_bytes(self) -> int:
@@ -76,12 +93,39 @@ class MemoryPool:
 
     def __repr__(self):
         s = self._stats()
-        return (f"<MemoryPool used={s['used']} total={s['total']} hits={s['hits']} misses={s['misses']}"
+        return (f"<{type(self).__name__} used={s['used']} total={s['total']} hits={s['hits']} misses={s['misses']}"
                 f"{'' if s['enabled'] else ' disabled'}>")
 
 
+class HostMemoryPool(MemoryPool):
+    """The process's host pool (``get_host_memory_pool()``): blocks behind the large results of zero-copy
+    calls. ``used_bytes`` counts the results still alive; ``misses`` the blocks newly mapped."""
+
+    _stats_into = staticmethod(lambda out: lib.aclnnpy_host_stats(out))
+
+    def free_all_blocks(self) -> int:
+        """Free every cached block; returns how many were freed (results still alive keep theirs)."""
+        return lib.aclnnpy_host_release_blocks()
+
+
 _POOL = MemoryPool()
+_HOST_POOL = HostMemoryPool()
 
 
 def get_memory_pool() -> MemoryPool:
     return _POOL
+
+
+def get_host_memory_pool() -> HostMemoryPool:
+    return _HOST_POOL
+
+
+def host_array(shape, dtype: np.dtype, nbytes: int, zero: bool) -> np.ndarray:
+    """A C-contiguous array for a result the device writes in place: zero-filled when ``zero``, otherwise
+    with undefined contents; 1 MiB and more from the host pool (returned to it when the array dies)."""
+    if nbytes == 0 or (nbytes < HOST_POOL_MIN_BYTES and not _POISON):
+        return np.zeros(shape, dtype) if zero else np.empty(shape, dtype)
+    block = lib.aclnnpy_host_alloc(nbytes, 1 if zero else 0)
+    if block == ffi.NULL:
+        raise MemoryError(f"out of host memory for a {nbytes}-byte result")
+    return np.frombuffer(ffi.buffer(ffi.gc(block, lib.aclnnpy_host_free), nbytes), dtype).reshape(shape)

@@ -10,7 +10,10 @@ call is released before it returns, also when the operator raises.
 Speed: each call is one crossing into C (``aclnnpy_run`` in the extension does the device buffers,
 copies, tensors, both phases, the workspace and the clean-up). What only depends on the shapes, dtypes,
 strides and attributes (output shapes, the tensor descriptions) is computed once and cached as a plan.
-Input arrays are passed without a host copy, strided views included.
+Input arrays are passed without a host copy, strided views included. On the stub, whose device memory is host
+memory, nothing is copied at all: the inputs and the result arrays are lent to the device for the call
+(``aclStubLendHostMemory``), and large results come from the client's host pool (``aclnn_py.memory``), so a
+loop of calls neither copies nor faults in fresh pages. On a real device the call copies, as it must.
 
 Validation: the rules the operator table states (input ranks, attribute and int-array rules) are checked
 before the call, once per plan, and raise the operator's own exception class and code with a message
@@ -28,7 +31,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import dtypes, errors, loader
+from . import dtypes, errors, loader, memory
 from ._native import FASTPATH_OPS, SIGNATURES, ffi, lib
 from ._optable import OPS, REQUIRED, Op, Param
 from .runtime import contiguous_strides, default_device, stream_handle, view_layout
@@ -46,7 +49,8 @@ class _Plan:
     def __init__(self, meta, inputs, outputs, n_tensors):
         self.meta = meta          # cffi int64_t[] in the layout of fastpath.c
         self.inputs = inputs      # [(tensor slot, value index, byte offset of the span or None if contiguous)]
-        self.outputs = outputs    # [(tensor slot or None if absent, shape, dtype, returned, result shape)]
+        self.outputs = outputs    # [(tensor slot or None if absent, shape, dtype, returned, result shape, bytes,
+        #                         whether the operator may leave elements untouched)]
         self.n_tensors = n_tensors
 
 
@@ -124,7 +128,7 @@ def _make_plan(op: Op, values) -> _Plan:
             wanted = p.returned is None or bool(p.returned(ns))
             if p.optional and not wanted:
                 meta.append(0)
-                outputs.append((None, None, None, False, None))
+                outputs.append((None, None, None, False, None, 0, False))
             else:
                 try:
                     shape = tuple(int(d) for d in p.shape(ns))
@@ -134,12 +138,16 @@ def _make_plan(op: Op, values) -> _Plan:
                 if min(shape, default=1) < 0:
                     raise ValueError(f"{op.py_name}: output {p.py_name!r} would have a negative shape {shape}")
                 dt = _output_dtype(p, ns)
-                numel = int(np.prod(shape, dtype=np.int64))
-                meta += [1, 1, dtypes.to_acl(dt), len(shape), 0, numel * dt.itemsize, *shape,
-                         *contiguous_strides(shape)]
+                nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+                meta += [1, 1, dtypes.to_acl(dt), len(shape), 0, nbytes, *shape, *contiguous_strides(shape)]
                 result = tuple(int(d) for d in p.result_shape(ns)) if p.result_shape else shape
-                outputs.append((slot, shape, dt, wanted, result))
+                writes_all = bool(p.writes_all(ns) if callable(p.writes_all) else p.writes_all)
+                outputs.append((slot, shape, dt, wanted, result, nbytes, not writes_all))
             slot += 1
+    if any(o[0] is not None and o[5] == 0 for o in outputs) or any(
+            a.size == 0 for a in vars(ns).values() if isinstance(a, np.ndarray)):
+        # with an empty tensor an operator may skip its work altogether, leaving every output untouched
+        outputs = [o[:6] + (o[0] is not None,) for o in outputs]
     return _Plan(ffi.new("int64_t[]", meta or [0]), inputs, outputs, slot)
 
 
@@ -236,12 +244,15 @@ def call(op: Op, values: tuple, stream=None):
     for slot, index, lo in plan.inputs:
         a = values[index]
         host[slot] = ffi.from_buffer(a) if lo is None else ffi.cast("char *", a.ctypes.data + lo)
+    backend = loader.load()
+    lend = backend.lends_host_memory
     results = []
-    for slot, shape, dt, wanted, result in plan.outputs:
+    for slot, shape, dt, wanted, result, nbytes, partial in plan.outputs:
         if slot is None:
             results.append(None)
             continue
-        out = np.empty(shape, dt)
+        # Lent to the operator, the result array must already hold zeros wherever it may write nothing.
+        out = memory.host_array(shape, dt, nbytes, partial) if lend else np.empty(shape, dt)
         host[slot] = ffi.from_buffer(out)
         results.append(out.reshape(result) if wanted else None)
 
@@ -252,8 +263,8 @@ def call(op: Op, values: tuple, stream=None):
     if index is None:
         raise NotImplementedError(f"{op.py_name}: {op.c_name} is not compiled into the one-call path (no header "
                                   "in native/include/aclnnop declares it with tensor, int array and value parameters)")
-    zero_outputs = 0 if loader.load().malloc_zero_fills else 1
-    status = lib.aclnnpy_run(index, host, plan.meta, handle, zero_outputs, failed)
+    flags = (0 if backend.malloc_zero_fills else lib.ACLNNPY_ZERO_OUTPUTS) | (lib.ACLNNPY_LEND if lend else 0)
+    status = lib.aclnnpy_run(index, host, plan.meta, handle, flags, failed)
     if status:
         function = ffi.string(failed[0]).decode() if failed[0] != ffi.NULL else op.c_name
         hint = _dtype_hints(op, values, converted) if status == lib.ACLNN_ERR_PARAM_INVALID else None

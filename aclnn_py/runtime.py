@@ -448,7 +448,7 @@ class DeviceBuffer(_Resource):
         if n:
             with self.device._on():
                 errors.check(lib.aclrtMemcpy(ffi.cast("char *", self.ptr) + offset, self.nbytes - offset, src, n,
-                                             lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
+                                             _copy_kind(lib.ACL_MEMCPY_HOST_TO_DEVICE)), "aclrtMemcpy")
 
     def download(self, host, nbytes: int | None = None, offset: int = 0) -> None:
         """Copy ``nbytes`` (default: the size of ``host``) from this buffer at ``offset`` into a writable
@@ -460,7 +460,14 @@ class DeviceBuffer(_Resource):
         if n:
             with self.device._on():
                 errors.check(lib.aclrtMemcpy(span.cdata, span.nbytes, ffi.cast("char *", self.ptr) + offset, n,
-                                             lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
+                                             _copy_kind(lib.ACL_MEMCPY_DEVICE_TO_HOST)), "aclrtMemcpy")
+
+
+def _copy_kind(kind: int) -> int:
+    """``kind`` for a copy between host and device memory; ACL_MEMCPY_DEFAULT on the stub, where the host side
+    may be lent to the device for a call at that moment (an array passed to ``run`` twice), and so be device
+    memory."""
+    return lib.ACL_MEMCPY_DEFAULT if loader.load().lends_host_memory else kind
 
 
 def view_layout(a: np.ndarray):

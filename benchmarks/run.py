@@ -108,12 +108,14 @@ Columns (medians; all variants of a row are interleaved in the same run):
   memcpy GB/s np.copyto of a buffer of MB/2 bytes: it reads MB/2 and writes MB/2, so it moves the same
               MB; numpy copies with one thread
   %memcpy     kernel GB/s / memcpy GB/s
-  hl ms       the whole high-level call aclnn_py.<op>(...): numpy in, uploads, both phases, download
+  hl ms       the whole high-level call aclnn_py.<op>(...): numpy in, both phases, numpy out (on the stub
+              zero-copy: inputs and results lent to the device; elsewhere uploads and downloads)
   numpy ms    the whole numpy reference aclnn_py.reference.<op>(...) on the same inputs
   np/hl       numpy time / high-level time (above 1: the library call is faster)
   np/kern     numpy time / kernel time
   hl/kern     high-level time / kernel time (1 would be a call that costs nothing beyond its kernel)
-  pool        hit rate of the client's device-memory pool over the timed high-level calls
+  pool        hit rate of the client's memory pools over the timed high-level calls (device blocks; on the
+              stub's zero-copy path, the host blocks of results of 1 MiB and more)
   torch ms    a straightforward torch CPU version (index_select + sum, sort, masked_select...);
               torch/kern = torch time / kernel time; n/a without torch
   check       kernel and high-level outputs bit-identical to the numpy reference"""

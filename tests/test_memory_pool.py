@@ -20,6 +20,13 @@ from benchmarks.kernels import BUILDERS, QUICK, Data, op_dtypes  # noqa: E402
 POOL = aclnn_py.get_memory_pool()
 
 
+@pytest.fixture(autouse=True)
+def copying_path(monkeypatch):
+    """The device pool serves the calls that copy: a real toolkit's, and the stub's without zero-copy
+    (tests/test_zero_copy.py covers the stub's default)."""
+    monkeypatch.setenv("ACLNN_PY_ZERO_COPY", "0")
+
+
 def _as_tuple(x):
     return x if isinstance(x, tuple) else (x,)
 

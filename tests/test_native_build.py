@@ -1,4 +1,4 @@
-"""The extension's own C sources stand on their own: loader.c, device_pool.c and fastpath.c compile warning-free against the
+"""The extension's own C sources stand on their own: loader.c, memory_pool.c and fastpath.c compile warning-free against the
 header that also gives Python their declarations (aclnnpy.h), and the one-call path's operators come from the
 headers' C types, agreeing with the Python operator table."""
 
@@ -17,7 +17,7 @@ from test_sdk import CC
 NATIVE = ROOT / "native" / "cffi"
 
 
-@pytest.mark.parametrize("source", ["loader.c", "device_pool.c", "fastpath.c"])
+@pytest.mark.parametrize("source", ["loader.c", "memory_pool.c", "fastpath.c"])
 def test_sources_compile_on_their_own(source, tmp_path):
     subprocess.run([CC, "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-c", f"-I{aclnn_py.get_include()}",
                     f"-I{NATIVE}", str(NATIVE / source), "-o", str(tmp_path / "out.o")], check=True)

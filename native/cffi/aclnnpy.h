@@ -1,5 +1,5 @@
 /*
- * The C functions the extension adds to the ABI's (loader.c: late binding and symbol lookup; device_pool.c:
+ * The C functions the extension adds to the ABI's (loader.c: late binding and symbol lookup; memory_pool.c:
  * the device-memory pool and the per-stream workspaces; fastpath.c: the one-call operator invocation). This header is what Python sees of them: the build
  * feeds it to the cffi declarations, and loader.c and fastpath.c are compiled against it.
  */
@@ -33,10 +33,15 @@ ACLNNPY_API void *aclnnpy_symbol_address(const char *name, int *library);
 
 /* ---- fastpath.c ---- */
 /* Run compiled operator `op` (its index in the generated dispatch) in one call; see fastpath.c for `meta`. */
-ACLNNPY_API int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int zero_outputs,
+/* flags: ACLNNPY_ZERO_OUTPUTS zero fresh device blocks of outputs too (reused ones always are), for
+ * libraries whose aclrtMalloc does not zero-fill; ACLNNPY_LEND lend the host buffers to the device instead of
+ * copying (the stub's aclStubLendHostMemory): outputs are then written in place, so `host` must hold what
+ * the caller wants in elements the operator leaves untouched. */
+enum { ACLNNPY_ZERO_OUTPUTS = 1, ACLNNPY_LEND = 2 };
+ACLNNPY_API int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int flags,
                             const char **failed);
 
-/* ---- device_pool.c ---- */
+/* ---- memory_pool.c ---- */
 /* A block of at least `size` bytes on the current device for work on `stream`, cached or new (*fresh). */
 ACLNNPY_API int aclnnpy_pool_malloc(aclrtStream stream, uint64_t size, void **ptr, int *fresh);
 /* Give a block of aclnnpy_pool_malloc(stream, size) back: cached for that device and stream. */
@@ -50,5 +55,12 @@ ACLNNPY_API void aclnnpy_pool_set_enabled(int on);
 ACLNNPY_API int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr);
 /* Before `stream` is destroyed: its workspace and cached blocks, freed after synchronising it. */
 ACLNNPY_API int aclnnpy_stream_release(aclrtStream stream);
+/* Host blocks for results written in place: at least `size` bytes, 64-byte aligned, cached or new (NULL when
+ * out of memory); `zero`: the first `size` bytes zeroed. Given back by aclnnpy_host_free (the address
+ * alone). release_blocks frees the cached ones (returns how many); stats as aclnnpy_pool_stats. */
+ACLNNPY_API void *aclnnpy_host_alloc(uint64_t size, int zero);
+ACLNNPY_API void aclnnpy_host_free(void *ptr);
+ACLNNPY_API int aclnnpy_host_release_blocks(void);
+ACLNNPY_API void aclnnpy_host_stats(uint64_t *out);
 
 #endif /* ACLNNPY_H_ */

@@ -22,7 +22,7 @@ import cdef as cdef_mod  # noqa: E402
 import mirror_gen  # noqa: E402
 import stubgen  # noqa: E402
 
-# The extension's own functions (loader.c, device_pool.c, fastpath.c): declared for Python by a real header.
+# The extension's own functions (loader.c, memory_pool.c, fastpath.c): declared for Python by a real header.
 OWN_HEADER = HERE / "aclnnpy.h"
 GLUE_HEADER = HERE / "aclnnpy_glue.h"
 
@@ -153,7 +153,7 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
         + (HERE / "loader.c").read_text()
         + redirects
         + dispatch_source(signatures, ops)
-        + (HERE / "device_pool.c").read_text()
+        + (HERE / "memory_pool.c").read_text()
         + (HERE / "fastpath.c").read_text()
     )
 

@@ -10,10 +10,14 @@
  *   A: value (bools as 0/1)
  *   R: present, then if present: n, values[n]
  * host: one pointer per T parameter: the contiguous bytes of an input, or where an output is copied.
- * Device buffers come from the pool (device_pool.c); zero_outputs: zero fresh output blocks too (reused
- * ones always are), for libraries whose aclrtMalloc does not zero-fill.
+ * Device buffers come from the pool (memory_pool.c). flags (aclnnpy.h): ACLNNPY_ZERO_OUTPUTS zero fresh output
+ * blocks too (reused ones always are), for libraries whose aclrtMalloc does not zero-fill; ACLNNPY_LEND lend
+ * the host buffers themselves to the stub's device (aclStubLendHostMemory) so that nothing is copied: an input
+ * that cannot be lent (it overlaps another tensor's buffer or device memory) is copied as usual, an output
+ * likewise copied back.
  */
 #include "aclnn/opdev/op_errno.h"
+#include "aclstub/aclstub.h"
 #include "aclnnpy_glue.h"
 
 /* ---- the one-call operator invocation ---------------------------------------------------------------- */
@@ -24,10 +28,32 @@
         goto cleanup;     \
     } while (0)
 
-int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int zero_outputs,
-                const char **failed) {
+/* The tensor's device bytes: the host buffer itself when lending works, else a pool block (an input copied in,
+ * an output zeroed where asked). */
+static int aclnnpy_device_bytes(aclrtStream stream, void *host, int64_t nbytes, int is_output, int flags, void **dev,
+                                int *lent, const char **failed) {
+    int status, fresh;
+    if ((flags & ACLNNPY_LEND) && aclStubLendHostMemory(host, (size_t)nbytes, dev) == 0) {
+        *lent = 1;
+        return 0;
+    }
+    if ((status = aclnnpy_pool_malloc(stream, (uint64_t)nbytes, dev, &fresh))) {
+        *failed = "aclrtMalloc";
+    } else if (!is_output) {
+        /* the bytes may be lent already (the same array twice): then they are device memory */
+        aclrtMemcpyKind kind = (flags & ACLNNPY_LEND) ? ACL_MEMCPY_DEFAULT : ACL_MEMCPY_HOST_TO_DEVICE;
+        if ((status = aclrtMemcpy(*dev, (size_t)nbytes, host, (size_t)nbytes, kind)))
+            *failed = "aclrtMemcpy";
+    } else if ((flags & ACLNNPY_ZERO_OUTPUTS) || !fresh) {
+        if ((status = aclrtMemset(*dev, (size_t)nbytes, 0, (size_t)nbytes))) *failed = "aclrtMemset";
+    }
+    return status;
+}
+
+int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stream, int flags, const char **failed) {
     aclTensor *t[ACLNNPY_MAX_TENSORS] = {0};
     void *dev[ACLNNPY_MAX_TENSORS] = {0};
+    int lent[ACLNNPY_MAX_TENSORS] = {0};
     int64_t nbytes[ACLNNPY_MAX_TENSORS] = {0};
     int is_output[ACLNNPY_MAX_TENSORS] = {0};
     int64_t attrs[ACLNNPY_MAX_ATTRS] = {0};
@@ -64,16 +90,9 @@ int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stre
             nbytes[i] = meta[4];
             const int64_t *dims = meta + 5, *strides = meta + 5 + ndim;
             meta += 5 + 2 * ndim;
-            if (nbytes[i] > 0) {
-                int fresh;
-                if ((status = aclnnpy_pool_malloc(stream, (uint64_t)nbytes[i], &dev[i], &fresh))) ACLNNPY_FAIL("aclrtMalloc");
-                if (!is_output[i]) {
-                    status = aclrtMemcpy(dev[i], (size_t)nbytes[i], host[i], (size_t)nbytes[i], ACL_MEMCPY_HOST_TO_DEVICE);
-                    if (status) ACLNNPY_FAIL("aclrtMemcpy");
-                } else if (zero_outputs || !fresh) {
-                    if ((status = aclrtMemset(dev[i], (size_t)nbytes[i], 0, (size_t)nbytes[i]))) ACLNNPY_FAIL("aclrtMemset");
-                }
-            }
+            if (nbytes[i] > 0 &&
+                (status = aclnnpy_device_bytes(stream, host[i], nbytes[i], is_output[i], flags, &dev[i], &lent[i], failed)))
+                goto cleanup;
             t[i] = aclCreateTensor(dims, ndim, dtype, strides, offset, ACL_FORMAT_ND, dims, ndim, dev[i]);
             if (!t[i]) {
                 status = ACLNN_ERR_INNER_NULLPTR;
@@ -94,8 +113,9 @@ int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stre
     if ((status = aclnnpy_exec(op, ws, ws_size, executor, stream))) ACLNNPY_FAIL(aclnnpy_exec_names[op]);
     if ((status = aclrtSynchronizeStream(stream))) ACLNNPY_FAIL("aclrtSynchronizeStream");
     for (int i = 0; i < nt; i++) {
-        if (is_output[i] && nbytes[i] > 0) {
-            status = aclrtMemcpy(host[i], (size_t)nbytes[i], dev[i], (size_t)nbytes[i], ACL_MEMCPY_DEVICE_TO_HOST);
+        if (is_output[i] && nbytes[i] > 0 && !lent[i]) {
+            status = aclrtMemcpy(host[i], (size_t)nbytes[i], dev[i], (size_t)nbytes[i],
+                                 (flags & ACLNNPY_LEND) ? ACL_MEMCPY_DEFAULT : ACL_MEMCPY_DEVICE_TO_HOST);
             if (status) ACLNNPY_FAIL("aclrtMemcpy");
         }
     }
@@ -103,7 +123,10 @@ cleanup:
     if (own_executor) aclDestroyAclOpExecutor(executor);
     for (int i = 0; i < nt; i++) {
         if (t[i]) aclDestroyTensor(t[i]);
-        aclnnpy_pool_free(stream, dev[i], (uint64_t)nbytes[i]);
+        if (lent[i])
+            aclStubReclaimHostMemory(dev[i]); /* waits for queued work that still uses it (after a failure) */
+        else
+            aclnnpy_pool_free(stream, dev[i], (uint64_t)nbytes[i]);
     }
     for (int i = 0; i < nr; i++)
         if (arrays[i]) aclDestroyIntArray(arrays[i]);

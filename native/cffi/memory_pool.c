@@ -1,5 +1,8 @@
 /*
- * The client's caching device-memory pool (see aclnn_py/memory.py). Freed blocks are kept, keyed by
+ * The client's memory pools (see aclnn_py/memory.py): device blocks, per-stream workspaces, and host blocks
+ * for results the stub writes in place.
+ *
+ * The device pool (see aclnn_py/memory.py). Freed blocks are kept, keyed by
  * device, stream and size class, and handed out again for the same key, so steady-state calls allocate
  * nothing. Reuse is limited to the stream a block was freed on: work queued on that stream runs in order,
  * so the next user cannot overtake the previous one (the rule CuPy's pool follows). Blocks of a stream are
@@ -10,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "aclnnpy_glue.h"
 
@@ -188,12 +192,151 @@ int aclnnpy_stream_release(aclrtStream stream) {
     return freed + aclnnpy_pool_release_blocks(stream, 0);
 }
 
+/* ---- host pool: blocks for numpy results the stub writes in place (lent to it for one call) ---------- */
+
+/* Each block carries its header just below the address handed out, so freeing needs only the address
+ * (a numpy array's destructor knows nothing else). Large blocks are mapped 2 MiB aligned and advised as
+ * transparent huge pages, like the stub's device memory: kernels gather rows from all over them. */
+typedef struct {
+    void *raw;     /* what posix_memalign or mmap returned */
+    size_t mapped; /* length of the mapping, 0 for posix_memalign */
+    uint64_t size; /* the size class */
+} AclnnpyHostHeader;
+
+#define ACLNNPY_HOST_HEADER 64
+#define ACLNNPY_HUGE_PAGE ((size_t)2 << 20)
+#define ACLNNPY_HUGE_MIN ((uint64_t)4 << 20)
+
+static pthread_mutex_t aclnnpy_host_lock = PTHREAD_MUTEX_INITIALIZER;
+static void **aclnnpy_host_free_list;
+static size_t aclnnpy_host_n_free, aclnnpy_host_cap;
+static uint64_t aclnnpy_host_used, aclnnpy_host_cached, aclnnpy_host_hits, aclnnpy_host_misses;
+static int aclnnpy_host_poison = -1; /* -1: read ACLNN_PY_DEBUG_POISON_OUTPUTS on first use */
+
+static AclnnpyHostHeader *aclnnpy_host_header(void *ptr) {
+    return (AclnnpyHostHeader *)((char *)ptr - ACLNNPY_HOST_HEADER);
+}
+
+static void *aclnnpy_host_new(uint64_t cls) {
+    if (cls > SIZE_MAX - ACLNNPY_HUGE_PAGE - ACLNNPY_HOST_HEADER) return NULL;
+    if (cls >= ACLNNPY_HUGE_MIN) {
+        size_t len = (size_t)cls + ACLNNPY_HUGE_PAGE;
+        char *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (raw != MAP_FAILED) {
+            char *p = (char *)(((uintptr_t)raw + ACLNNPY_HOST_HEADER + ACLNNPY_HUGE_PAGE - 1) &
+                               ~(uintptr_t)(ACLNNPY_HUGE_PAGE - 1));
+#ifdef MADV_HUGEPAGE
+            madvise(p, (size_t)cls, MADV_HUGEPAGE); /* a hint: without THP the block still works */
+#endif
+            *aclnnpy_host_header(p) = (AclnnpyHostHeader){raw, len, cls};
+            return p;
+        }
+    }
+    void *raw = NULL;
+    if (posix_memalign(&raw, ACLNNPY_HOST_HEADER, (size_t)cls + ACLNNPY_HOST_HEADER)) return NULL;
+    char *p = (char *)raw + ACLNNPY_HOST_HEADER;
+    *aclnnpy_host_header(p) = (AclnnpyHostHeader){raw, 0, cls};
+    return p;
+}
+
+static void aclnnpy_host_delete(void *ptr) {
+    AclnnpyHostHeader h = *aclnnpy_host_header(ptr);
+    if (h.mapped)
+        munmap(h.raw, h.mapped);
+    else
+        free(h.raw);
+}
+
+void *aclnnpy_host_alloc(uint64_t size, int zero) {
+    uint64_t cls = aclnnpy_size_class(size);
+    void *p = NULL;
+    pthread_mutex_lock(&aclnnpy_host_lock);
+    if (aclnnpy_host_poison < 0) {
+        const char *env = getenv("ACLNN_PY_DEBUG_POISON_OUTPUTS");
+        aclnnpy_host_poison = env && strcmp(env, "1") == 0;
+    }
+    if (aclnnpy_pool_enabled()) {
+        for (size_t i = aclnnpy_host_n_free; i-- > 0;) {
+            if (aclnnpy_host_header(aclnnpy_host_free_list[i])->size == cls) {
+                p = aclnnpy_host_free_list[i];
+                aclnnpy_host_free_list[i] = aclnnpy_host_free_list[--aclnnpy_host_n_free];
+                aclnnpy_host_cached -= cls;
+                aclnnpy_host_hits++;
+                break;
+            }
+        }
+    }
+    int reused = p != NULL, poison = aclnnpy_host_poison;
+    pthread_mutex_unlock(&aclnnpy_host_lock);
+    if (p == NULL && (p = aclnnpy_host_new(cls)) == NULL) return NULL;
+    pthread_mutex_lock(&aclnnpy_host_lock);
+    aclnnpy_host_used += cls;
+    if (!reused) aclnnpy_host_misses++;
+    pthread_mutex_unlock(&aclnnpy_host_lock);
+    int mapped = aclnnpy_host_header(p)->mapped != 0; /* fresh mappings are zero already */
+    if (zero && (reused || !mapped))
+        memset(p, 0, (size_t)size);
+    else if (!zero && poison)
+        memset(p, 0xff, (size_t)size); /* tests: an element the operator leaves unwritten shows */
+    return p;
+}
+
+void aclnnpy_host_free(void *ptr) {
+    if (ptr == NULL) return;
+    uint64_t cls = aclnnpy_host_header(ptr)->size;
+    pthread_mutex_lock(&aclnnpy_host_lock);
+    aclnnpy_host_used -= cls;
+    int keep = aclnnpy_pool_enabled();
+    if (keep && aclnnpy_host_n_free == aclnnpy_host_cap) {
+        size_t cap = aclnnpy_host_cap ? 2 * aclnnpy_host_cap : 64;
+        void **grown = realloc(aclnnpy_host_free_list, cap * sizeof *grown);
+        if (grown) {
+            aclnnpy_host_free_list = grown;
+            aclnnpy_host_cap = cap;
+        } else {
+            keep = 0;
+        }
+    }
+    if (keep) {
+        aclnnpy_host_free_list[aclnnpy_host_n_free++] = ptr;
+        aclnnpy_host_cached += cls;
+    }
+    pthread_mutex_unlock(&aclnnpy_host_lock);
+    if (!keep) aclnnpy_host_delete(ptr);
+}
+
+int aclnnpy_host_release_blocks(void) {
+    pthread_mutex_lock(&aclnnpy_host_lock);
+    void **taken = aclnnpy_host_free_list;
+    size_t n = aclnnpy_host_n_free;
+    aclnnpy_host_free_list = NULL;
+    aclnnpy_host_n_free = aclnnpy_host_cap = 0;
+    aclnnpy_host_cached = 0;
+    pthread_mutex_unlock(&aclnnpy_host_lock);
+    for (size_t i = 0; i < n; i++) aclnnpy_host_delete(taken[i]);
+    free(taken);
+    return (int)n;
+}
+
+void aclnnpy_host_stats(uint64_t *out) {
+    pthread_mutex_lock(&aclnnpy_host_lock);
+    out[0] = aclnnpy_host_used;
+    out[1] = aclnnpy_host_used + aclnnpy_host_cached;
+    out[2] = aclnnpy_host_hits;
+    out[3] = aclnnpy_host_misses;
+    out[4] = aclnnpy_host_n_free;
+    out[5] = (uint64_t)aclnnpy_pool_enabled();
+    pthread_mutex_unlock(&aclnnpy_host_lock);
+}
+
 /* A child forked while another thread held a lock must not inherit it locked. */
 static void aclnnpy_locks_prepare(void) {
     pthread_mutex_lock(&aclnnpy_ws_lock);
     pthread_mutex_lock(&aclnnpy_mem_lock);
+    pthread_mutex_lock(&aclnnpy_host_lock);
 }
 static void aclnnpy_locks_release(void) {
+    pthread_mutex_unlock(&aclnnpy_host_lock);
     pthread_mutex_unlock(&aclnnpy_mem_lock);
     pthread_mutex_unlock(&aclnnpy_ws_lock);
 }
