@@ -7,25 +7,22 @@ create function raises. Every count the C function reads an array by is checked 
 when the array was built from a Python object (a list, a tuple, a cffi array, an ``acl.host_ptr`` span):
 a count beyond it raises ``ValueError`` naming both arguments, a read-only host span given where C writes
 raises ``TypeError``. Wrappers are generated as plain Python source once, on first use, so a call
-costs one Python frame plus the cffi call.
+costs one Python frame plus the cffi call. Where the compiled mirror (``_aclnn_py_native._mirror``) has a
+wrapper for the function, that is what the module exposes: it converts the usual arguments in C and hands
+anything else (and so every error message about an argument) to the Python wrapper.
 """
 
 from __future__ import annotations
 
-import keyword
 import operator
 import threading
 
 from _aclnn_py_native.mirror_rules import (CONSTANT_PREFIXES, RAW_POINTERS as _RAW_POINTERS,
-                                           array_item as _array_item, extents, is_array_out_pair, is_out_param,
-                                           mirror_module)
+                                           array_item as _array_item, doc as _doc, extents, is_array_out_pair,
+                                           is_out_param, mirror_module, py_name as _pyname)
 
 from . import dtypes, errors, loader
 from ._native import SIGNATURES, ffi, lib
-
-
-def _pyname(name: str) -> str:
-    return name + "_" if keyword.iskeyword(name) else name
 
 
 def _array_out(ptr, count):
@@ -131,9 +128,41 @@ def _address(function: str, pname: str, obj):
     raise errors.type_error(function, pname, obj, "a cffi pointer, an acl.host_ptr(...) span or None")
 
 
-def make_wrapper(name: str):
-    """The mirror function for C function ``name`` (raises SymbolNotFoundError when called if the
-    loaded libraries lack it)."""
+_compiled = None
+_compiled_lock = threading.Lock()
+
+
+def _compiled_mirror():
+    """The compiled mirror module, initialised; None where it is not built."""
+    global _compiled
+    with _compiled_lock:
+        if _compiled is None:
+            try:
+                from _aclnn_py_native import _mirror as module
+            except ImportError:
+                module = False
+            else:
+                module.init(tuple(ffi.typeof(t) for t in module.POINTER_TYPES), ffi.CData, ffi.typeof,
+                            errors.raise_status, errors.check_handle, errors.AclError, errors.AclnnError)
+            _compiled = module
+    return _compiled or None
+
+
+def make_wrapper(name: str, module: str = __name__):
+    """The mirror function for C function ``name``, as a function of ``module`` (raises SymbolNotFoundError
+    when called if the loaded libraries lack it): the compiled wrapper where there is one, over the Python one."""
+    fn = make_python_wrapper(name)
+    fn.__module__ = module
+    compiled = _compiled_mirror() if name not in loader.load().missing_symbols else None
+    if compiled is not None:
+        fast = compiled.wrap(name, fn, int(ffi.cast("uintptr_t", ffi.addressof(lib, name))), module)
+        if fast is not None:
+            return fast
+    return fn
+
+
+def make_python_wrapper(name: str):
+    """The Python mirror function for C function ``name``: every argument rule and message lives here."""
     backend = loader.load()
     if name in backend.missing_symbols:
         libs = backend.libraries
@@ -307,15 +336,6 @@ def _cstr(value):
     return value
 
 
-def _doc(name, result, params) -> str:
-    args = ", ".join(f"{t} {n}" for n, t in params)
-    outs = [n for n, t in params if is_out_param(t)]
-    text = f"Mirror of ``{result} {name}({args})``."
-    if outs:
-        text += f" Returns {', '.join(outs)}."
-    return text
-
-
 def constants(prefixes: tuple[str, ...]) -> dict[str, int]:
     """Integer constants (enum values, status codes) of ``lib`` whose names start with a prefix."""
     return {n: getattr(lib, n) for n in dir(lib) if n.startswith(prefixes) and isinstance(getattr(lib, n), int)}
@@ -331,8 +351,7 @@ class MirrorModule:
 
     def getattr(self, attr: str):
         if attr in self.names:
-            fn = make_wrapper(attr)
-            fn.__module__ = self._globals["__name__"]
+            fn = make_wrapper(attr, self._globals["__name__"])
             self._globals[attr] = fn
             return fn
         raise AttributeError(f"module {self._globals['__name__']!r} has no attribute {attr!r}")

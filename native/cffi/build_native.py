@@ -4,8 +4,8 @@ The extension does not link against any CANN library. Every C function it expose
 table of function pointers that the loader fills at run time with dlopen/dlsym, from a real CANN
 toolkit or from the stub, so one build serves both (cffi API mode speed, late binding).
 
-Usage: python build_native.py --out-dir DIR   (writes DIR/_cffi.c, DIR/signatures.py and the type stubs
-DIR/acl.pyi, DIR/aclnn.pyi of the mirror modules)
+Usage: python build_native.py --out-dir DIR   (writes DIR/_cffi.c, the compiled mirror DIR/_mirror.c,
+DIR/signatures.py and the type stubs DIR/acl.pyi, DIR/aclnn.pyi of the mirror modules)
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import cdef as cdef_mod  # noqa: E402
+import mirror_gen  # noqa: E402
 import stubgen  # noqa: E402
 
 # The extension's own functions (loader.c, memory_pool.c, fastpath.c): declared for Python by a real header.
@@ -161,6 +162,8 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
     ffi.set_source("_aclnn_py_native._cffi", source)
     out_dir.mkdir(parents=True, exist_ok=True)
     ffi.emit_c_code(str(out_dir / "_cffi.c"))
+    (out_dir / "_mirror.c").write_text(mirror_gen.source(
+        {n: {"result": r, "params": p} for n, (r, p) in signatures.items()}, ffi))
 
     for module in ("acl", "aclnn"):
         (out_dir / f"{module}.pyi").write_text(stubgen.module_stub(module, signatures, cdef_mod.constant_names(cdef)))

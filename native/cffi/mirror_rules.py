@@ -7,6 +7,7 @@ both follow one set of rules. Installed as ``_aclnn_py_native.mirror_rules``.
 
 from __future__ import annotations
 
+import keyword
 import re
 
 # Scalar C types that, behind a non-const pointer, mark an out-parameter.
@@ -102,3 +103,18 @@ def mirror_module(name: str) -> str | None:
     if name.startswith("aclnn"):
         return "aclnn"
     return "acl" if name.startswith(("acl", "Acl")) else None
+
+
+def py_name(name: str) -> str:
+    """The Python parameter name of C parameter ``name`` (a keyword gets a trailing underscore)."""
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def doc(name: str, result: str, params) -> str:
+    """The docstring of the mirror of C function ``name``."""
+    args = ", ".join(f"{t} {n}" for n, t in params)
+    outs = [n for n, t in params if is_out_param(t)]
+    text = f"Mirror of ``{result} {name}({args})``."
+    if outs:
+        text += f" Returns {', '.join(outs)}."
+    return text
