@@ -132,6 +132,9 @@ def cmd_check(args) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aclnn_py", description=__doc__)
+    from aclnn_py import __version__
+
+    parser.add_argument("--version", action="version", version=f"aclnn-py {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="backend, library paths, CANN version, device count").set_defaults(fn=cmd_info)
     cfg = sub.add_parser("config", help="compiler and linker flags for C/C++ programs")
