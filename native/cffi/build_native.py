@@ -20,6 +20,7 @@ sys.path.insert(0, str(HERE))
 
 import cdef as cdef_mod  # noqa: E402
 import mirror_gen  # noqa: E402
+import mirror_rules  # noqa: E402
 import stubgen  # noqa: E402
 
 # The extension's own functions (loader.c, memory_pool.c, fastpath.c): declared for Python by a real header.
@@ -137,6 +138,8 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
     import cffi
 
     cdef = cdef_mod.cdef_from_headers(cc=cc)
+    enums = cdef_mod.enum_types(cdef)
+    mirror_rules.ENUM_TYPES.update(enums)  # before any rule is applied: a pointer to an enum is an out-parameter
     signatures = cdef_mod.function_signatures(cdef)
     names = sorted(signatures)
 
@@ -175,7 +178,9 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
         "SIGNATURES = " + pprint.pformat(table, width=110, sort_dicts=True) + "\n\n"
         "# The operators of the one-call path (aclnnpy_run), in dispatch order: {operator: parameter kinds in C\n"
         "# order, T tensor, A attribute, R aclIntArray}.\n"
-        "FASTPATH_OPS = " + pprint.pformat(ops, width=110, sort_dicts=False) + "\n"
+        "FASTPATH_OPS = " + pprint.pformat(ops, width=110, sort_dicts=False) + "\n\n"
+        "# The enum typedefs of the headers (mirror_rules.ENUM_TYPES: a pointer to one is an out-parameter).\n"
+        "ENUM_TYPES = " + pprint.pformat(enums, width=110) + "\n"
     )
 
 

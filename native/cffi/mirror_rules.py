@@ -16,6 +16,10 @@ SCALARS = {
     "int", "float", "double", "bool", "aclDataType", "aclFormat", "aclError", "aclnnStatus", "aclFloat16",
     "aclrtStream", "aclrtContext", "aclrtEvent",
 }
+# The enum typedefs of the headers (aclrtRunMode, aclrtEventRecordedStatus...): a non-const pointer to one is an
+# out-parameter too. Filled from the declarations: by the build before it generates anything, and by
+# aclnn_py._native from the table the build wrote (signatures.ENUM_TYPES).
+ENUM_TYPES: set[str] = set()
 POINTER_TYPEDEFS = {"aclrtStream", "aclrtContext", "aclrtEvent", "const aclrtStream"}
 # Handle types that no function returns through a pointer: T ** of these is an input array of handles.
 HANDLE_ARRAYS = {"aclTensor", "aclScalar"}
@@ -50,7 +54,7 @@ def is_out_param(ctype: str) -> bool:
     stars = len(m.group("stars"))
     if stars == 2 and m.group("base") in HANDLE_ARRAYS:
         return False  # an array of handles the caller passes (aclDumpOpTensors' tensors), not a result
-    return stars >= 2 or (stars == 1 and m.group("base") in SCALARS)
+    return stars >= 2 or (stars == 1 and (m.group("base") in SCALARS or m.group("base") in ENUM_TYPES))
 
 
 def array_item(ctype: str) -> str | None:
