@@ -413,6 +413,19 @@ class DeviceBuffer(_Resource):
         buf._finalizer = weakref.finalize(buf, owner.close)
         return buf
 
+    @classmethod
+    def borrow(cls, address, nbytes: int, device: Device | None = None) -> "DeviceBuffer":
+        """``nbytes`` of device memory at ``address`` that someone else allocated and frees (pyACL's
+        ``acl.rt.malloc``, another library): an ``int`` address or a cffi pointer, trusted as C trusts it.
+        Closing the buffer does not free the memory."""
+        if isinstance(address, ffi.CData):
+            address = int(ffi.cast("uintptr_t", address))
+        address = _index("DeviceBuffer.borrow", "address", address)
+        nbytes = _index("DeviceBuffer.borrow", "nbytes", nbytes)
+        if address < 0 or nbytes < 0:
+            raise ValueError(f"DeviceBuffer.borrow: address and nbytes must be >= 0, got {address}, {nbytes}")
+        return cls._borrow(address, nbytes, device, _NotOwned())
+
     @property
     def closed(self) -> bool:
         return self._closed_empty if self.nbytes == 0 else super().closed
@@ -461,6 +474,13 @@ class DeviceBuffer(_Resource):
             with self.device._on():
                 errors.check(lib.aclrtMemcpy(span.cdata, span.nbytes, ffi.cast("char *", self.ptr) + offset, n,
                                              _copy_kind(lib.ACL_MEMCPY_DEVICE_TO_HOST)), "aclrtMemcpy")
+
+
+class _NotOwned:
+    """The owner of borrowed memory that this side must not free."""
+
+    def close(self) -> None:
+        pass
 
 
 def _copy_kind(kind: int) -> int:
@@ -552,6 +572,20 @@ class Tensor(_Resource):
             a = np.ascontiguousarray(a)
             return cls.from_numpy(a, device)
         return cls._from_host(a.ctypes.data, a.shape, [s // item for s in a.strides], a.dtype, device)
+
+    @classmethod
+    def from_address(cls, address, shape, dtype, *, strides=None, device: Device | None = None) -> "Tensor":
+        """A tensor over device memory someone else allocated and frees, at ``address`` (an ``int``, as pyACL's
+        ``acl.rt.malloc`` returns, or a cffi pointer): the memory is neither copied nor freed. ``strides`` are
+        in elements (default: contiguous)."""
+        dtype = dtypes.as_numpy_dtype(dtype)
+        shape = tuple(_index("Tensor.from_address", "shape", d) for d in shape)
+        strides = contiguous_strides(shape) if strides is None else tuple(strides)
+        lo, hi = _span(shape, strides, dtype.itemsize)
+        if lo < 0:
+            raise ValueError("Tensor.from_address: negative strides reach before the address")
+        buf = DeviceBuffer.borrow(address, hi, device)
+        return cls(shape, dtype, strides=strides, buffer=buf, device=buf.device)
 
     @classmethod
     def _from_host(cls, address: int, shape, strides, dtype, device=None) -> "Tensor":

@@ -1,9 +1,10 @@
 """Write the reference pages of the generated functions from their own signatures and docstrings, at
 documentation build time: the mirror (``reference/mirror.md``: made from the headers when the package is built)
-and the operator functions (``reference/ops.md``: made from the operator table on import). Neither has source a
+the operator functions (``reference/ops.md``: made from the operator table on import) and the pyACL interface
+(``reference/pyacl.md``: made from its tables). Neither has source a
 static documentation tool could read; the other reference pages are mkdocstrings directives.
 
-Run by mkdocs-gen-files (``mkdocs.yml``); ``python docs/gen_reference.py mirror|ops`` prints a page.
+Run by mkdocs-gen-files (``mkdocs.yml``); ``python docs/gen_reference.py mirror|ops|pyacl`` prints a page.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import inspect
 import sys
 
-from aclnn_py import acl, aclnn, ops
+from aclnn_py import acl, aclnn, ops, pyacl
 
 # acl_base.h functions that belong with the runtime rather than the tensor meta API.
 RUNTIME_BASE = {"aclInit", "aclFinalize", "aclGetRecentErrMsg", "aclDataTypeSize", "aclFloat16ToFloat",
@@ -38,6 +39,19 @@ def render_ops() -> str:
            "documentation is built.", "", inspect.getdoc(ops) or "", ""]
     for name in ops.__all__:
         out += entry(ops, name)
+    return "\n".join(out)
+
+
+def render_pyacl() -> str:
+    out = ["# pyACL interface (`aclnn_py.pyacl`)", "",
+           "Generated from the functions' signatures and docstrings when the documentation is built; the "
+           "[guide page](../guide/pyacl.md) explains the conventions.", "", inspect.getdoc(pyacl) or "", ""]
+    for title, module, names in (("acl", pyacl, pyacl.__all__), ("acl.rt", pyacl.rt, pyacl.rt.__all__),
+                                 ("acl.util", pyacl.util, pyacl.util.__all__), ("acl.op", pyacl.op, pyacl.op.__all__)):
+        out += [f"## {title}", "", inspect.getdoc(module) if module is not pyacl else "", ""]
+        for name in names:
+            if callable(getattr(module, name)) and not inspect.ismodule(getattr(module, name)):
+                out += entry(module, name)
     return "\n".join(out)
 
 
@@ -79,7 +93,8 @@ def render_mirror() -> str:
     return "\n".join(out)
 
 
-PAGES = {"mirror": ("reference/mirror.md", render_mirror), "ops": ("reference/ops.md", render_ops)}
+PAGES = {"mirror": ("reference/mirror.md", render_mirror), "ops": ("reference/ops.md", render_ops),
+         "pyacl": ("reference/pyacl.md", render_pyacl)}
 
 if __name__ == "__main__":
     print(PAGES[sys.argv[1] if len(sys.argv) > 1 else "mirror"][1]())

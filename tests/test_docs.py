@@ -17,7 +17,7 @@ from aclnn_py._optable import OPS
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
-GENERATED = {"index.md", "operators.md", "reference/mirror.md", "reference/ops.md"}  # written at build time
+GENERATED = {"index.md", "operators.md", "reference/mirror.md", "reference/ops.md", "reference/pyacl.md"}  # written at build time
 
 
 def load_script(name: str):
