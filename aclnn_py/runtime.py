@@ -687,17 +687,19 @@ class Tensor(_Resource):
 # ---- the rest of the tensor meta API: scalars, arrays, lists --------------------------------------------
 
 def _infer_scalar_dtype(value) -> np.dtype:
-    """A Python bool is bool, an int int64, a float float64 (exact; the operator casts); a numpy scalar
-    keeps its dtype."""
+    """A Python bool is bool, an int int64 (uint64 above int64's range), a float float64, a complex complex128
+    (exact; the operator casts); a numpy scalar keeps its dtype."""
     if isinstance(value, (np.generic, np.ndarray)):
         return np.asarray(value).dtype
     if isinstance(value, bool):
         return np.dtype(np.bool_)
     if isinstance(value, int):
-        return np.dtype(np.int64)
+        return np.dtype(np.uint64 if value > np.iinfo(np.int64).max else np.int64)
     if isinstance(value, float):
         return np.dtype(np.float64)
-    raise TypeError(f"Scalar: value must be a bool, int, float or numpy scalar, got {type(value).__name__}")
+    if isinstance(value, complex):
+        return np.dtype(np.complex128)
+    raise TypeError(f"Scalar: value must be a bool, int, float, complex or numpy scalar, got {type(value).__name__}")
 
 
 class _MetaObject(_Resource):
