@@ -179,3 +179,30 @@ def export(tensor, device: tuple[int, int], stream=None, max_version=None, dl_de
         if device[0] != KDL_CPU:
             t.device.device_type, t.device.device_id = device
     return capsule
+
+
+class _HostView:
+    """Keeps a producer's tensor alive under the numpy array that views it (the array's base)."""
+
+    def __init__(self, view: DLView, typestr: str):
+        self.view = view
+        item = view.dtype.itemsize
+        self.__array_interface__ = {"data": (view.address, view.readonly), "shape": view.shape, "typestr": typestr,
+                                    "strides": tuple(s * item for s in view.strides), "version": 3}
+
+
+def as_numpy(obj, where: str) -> np.ndarray:
+    """A numpy array over the host memory of anything with ``__dlpack__`` (a torch CPU tensor of any aclnn dtype,
+    bfloat16 and the 8-bit floats included), without a copy; the producer stays alive with the array."""
+    view = DLView(obj, where)
+    if view.device[0] != KDL_CPU:
+        view.close()
+        raise BufferError(f"{where}: the tensor is on DLPack device {view.device}, not in host memory (kDLCPU); "
+                          "move it to the CPU first")
+    patched = _PATCHED.get(view.dtype)
+    typestr = f"<u{view.dtype.itemsize}" if patched else view.dtype.str
+    if min(view.shape, default=1) == 0:
+        view.close()
+        return np.empty(view.shape, view.dtype)
+    arr = np.asarray(_HostView(view, typestr))
+    return arr.view(view.dtype) if patched else arr

@@ -680,6 +680,39 @@ class Tensor(_Resource):
         out[...] = view
         return out
 
+    def to_numpy(self) -> np.ndarray:
+        """A host copy of the tensor's view (the same as ``numpy()``; ``from_numpy`` is the other way)."""
+        return self.numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        """``np.asarray(tensor)``: a host copy of the view (``to_numpy()``), so numpy functions take Tensors.
+        ``copy=False`` is refused: device memory is never a numpy array's own memory."""
+        if copy is False:
+            raise ValueError("Tensor.__array__: a Tensor lives in device memory; it can only be copied to the host "
+                             "(copy=False is impossible)")
+        out = self.to_numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        """The number of elements."""
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the elements of the view (``size * itemsize``), as numpy counts them."""
+        return self.size * self.dtype.itemsize
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d Tensor")
+        return self.shape[0]
+
     def __repr__(self):
         return f"<Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} offset={self.offset}>"
 

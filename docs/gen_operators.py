@@ -98,7 +98,8 @@ def render() -> str:
         "",
         "High-level functions take inputs and attributes in C order with snake_case names, accept `None` for "
         "optional tensors, allocate the outputs and return them (a tuple when there are several; `None` for an "
-        "optional output the call does not produce) as numpy arrays; `stream=` is keyword-only. "
+        "optional output the call does not produce) in the kind of the first tensor argument (numpy arrays, torch "
+        "tensors, device `Tensor`s); `stream=` is keyword-only. "
         "`aclnn_py.reference` holds a numpy reference of each with the same signature.",
         "",
     ]
