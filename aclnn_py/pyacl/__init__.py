@@ -50,10 +50,17 @@ def shim_dir() -> str:
     return str(SHIM_DIR)
 
 
+def _is_shim(entry: str) -> bool:
+    """``entry`` of sys.path is a shim directory (this installation's or another's: a source tree, another venv)."""
+    try:
+        return "ACLNN_PY_PYACL_SHIM" in (Path(entry or ".") / "acl.py").read_text(errors="replace")
+    except OSError:
+        return False
+
+
 def _real_pyacl():
-    """The import spec of a real pyACL on ``sys.path`` (not our shim), or None."""
-    path = [p for p in sys.path if Path(p or ".").resolve() != SHIM_DIR]
-    return importlib.machinery.PathFinder.find_spec("acl", path)
+    """The import spec of a real pyACL on ``sys.path`` (not a shim), or None."""
+    return importlib.machinery.PathFinder.find_spec("acl", [p for p in sys.path if not _is_shim(p)])
 
 
 def install() -> bool:

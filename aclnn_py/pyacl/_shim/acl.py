@@ -6,9 +6,17 @@ import importlib.util
 import sys
 from pathlib import Path
 
-_here = Path(__file__).resolve().parent
-_path = [p for p in sys.path if Path(p or ".").resolve() != _here]
-_spec = importlib.machinery.PathFinder.find_spec("acl", _path)
+ACLNN_PY_PYACL_SHIM = True  # the marker by which shims (of any installation) skip each other
+
+
+def _is_shim(entry):
+    try:
+        return "ACLNN_PY_PYACL_SHIM" in (Path(entry or ".") / "acl.py").read_text(errors="replace")
+    except OSError:
+        return False
+
+
+_spec = importlib.machinery.PathFinder.find_spec("acl", [p for p in sys.path if not _is_shim(p)])
 if _spec is not None:  # a real pyACL: never shadowed
     _module = importlib.util.module_from_spec(_spec)
     sys.modules["acl"] = _module
