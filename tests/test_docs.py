@@ -115,3 +115,16 @@ def test_readme_python_tour_runs():
     # the printed values the tour promises in its comments
     for promised in re.findall(r"print\(.*?\)\s+# (.+)$", script, re.M):
         assert promised.strip() in result.stdout
+
+
+def test_mirror_docstrings_say_what_each_parameter_is():
+    from aclnn_py import acl, aclnn
+
+    for module in (acl, aclnn):
+        for name in module._mirror.names:
+            fn = getattr(module, name)
+            doc = fn.__doc__
+            params = list(inspect.signature(fn).parameters)
+            described = re.findall(r"^  (\w+): (.+)$", doc.split("\n\nReturns")[0], re.M)
+            assert [n for n, _ in described] == params, name
+            assert all(len(words) > 4 for _, words in described), name
