@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -336,7 +337,8 @@ def _made(call: _Call, cls, value):
     return obj
 
 
-def run(name: str, *args, out=None, outputs=None, stream=None, **kwargs):
+def run(name: str, *args: Any, out: Any = None, outputs: Sequence[str] | None = None, stream: Stream | None = None,
+        **kwargs: Any) -> Any:
     """Run operator ``name`` (e.g. ``"aclnnAdd"``); see the module documentation for the arguments."""
     sig = signature(name, outputs)
     values = _bind(sig, args, out, kwargs)

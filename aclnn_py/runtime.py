@@ -413,6 +413,19 @@ class DeviceBuffer(_Resource):
         buf._finalizer = weakref.finalize(buf, owner.close)
         return buf
 
+    @classmethod
+    def borrow(cls, address, nbytes: int, device: Device | None = None) -> "DeviceBuffer":
+        """``nbytes`` of device memory at ``address`` that someone else allocated and frees (pyACL's
+        ``acl.rt.malloc``, another library): an ``int`` address or a cffi pointer, trusted as C trusts it.
+        Closing the buffer does not free the memory."""
+        if isinstance(address, ffi.CData):
+            address = int(ffi.cast("uintptr_t", address))
+        address = _index("DeviceBuffer.borrow", "address", address)
+        nbytes = _index("DeviceBuffer.borrow", "nbytes", nbytes)
+        if address < 0 or nbytes < 0:
+            raise ValueError(f"DeviceBuffer.borrow: address and nbytes must be >= 0, got {address}, {nbytes}")
+        return cls._borrow(address, nbytes, device, _NotOwned())
+
     @property
     def closed(self) -> bool:
         return self._closed_empty if self.nbytes == 0 else super().closed
@@ -461,6 +474,13 @@ class DeviceBuffer(_Resource):
             with self.device._on():
                 errors.check(lib.aclrtMemcpy(span.cdata, span.nbytes, ffi.cast("char *", self.ptr) + offset, n,
                                              _copy_kind(lib.ACL_MEMCPY_DEVICE_TO_HOST)), "aclrtMemcpy")
+
+
+class _NotOwned:
+    """The owner of borrowed memory that this side must not free."""
+
+    def close(self) -> None:
+        pass
 
 
 def _copy_kind(kind: int) -> int:
@@ -552,6 +572,20 @@ class Tensor(_Resource):
             a = np.ascontiguousarray(a)
             return cls.from_numpy(a, device)
         return cls._from_host(a.ctypes.data, a.shape, [s // item for s in a.strides], a.dtype, device)
+
+    @classmethod
+    def from_address(cls, address, shape, dtype, *, strides=None, device: Device | None = None) -> "Tensor":
+        """A tensor over device memory someone else allocated and frees, at ``address`` (an ``int``, as pyACL's
+        ``acl.rt.malloc`` returns, or a cffi pointer): the memory is neither copied nor freed. ``strides`` are
+        in elements (default: contiguous)."""
+        dtype = dtypes.as_numpy_dtype(dtype)
+        shape = tuple(_index("Tensor.from_address", "shape", d) for d in shape)
+        strides = contiguous_strides(shape) if strides is None else tuple(strides)
+        lo, hi = _span(shape, strides, dtype.itemsize)
+        if lo < 0:
+            raise ValueError("Tensor.from_address: negative strides reach before the address")
+        buf = DeviceBuffer.borrow(address, hi, device)
+        return cls(shape, dtype, strides=strides, buffer=buf, device=buf.device)
 
     @classmethod
     def _from_host(cls, address: int, shape, strides, dtype, device=None) -> "Tensor":
@@ -646,6 +680,39 @@ class Tensor(_Resource):
         out[...] = view
         return out
 
+    def to_numpy(self) -> np.ndarray:
+        """A host copy of the tensor's view (the same as ``numpy()``; ``from_numpy`` is the other way)."""
+        return self.numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        """``np.asarray(tensor)``: a host copy of the view (``to_numpy()``), so numpy functions take Tensors.
+        ``copy=False`` is refused: device memory is never a numpy array's own memory."""
+        if copy is False:
+            raise ValueError("Tensor.__array__: a Tensor lives in device memory; it can only be copied to the host "
+                             "(copy=False is impossible)")
+        out = self.to_numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        """The number of elements."""
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the elements of the view (``size * itemsize``), as numpy counts them."""
+        return self.size * self.dtype.itemsize
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d Tensor")
+        return self.shape[0]
+
     def __repr__(self):
         return f"<Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} offset={self.offset}>"
 
@@ -653,14 +720,14 @@ class Tensor(_Resource):
 # ---- the rest of the tensor meta API: scalars, arrays, lists --------------------------------------------
 
 def _infer_scalar_dtype(value) -> np.dtype:
-    """A Python bool is bool, an int int64, a float float64 (exact; the operator casts); a numpy scalar
-    keeps its dtype."""
+    """A Python bool is bool, an int int64 (uint64 above int64's range), a float float64, a complex complex128
+    (exact; the operator casts); a numpy scalar keeps its dtype."""
     if isinstance(value, (np.generic, np.ndarray)):
         return np.asarray(value).dtype
     if isinstance(value, bool):
         return np.dtype(np.bool_)
     if isinstance(value, int):
-        return np.dtype(np.int64)
+        return np.dtype(np.uint64 if value > np.iinfo(np.int64).max else np.int64)
     if isinstance(value, float):
         return np.dtype(np.float64)
     if isinstance(value, complex):

@@ -76,8 +76,9 @@ def test_export_and_import_errors():
             t.__dlpack__(copy=True)
     with pytest.raises(TypeError, match="Tensor.from_dlpack: argument 'obj' must be an object with __dlpack__"):
         Tensor.from_dlpack([1, 2])
-    with pytest.raises(TypeError, match="has no aclDataType counterpart"):
-        Tensor.from_dlpack(np.zeros(2, np.complex64))
+    if torch is not None:  # half-precision complex: a DLPack type (code 5, 32 bits) with no aclnn-py counterpart
+        with pytest.raises(TypeError, match="has no aclDataType counterpart"):
+            Tensor.from_dlpack(torch.zeros(2, dtype=torch.complex32))
     t = Tensor((2,), "float32")
     t.close()
     with pytest.raises(ValueError, match="closed Tensor"):
