@@ -9,6 +9,7 @@ type ``TypeError``. The libraries are loaded before any call into them.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import threading
@@ -380,10 +381,46 @@ def _device_or_default(where: str, device) -> "Device":
     return device
 
 
+class _Memory:
+    """Device memory with counted holders: the DeviceBuffer that allocated (or borrowed) it, and every DLPack
+    export of a view over it (a consumer may outlive the buffer). The last ``release`` frees it."""
+
+    __slots__ = ("ptr", "_free", "_holders", "_lock")
+
+    def __init__(self, ptr, free):
+        self.ptr, self._free, self._holders, self._lock = ptr, free, 1, threading.Lock()
+
+    def hold(self) -> bool:
+        """One more holder; False when the memory is already gone."""
+        with self._lock:
+            if self._holders == 0:
+                return False
+            self._holders += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            self._holders -= 1
+            last = self._holders == 0
+        if last:
+            self._free()
+
+
+def _free_device_memory(context, ptr) -> None:
+    """aclrtFree with the memory's context current (from whichever thread drops the last holder)."""
+    try:
+        with _OnDevice(context):
+            lib.aclrtFree(ptr)
+    except errors.AclError:  # the context is gone (device reset, runtime finalised): let the runtime decide
+        lib.aclrtFree(ptr)
+
+
 class DeviceBuffer(_Resource):
-    """``nbytes`` of device memory (``aclrtMalloc``), zero-filled. A zero-byte buffer has a NULL pointer."""
+    """``nbytes`` of device memory (``aclrtMalloc``), zero-filled. A zero-byte buffer has a NULL pointer.
+    ``close()`` ends the buffer; its memory is freed once no DLPack consumer of a view over it holds it."""
 
     _closed_empty = False
+    _memory: _Memory | None = None
 
     def __init__(self, nbytes: int, device: Device | None = None):
         self.nbytes = _index("DeviceBuffer", "nbytes", nbytes)
@@ -397,7 +434,7 @@ class DeviceBuffer(_Resource):
         with self.device._on():
             errors.check(lib.aclrtMalloc(out, self.nbytes, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
             self.ptr = out[0]
-            self._finalizer = weakref.finalize(self, lib.aclrtFree, self.ptr)
+            self._own(_Memory(self.ptr, functools.partial(_free_device_memory, self.device.context, self.ptr)))
             # The stub zero-fills; a device does not, and outputs the operator leaves untouched must read as 0.
             if not loader.load().malloc_zero_fills:
                 errors.check(lib.aclrtMemset(self.ptr, self.nbytes, 0, self.nbytes), "aclrtMemset")
@@ -410,8 +447,22 @@ class DeviceBuffer(_Resource):
         buf.nbytes = nbytes
         buf.device = _device_or_default("DeviceBuffer", device)
         buf.ptr = ffi.cast("void *", address)
-        buf._finalizer = weakref.finalize(buf, owner.close)
+        buf._own(_Memory(buf.ptr, owner.close))
         return buf
+
+    def _own(self, memory: _Memory) -> None:
+        self._memory = memory
+        self._finalizer = weakref.finalize(self, memory.release)
+
+    def _hold(self) -> _Memory | None:
+        """A holder's claim on the memory for a DLPack export (released by the caller); None for no memory."""
+        self._check_open()
+        memory = self._memory
+        if memory is None:
+            return None
+        if not memory.hold():  # closed by another thread meanwhile
+            raise errors.closed_error(self)
+        return memory
 
     @property
     def closed(self) -> bool:
@@ -609,8 +660,8 @@ class Tensor(_Resource):
         return (KDL_ASCEND, self.buffer.device.device_id)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """The tensor's view as a DLPack capsule, without a copy (the consumer keeps this tensor alive).
-        Work queued on streams is not waited for: synchronise the stream that writes the tensor first."""
+        """The tensor's view as a DLPack capsule, without a copy (the consumer keeps the memory alive, also past
+        ``buffer.close()``). Work queued on streams is not waited for: synchronise the stream that writes the tensor first."""
         self._check_view()
         from ._dlpack import export
 
