@@ -207,17 +207,18 @@ class _Upload:
             self.ptr = ffi.NULL
 
 
-def _lendable(uploads: list) -> list[bool]:
+def _lendable(uploads: list, copied: list) -> list[bool]:
     """Which uploads of one call may be lent: those that want it, whose first byte is aligned to their elements
     (a device tensor's data is), and that share no byte with an output of the call (or, for an output, with any
-    other tensor of it). Lent and copied tensors then never alias, so the results and the order of the
-    write-backs are the copying path's."""
-    spans = [u.span() for u in uploads]
+    other tensor of it, the ``copied`` ones of tensor lists included). Lent and copied tensors then never alias,
+    so the results and the order of the write-backs are the copying path's."""
+    every = uploads + copied
+    spans = [u.span() for u in every]
     ok = []
     for i, u in enumerate(uploads):
         lo, hi = spans[i]
         fine = u.lend and u.nbytes > 0 and lo % u.dtype.itemsize == 0
-        for j, v in enumerate(uploads):
+        for j, v in enumerate(every):
             if fine and j != i and (u.is_output or v.is_output) and spans[j][0] < hi and lo < spans[j][1]:
                 fine = False
         ok.append(fine)
@@ -233,6 +234,7 @@ class _Call:
         self.lend = loader.load().lends_host_memory
         self.temps = []
         self.uploads = []  # described, placed by place()
+        self.copied = []  # the host spans of tensor-list elements (copied at once), described for place()
         self.writebacks = []  # (uploaded tensor, host address, array to assign from the host copy or None)
         self.keep = []  # host arrays the call's tensors use
 
@@ -242,7 +244,7 @@ class _Call:
 
     def place(self):
         """Lend or copy every described upload, now that all the call's tensors are known."""
-        for u, lend in zip(self.uploads, _lendable(self.uploads)):
+        for u, lend in zip(self.uploads, _lendable(self.uploads, self.copied)):
             u.place(lend)
 
     def tensor(self, pname: str, value, is_output: bool, as_object: bool = False, writable: bool = True):
@@ -301,6 +303,9 @@ class _Call:
         if as_object:
             t = Tensor._from_host(address, shape, strides, dtype)
             self.temps.append(t)
+            span = _Upload(self.stream)
+            span.describe(address, shape, strides, np.dtype(dtype), is_output, False, self.lend)
+            self.copied.append(span)
         else:
             t = _Upload(self.stream)
             self.temps.append(t)  # released by the call even when the upload fails half-way
