@@ -21,6 +21,8 @@ from .errors import BackendNotFoundError
 
 # Loaded in this order, globally, so each resolves its dependencies on the previous ones.
 LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so")
+# The other operator libraries, opened after them from the same directory when they are there.
+OPERATOR_LIBRARIES = ("libopapi_math.so", "libopapi_nn.so")
 # Called directly by the object layer and the one-call fast path; a library set without them is refused
 # at load time rather than failing on a NULL function pointer later.
 REQUIRED_SYMBOLS = frozenset({
@@ -132,6 +134,7 @@ def load() -> Backend:
     with _lock:
         if _backend is None:
             kind, reason, paths, root = choose()
+            paths += tuple(p for name in OPERATOR_LIBRARIES if (p := paths[-1].parent / name).exists())
             lib, ffi = _native.lib, _native.ffi
             for p in paths:
                 err = lib.aclnnpy_open(str(p).encode())

@@ -20,7 +20,7 @@ from helpers_proc import run_json
 
 REPO = Path(__file__).resolve().parent.parent
 STUB_DIR = Path(aclnn_py.get_lib_dir())
-ALL_LIBS = ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so", "libopapi.so", "libhccl.so")
+ALL_LIBS = ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so", "libopapi.so", "libhccl.so") + loader.OPERATOR_LIBRARIES
 
 PROBE = '''
 import aclnn_py
@@ -78,7 +78,7 @@ def default_toolkit_complete() -> bool:
 def test_backend_stub_wins_over_a_toolkit(toolkit):
     r = run_json(PROBE, env={"ACLNN_PY_BACKEND": "stub", "ASCEND_HOME_PATH": str(toolkit)})
     assert r["kind"] == "stub" and r["is_stub"] and "ACLNN_PY_BACKEND" in r["reason"]
-    assert r["libraries"] == [str(STUB_DIR / n) for n in loader.LIBRARIES]
+    assert r["libraries"] == [str(STUB_DIR / n) for n in loader.LIBRARIES + loader.OPERATOR_LIBRARIES]
     assert r["mapped"] and under(r["mapped"], STUB_DIR)
     assert r["root"] is None and r["missing"] == []
     assert r["loaded_at_import"] is False and r["same_backend"] is True
@@ -100,7 +100,7 @@ def test_toolkit_found_through_variable(toolkit, variable):
     r = run_json(PROBE, env={variable: str(toolkit)})
     assert r["kind"] == "cann" and variable in r["reason"]
     assert r["root"] == str(toolkit)
-    assert r["libraries"] == [str(toolkit / "lib64" / n) for n in loader.LIBRARIES]
+    assert r["libraries"] == [str(toolkit / "lib64" / n) for n in loader.LIBRARIES + loader.OPERATOR_LIBRARIES]
     assert r["mapped"] and under(r["mapped"], toolkit)  # the copies were loaded, not the bundled ones
     assert r["missing"] == [] and r["is_stub"]  # optional stub symbols present: these are stub libraries
     assert r["device_count"] == 8 and r["result"] == PROBE_RESULT
@@ -112,7 +112,7 @@ def test_lib_dir_wins_over_everything(tmp_path, toolkit):
                              "ASCEND_HOME_PATH": str(toolkit), "ASCEND_TOOLKIT_HOME": str(toolkit)})
     assert "ACLNN_PY_LIB_DIR" in r["reason"]
     assert r["kind"] == "stub"  # what the directory holds decides the kind
-    assert r["libraries"] == [str(lib_dir / n) for n in loader.LIBRARIES]
+    assert r["libraries"] == [str(lib_dir / n) for n in loader.LIBRARIES + loader.OPERATOR_LIBRARIES]
     assert under(r["mapped"], lib_dir)
     assert r["result"] == PROBE_RESULT
 
