@@ -155,6 +155,8 @@ LAYOUT_OPS = {
     "aclnnMoeTokenPermuteGrad": (
         [("permutedOutputGrad", lambda t, k, h: (t * k, h))], [("out", lambda t, k, h: (t, h))],
         lambda t, k, idx: {"numTopk": k, "paddedMode": False}),
+    "aclnnMul": ([("self", lambda t, k, h: (t, h)), ("other", lambda t, k, h: (t, h))],
+                 [("out", lambda t, k, h: (t, h))], lambda t, k, idx: {}),
 }
 # The same operators' high-level functions (inputs only: their results are fresh arrays).
 FUNCTIONS = {"aclnnMoeTokenUnpermute": lambda f, idx: aclnn_py.moe_token_unpermute(f[0], idx, f[1]),
@@ -195,12 +197,14 @@ def _layout_call(name, t, k, h, places, shift, order, via):
             a[...] = np.arange(a.size).reshape(a.shape) % 5 - 2
         arrays.append(a)
     idx = np.asarray(order, np.int32)
-    if via == "function":
+    if via == "function" and name in FUNCTIONS:
         result = FUNCTIONS[name]([arrays[i] for i in range(len(ins))], idx)
         return [raw] + [np.asarray(r) for r in _as_tuple(result) if r is not None]
     kwargs = {pname: a for (pname, _), a in zip(tensors, arrays)}
     kwargs.update(attrs(t, k, idx))
-    aclnn_py.run(name, sortedIndices=idx, **kwargs)
+    if name != "aclnnMul":  # an elementwise operator: no indices
+        kwargs["sortedIndices"] = idx
+    aclnn_py.run(name, **kwargs)
     return [raw] + [a for a, where in zip(arrays, places) if where is None]
 
 
