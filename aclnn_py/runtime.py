@@ -37,10 +37,17 @@ _device_contexts: dict[int, object] = {}
 _tls = threading.local()  # per thread: the context default_device() made current there
 
 
+_stub_current_context = None  # lib.aclStubCurrentContext once the libraries are known to export it
+
+
 def _current_context():
     """The calling thread's current context, or NULL when it has none (CANN's current device is per thread)."""
+    global _stub_current_context
+    if _stub_current_context is not None:
+        return _stub_current_context()
     if "aclStubCurrentContext" not in loader.load().missing_symbols:
-        return lib.aclStubCurrentContext()  # the same answer, without recording (and logging) an error
+        _stub_current_context = lib.aclStubCurrentContext  # the same answer, without recording an error
+        return _stub_current_context()
     out = ffi.new("aclrtContext *")
     if lib.aclrtGetCurrentContext(out):
         lib.aclGetRecentErrMsg()  # having none is an answer here, not an error to report later
