@@ -217,10 +217,13 @@ def test_any_view_layout_gives_the_copying_paths_bytes(monkeypatch, data, name, 
     ins, outs, _ = LAYOUT_OPS[name]
     places = data.draw(st.tuples(*[placement] * len(ins), *[out_placement] * len(outs)))
     order = data.draw(st.permutations(range(t * k)))
-    live = acl.aclStubLiveAllocations()
+    def live():  # lent spans and device blocks, but for the ones the pool caches for the next call
+        return acl.aclStubLiveAllocations() - POOL.n_free_blocks()
+
+    before = live()
     monkeypatch.setenv("ACLNN_PY_ZERO_COPY", "1")
     lent = _layout_call(name, t, k, h, places, shift, order, via)
-    assert acl.aclStubLiveAllocations() == live, "a lent span was not reclaimed"
+    assert live() == before, "a lent span was not reclaimed"
     monkeypatch.setenv("ACLNN_PY_ZERO_COPY", "0")
     copied = _layout_call(name, t, k, h, places, shift, order, via)
     assert len(lent) == len(copied)
