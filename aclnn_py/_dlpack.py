@@ -139,10 +139,14 @@ class DLView:
 
 
 class _Interface:
-    """A tensor's memory as numpy's array interface, keeping the tensor alive as the array's base."""
+    """A tensor's memory as numpy's array interface; the array's base. It holds a claim on the buffer's memory,
+    released when the last array (or DLPack consumer) over it goes, so closing the buffer meanwhile does not
+    free what they read."""
 
     def __init__(self, tensor, typestr: str):
-        self.tensor = tensor
+        memory = tensor.buffer._hold()
+        if memory is not None:
+            weakref.finalize(self, memory.release)
         item = tensor.dtype.itemsize
         address = int(_abi().cast("uintptr_t", tensor.buffer.ptr)) + tensor.offset * item
         self.__array_interface__ = {"data": (address, False), "shape": tensor.shape, "typestr": typestr,

@@ -241,8 +241,11 @@ def _to_caller(result, kind):
 def call(op: Op, values: tuple, stream=None):
     """Run ``op`` on ``values`` (one per non-output parameter, in C order) and return its outputs, in the kind of
     the first tensor argument: numpy arrays, torch tensors or device Tensors."""
-    handle = _NULL if stream is None else stream_handle(op.py_name, stream)
-    default_device()
+    if stream is None:
+        handle, on = _NULL, None
+        default_device()
+    else:  # the stream's context is made current for the call: its device's memory, whichever thread calls
+        handle, on = stream_handle(op.py_name, stream), stream._owner._on()
     inputs = _ARGS[op.c_name]
     values = list(values)
     converted = {}
@@ -299,7 +302,11 @@ def call(op: Op, values: tuple, stream=None):
         raise NotImplementedError(f"{op.py_name}: {op.c_name} is not compiled into the one-call path (no header "
                                   "in native/include/aclnnop declares it with tensor, int array and value parameters)")
     flags = (0 if backend.malloc_zero_fills else lib.ACLNNPY_ZERO_OUTPUTS) | (lib.ACLNNPY_LEND if lend else 0)
-    status = lib.aclnnpy_run(index, host, plan.meta, handle, flags, failed)
+    if on is None:
+        status = lib.aclnnpy_run(index, host, plan.meta, handle, flags, failed)
+    else:
+        with on:
+            status = lib.aclnnpy_run(index, host, plan.meta, handle, flags, failed)
     if status:
         function = ffi.string(failed[0]).decode() if failed[0] != ffi.NULL else op.c_name
         hint = _dtype_hints(op, values, converted) if status == lib.ACLNN_ERR_PARAM_INVALID else None
