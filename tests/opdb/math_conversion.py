@@ -1,0 +1,268 @@
+"""ops-math data movement (conversion/ and the tile, expand and zero operators of math/): copy, cat, stack, split,
+slice, permute, roll, flatten, expand, repeat, zero and fill.
+
+Every entry runs through `call_like_ref`: the oracle's result decides the outputs' shapes and dtypes, the outputs
+are allocated (strided ones for samples named "...strided out"), and the operator's results are compared with the
+oracle's. Data movement is exact, so 16-bit inputs go to the oracle as they are (native16)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from . import Sample, OpInfo, np_dtype, random_array
+
+F = ("float32", "float16", "bfloat16", "float64")
+I = ("int8", "int16", "int32", "int64", "uint8")
+U = ("uint16", "uint32", "uint64")
+C = ("complex64", "complex128")
+
+COPY_DT = F + I + U + ("bool",) + C
+CAT_DT = F + I + ("bool", "complex64")
+STACK_DT = F + I + U + ("bool",) + C
+SPLIT_DT = F + I + ("bool",) + C
+SLICE_DT = ("float32", "float16", "bfloat16", "int64", "int8", "int32", "uint8", "bool")
+PERMUTE_DT = F + I + U + ("bool",) + C
+ROLL_DT = ("float32", "float16", "bfloat16", "int8", "uint8", "int32", "uint32", "bool", "int64", "int16")
+FLATTEN_DT = ("float32", "float16", "bfloat16") + I + U + ("bool",)
+EXPAND_DT = ("float32", "float16", "bfloat16", "uint8", "int8", "int32", "int64", "bool")
+REPEAT_DT = F + I + U + ("bool",) + C
+ZERO_DT = F + I + ("bool", "uint16") + C
+FILL_SCALAR_DT = F + I + U + ("bool",) + C
+FILL_TENSOR_DT = F + I + ("bool",) + C
+
+LONG = 40000  # elements: over the iterator's threading threshold
+
+
+# ---- numpy <-> torch for lists and nested results ------------------------------------------------------------
+
+def tt(a):
+    """A numpy array (bfloat16 included) as a torch tensor; lists element-wise; anything else as it is."""
+    if isinstance(a, (list, tuple)):
+        return type(a)(tt(x) for x in a)
+    if not isinstance(a, np.ndarray):
+        return a
+    a = np.array(a, order="C")
+    if a.dtype == np_dtype("bfloat16"):
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
+
+
+TORCH_TO_NAME = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
+                 torch.float64: "float64", torch.int8: "int8", torch.int16: "int16", torch.int32: "int32",
+                 torch.int64: "int64", torch.uint8: "uint8", torch.bool: "bool", torch.complex64: "complex64",
+                 torch.complex128: "complex128", torch.uint16: "uint16", torch.uint32: "uint32",
+                 torch.uint64: "uint64"}
+
+
+def empty_out(shape, dtype_name: str, strided: bool) -> np.ndarray:
+    """Zeros of the shape; a non-contiguous view (every other element of the last dimension) when strided."""
+    dt = np_dtype(dtype_name)
+    if not strided or len(shape) == 0:
+        return np.zeros(shape, dt)
+    base = np.zeros(tuple(shape[:-1]) + (2 * shape[-1],), dt)
+    return base[..., ::2]
+
+
+def call_like_ref(name: str, ref, inplace: bool = False):
+    """A call hook: the outputs shaped like the oracle's results (a list for a sequence), then the operator run.
+    inplace: the first operand is the in-place target, copied first (strided when the sample says so)."""
+
+    def call(sample: Sample):
+        strided = "strided out" in sample.name
+        if inplace:
+            first = sample.operands[0]
+            target = empty_out(first.shape, str(first.dtype) if first.dtype != np_dtype("bfloat16") else "bfloat16",
+                               strided)
+            target[...] = first
+            aclnn_py.run(name, *sample.operands[1:], *sample.attrs, out=target)
+            return target
+        exp = ref(*sample.operands, *sample.attrs)
+        many = isinstance(exp, (list, tuple))
+        outs = [empty_out(tuple(e.shape), TORCH_TO_NAME[e.dtype], strided) for e in (exp if many else [exp])]
+        aclnn_py.run(name, *sample.operands, *sample.attrs, out=outs if many else outs[0])
+        return outs if many else outs[0]
+
+    return call
+
+
+import aclnn_py  # noqa: E402  (after the helpers: the module is imported by the test session only)
+
+
+def arr(rng, shape, dtype, lo=-4.0, hi=4.0):
+    return random_array(rng, shape, dtype, (lo, hi), (-8, 8))
+
+
+def transposed(a: np.ndarray) -> np.ndarray:
+    """The same values in a non-contiguous (column-major) layout."""
+    return np.asfortranarray(a) if a.ndim >= 2 else a
+
+
+def entry(name, ref, dtypes, samples, inplace=False, **kw):
+    def oracle(*args):
+        return ref(*tt(list(args)))
+
+    return OpInfo(name, oracle, dtypes, kind="custom", samples=samples, call=call_like_ref(name, oracle, inplace),
+                  native16=True, **kw)
+
+
+# ---- samples ----------------------------------------------------------------------------------------------------
+
+def copy_samples(dtype, rng):
+    out = [Sample((np.zeros((3, 4), np_dtype(dtype)), arr(rng, (3, 4), dtype)), (), "same shape"),
+           Sample((np.zeros((5, 6), np_dtype(dtype)), arr(rng, (6,), dtype)), (), "broadcast, strided out"),
+           Sample((np.zeros((4, 5), np_dtype(dtype)), transposed(arr(rng, (4, 5), dtype))), (), "transposed src"),
+           Sample((np.zeros((LONG,), np_dtype(dtype)), arr(rng, (LONG,), dtype)), (), "long"),
+           Sample((np.zeros((0, 3), np_dtype(dtype)), arr(rng, (0, 3), dtype)), (), "empty")]
+    other = "int32" if dtype != "int32" else "float32"
+    src = rng.integers(0, 8, size=(2, 7)).astype(np_dtype(other))
+    out.append(Sample((np.zeros((2, 7), np_dtype(dtype)), src), (), f"from {other}"))
+    return out
+
+
+def copy_ref(self, src):
+    return src.expand(self.shape).to(self.dtype)
+
+
+def cat_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    partner = "bool" if dtype != "bool" else "uint8"
+    return [Sample(([a(2, 3), a(4, 3)],), (0,), "dim 0"),
+            Sample(([a(2, 3), a(2, 1), a(2, 5)],), (-1,), "dim -1, strided out"),
+            Sample(([transposed(a(3, 4)), a(3, 2)],), (1,), "transposed input"),
+            Sample(([a(2, 3), np.zeros((0,), np_dtype(dtype)), a(1, 3)],), (0,), "1-D empty skipped"),
+            Sample(([a(0, 3), a(2, 3)],), (0,), "empty piece"),
+            Sample(([a(3, 2), arr(rng, (3, 3), partner)],), (1,), f"with {partner}"),
+            Sample(([a(200, 100), a(200, 150)],), (1,), "long")]
+
+
+def stack_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample(([a(2, 3), a(2, 3), a(2, 3)],), (0,), "dim 0"),
+            Sample(([a(2, 3), transposed(a(2, 3))],), (-1,), "dim -1, transposed"),
+            Sample(([a(4), a(4)],), (1,), "dim 1, strided out"),
+            Sample(([a(0, 2), a(0, 2)],), (0,), "empty"),
+            Sample(([a(100, 250), a(100, 250)],), (2,), "long")]
+
+
+def split_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(7, 3),), (3, 0), "sections 3 of 7"), Sample((a(4, 6),), (2, -1), "dim -1, strided out"),
+            Sample((transposed(a(5, 4)),), (5, 0), "one piece"), Sample((a(3, 200, 60),), (64, 1), "long")]
+
+
+def split_sizes_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(7, 3),), ([2, 0, 5], 0), "with a zero size"), Sample((a(4, 6),), ([1, 5], -1), "strided out"),
+            Sample((transposed(a(5, 4)),), ([4], 1), "one piece"), Sample((a(3, 200, 60),), ([100, 100], 1), "long")]
+
+
+def slice_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(5, 6),), (1, 1, 5, 2), "step 2"), Sample((a(5, 6),), (0, -3, 100, 1), "negative start"),
+            Sample((transposed(a(4, 9)),), (-1, 2, -2, 3), "transposed, strided out"),
+            Sample((a(4, 5),), (0, 3, 1, 1), "empty result"), Sample((a(300, 300),), (0, 7, 290, 1), "long")]
+
+
+def slice_v2_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(5, 6, 4),), ([1, 0], [5, -1], [0, 2], [2, 1]), "two axes"),
+            Sample((transposed(a(6, 7)),), ([-4], [100], [-1], [2]), "negative, strided out"),
+            Sample((a(300, 300),), ([3, 5], [290, 300], [0, 1], [1, 3]), "long")]
+
+
+def slice_ref(x, dim, start, end, step):
+    idx = [slice(None)] * x.dim()
+    idx[dim] = slice(start, end, step)
+    return x[tuple(idx)]
+
+
+def slice_v2_ref(x, starts, ends, axes, steps):
+    idx = [slice(None)] * x.dim()
+    for s, e, a, st in zip(starts, ends, axes, steps):
+        idx[a] = slice(s, e, st)
+    return x[tuple(idx)]
+
+
+def permute_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(2, 3, 4),), ([2, 0, 1],), "3-D"), Sample((a(3, 4),), ([-1, 0],), "negative, strided out"),
+            Sample((transposed(a(5, 6)),), ([1, 0],), "transposed back"), Sample((a(0, 3),), ([1, 0],), "empty"),
+            Sample((a(300, 200),), ([1, 0],), "long")]
+
+
+def roll_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(4, 5),), ([1, -2], [0, 1]), "two dims"), Sample((a(4, 5),), ([7], []), "flattened"),
+            Sample((transposed(a(3, 6)),), ([2, 3], [1, 1]), "repeated dim, strided out"),
+            Sample((a(200, 300),), ([-5], [1]), "long")]
+
+
+def roll_ref(x, shifts, dims):
+    return torch.roll(x, shifts, dims) if dims else torch.roll(x, shifts[0])
+
+
+def flatten_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(2, 3, 4),), (1,), "axis 1"), Sample((a(2, 3, 4),), (0,), "axis 0"),
+            Sample((transposed(a(3, 5)),), (-1,), "transposed, strided out"), Sample((a(7),), (0,), "1-D"),
+            Sample((a(100, 5, 80),), (2,), "long")]
+
+
+def flatten_ref(x, axis):
+    axis = axis + max(x.dim(), 1) if axis < 0 else axis
+    return x.reshape(int(np.prod(x.shape[:axis])), int(np.prod(x.shape[axis:])))
+
+
+def expand_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(3, 1),), ([2, 3, 4],), "new and broadcast dims"), Sample((a(4),), ([3, 4],), "strided out"),
+            Sample((transposed(a(2, 3)),), ([2, 3],), "same shape"), Sample((a(1, 300),), ([200, 300],), "long")]
+
+
+def repeat_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(2, 3),), ([2, 2],), "2x2"), Sample((a(3),), ([2, 1, 3],), "new dims, strided out"),
+            Sample((transposed(a(2, 3)),), ([1, 3],), "transposed"), Sample((a(2, 3),), ([0, 2],), "zero repeat"),
+            Sample((a(100, 100),), ([3, 2],), "long")]
+
+
+def inplace_samples(dtype, rng, extra=lambda rng: ()):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(3, 4),) + extra(rng), (), "contiguous"), Sample((a(3, 4),) + extra(rng), (), "strided out"),
+            Sample((a(0, 2),) + extra(rng), (), "empty"), Sample((a(LONG),) + extra(rng), (), "long")]
+
+
+def fill_scalar_samples(dtype, rng):
+    # a scalar of the tensor's own kind (CANN promotes unsigned types with themselves only)
+    value = True if dtype == "bool" else np_dtype(dtype).type(3) if dtype in U else 3 if dtype in I else 2.5
+    return inplace_samples(dtype, rng, lambda rng: (value,))
+
+
+def fill_tensor_samples(dtype, rng):
+    value = np.array(6, np.int64) if dtype in I + U + ("bool",) else np.array([1.5], np.float32)
+    return inplace_samples(dtype, rng, lambda rng: (value,))
+
+
+def fill_ref(self, value):
+    v = value.reshape(()).item() if isinstance(value, torch.Tensor) else value.item() if isinstance(value, np.generic) else value
+    return torch.full_like(self, v)
+
+
+ENTRIES = [
+    entry("aclnnInplaceCopy", copy_ref, COPY_DT, copy_samples, inplace=True),
+    entry("aclnnCat", lambda ts, dim: torch.cat(ts, dim), CAT_DT, cat_samples),
+    entry("aclnnStack", lambda ts, dim: torch.stack(ts, dim), STACK_DT, stack_samples),
+    entry("aclnnSplitTensor", lambda x, n, dim: torch.split(x, n, dim), SPLIT_DT, split_samples),
+    entry("aclnnSplitWithSize", lambda x, sizes, dim: torch.split(x, sizes, dim), SPLIT_DT, split_sizes_samples),
+    entry("aclnnSlice", slice_ref, SLICE_DT, slice_samples),
+    entry("aclnnSliceV2", slice_v2_ref, SLICE_DT, slice_v2_samples),
+    entry("aclnnPermute", lambda x, dims: x.permute(dims), PERMUTE_DT, permute_samples),
+    entry("aclnnRoll", roll_ref, ROLL_DT, roll_samples),
+    entry("aclnnFlatten", flatten_ref, FLATTEN_DT, flatten_samples),
+    entry("aclnnExpand", lambda x, size: x.expand(size), EXPAND_DT, expand_samples),
+    entry("aclnnRepeat", lambda x, reps: x.repeat(reps), REPEAT_DT, repeat_samples),
+    entry("aclnnInplaceZero", torch.zeros_like, ZERO_DT, inplace_samples, inplace=True),
+    entry("aclnnInplaceFillScalar", fill_ref, FILL_SCALAR_DT, fill_scalar_samples, inplace=True),
+    entry("aclnnInplaceFillTensor", fill_ref, FILL_TENSOR_DT, fill_tensor_samples, inplace=True),
+]
