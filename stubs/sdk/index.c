@@ -540,3 +540,58 @@ bool aclStubViewsOverlap(const aclStubTensorDesc *a, const aclStubTensorDesc *b)
     intptr_t pa = (intptr_t)a->data, pb = (intptr_t)b->data;
     return pa + alo < pb + bhi && pb + blo < pa + ahi;
 }
+
+/* The finite range of a dtype as doubles; false for dtypes without one here. */
+static bool dtype_range(aclDataType t, double *lo, double *hi, bool *is_int, bool *is_unsigned) {
+    *is_int = aclStubIsIntegral(t, false);
+    *is_unsigned = t == ACL_UINT8 || t == ACL_UINT16 || t == ACL_UINT32 || t == ACL_UINT64;
+    switch (t) {
+    case ACL_INT8: *lo = -128.0; *hi = 127.0; return true;
+    case ACL_INT16: *lo = -32768.0; *hi = 32767.0; return true;
+    case ACL_INT32: *lo = -2147483648.0; *hi = 2147483647.0; return true;
+    case ACL_INT64: *lo = -9223372036854775808.0; *hi = 9223372036854775807.0; return true;
+    case ACL_UINT8: *lo = 0; *hi = 255.0; return true;
+    case ACL_UINT16: *lo = 0; *hi = 65535.0; return true;
+    case ACL_UINT32: *lo = 0; *hi = 4294967295.0; return true;
+    case ACL_UINT64: *lo = 0; *hi = 18446744073709551615.0; return true;
+    case ACL_FLOAT16: *lo = -65504.0; *hi = 65504.0; return true;
+    case ACL_BF16: *lo = -3.3895313892515355e38; *hi = 3.3895313892515355e38; return true;
+    case ACL_FLOAT: *lo = -3.4028234663852886e38; *hi = 3.4028234663852886e38; return true;
+    case ACL_DOUBLE: case ACL_COMPLEX128: *lo = -1.7976931348623157e308; *hi = 1.7976931348623157e308; return true;
+    case ACL_COMPLEX64: *lo = -3.4028234663852886e38; *hi = 3.4028234663852886e38; return true;
+    default: return false;
+    }
+}
+
+static bool real_overflows(double v, aclDataType target) {
+    double lo, hi;
+    bool is_int, is_unsigned;
+    if (!dtype_range(target, &lo, &hi, &is_int, &is_unsigned)) return false;
+    if (!is_int && isinf(v)) return false;
+    if (is_int && isnan(v)) return true;
+    return v < lo || v > hi;
+}
+
+bool aclStubScalarOverflows(aclDataType dtype, const void *value, aclDataType target) {
+    double lo, hi;
+    bool is_int, is_unsigned;
+    if (dtype == ACL_BOOL || !dtype_range(target, &lo, &hi, &is_int, &is_unsigned)) return false;
+    if (aclStubIsIntegral(dtype, false)) {
+        if (dtype == ACL_UINT64) {
+            uint64_t u;
+            memcpy(&u, value, 8);
+            return (double)u > hi || (target == ACL_INT64 && u > (uint64_t)INT64_MAX);
+        }
+        int64_t x = aclStubScalarToInt64(dtype, value);
+        if (target == ACL_INT64 || target == ACL_UINT64) return target == ACL_UINT64 && x < 0 && -(double)x > hi;
+        if (is_unsigned && x < 0) return -(double)x > hi;
+        return (double)x < lo || (double)x > hi;
+    }
+    if (aclStubIsComplex(dtype)) {
+        double re = aclStubScalarToDouble(dtype, value), im = aclStubScalarImag(dtype, value);
+        double eps = dtype == ACL_COMPLEX128 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+        if (!aclStubIsComplex(target) && fabs(im) >= eps) return true;
+        return real_overflows(re, target) || real_overflows(im, target);
+    }
+    return real_overflows(aclStubScalarToDouble(dtype, value), target);
+}

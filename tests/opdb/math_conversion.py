@@ -30,6 +30,11 @@ REPEAT_DT = F + I + U + ("bool",) + C
 ZERO_DT = F + I + ("bool", "uint16") + C
 FILL_SCALAR_DT = F + I + U + ("bool",) + C
 FILL_TENSOR_DT = F + I + ("bool",) + C
+TRI_DT = F + I + U + ("bool",)
+MASKED_FILL_DT = ("float32", "int32", "int64", "float16", "int8", "bool", "bfloat16")
+WHERE_DT = F + I + U + ("bool",) + C
+DIAG_DT = F + I + ("bool", "complex64")
+FILL_DIAG_DT = F + I + ("bool",)
 
 LONG = 40000  # elements: over the iterator's threading threshold
 
@@ -75,7 +80,7 @@ def call_like_ref(name: str, ref, inplace: bool = False):
             target = empty_out(first.shape, str(first.dtype) if first.dtype != np_dtype("bfloat16") else "bfloat16",
                                strided)
             target[...] = first
-            aclnn_py.run(name, *sample.operands[1:], *sample.attrs, out=target)
+            aclnn_py.run(name, *sample.operands[1:], *sample.attrs, out=target, outputs=("selfRef",))
             return target
         exp = ref(*sample.operands, *sample.attrs)
         many = isinstance(exp, (list, tuple))
@@ -98,9 +103,38 @@ def transposed(a: np.ndarray) -> np.ndarray:
     return np.asfortranarray(a) if a.ndim >= 2 else a
 
 
+UNSIGNED = (torch.uint16, torch.uint32, torch.uint64)
+
+
+def via_int64(ref):
+    """torch implements few operators for uint16/32/64: those operands run as int64 (the samples' values are small)
+    and int64 results come back in the unsigned dtype."""
+
+    def run(*args):
+        found = []
+
+        def widen(a):
+            if isinstance(a, (list, tuple)):
+                return type(a)(widen(x) for x in a)
+            if isinstance(a, torch.Tensor) and a.dtype in UNSIGNED:
+                found.append(a.dtype)
+                return a.to(torch.int64)
+            return a
+
+        res = ref(*widen(list(args)))
+        if not found:
+            return res
+        back = lambda r: r.to(found[0]) if isinstance(r, torch.Tensor) and r.dtype == torch.int64 else r  # noqa: E731
+        return type(res)(back(r) for r in res) if isinstance(res, (list, tuple)) else back(res)
+
+    return run
+
+
 def entry(name, ref, dtypes, samples, inplace=False, **kw):
+    wide = via_int64(ref)
+
     def oracle(*args):
-        return ref(*tt(list(args)))
+        return wide(*tt(list(args)))
 
     return OpInfo(name, oracle, dtypes, kind="custom", samples=samples, call=call_like_ref(name, oracle, inplace),
                   native16=True, **kw)
@@ -249,6 +283,88 @@ def fill_ref(self, value):
     return torch.full_like(self, v)
 
 
+def tri_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(4, 5),), (0,), "main"), Sample((a(2, 4, 5),), (1,), "batch, +1, strided out"),
+            Sample((transposed(a(5, 4)),), (-2,), "transposed, -2"), Sample((a(3, 3),), (7,), "beyond"),
+            Sample((a(0, 3),), (0,), "empty"), Sample((a(4, 200, 60),), (-3,), "long")]
+
+
+def tri_inplace_samples(dtype, rng):
+    return [s for s in tri_samples(dtype, rng) if s.name != "empty"]
+
+
+def masked_fill_samples(dtype, rng, value):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    m = lambda *s: rng.integers(0, 2, size=s).astype(bool)  # noqa: E731
+    return [Sample((a(3, 4), m(3, 4), value), (), "same shape"), Sample((a(3, 4), m(4), value), (), "broadcast mask, strided out"),
+            Sample((a(LONG), m(LONG), value), (), "long"), Sample((a(0, 2), m(0, 2), value), (), "empty")]
+
+
+def masked_fill_scalar_samples(dtype, rng):
+    return masked_fill_samples(dtype, rng, True if dtype == "bool" else 5 if dtype in I else -1.5)
+
+
+def masked_fill_tensor_samples(dtype, rng):
+    return masked_fill_samples(dtype, rng, np.array(3, np_dtype(dtype)))
+
+
+def masked_fill_ref(self, mask, value):
+    v = value.to(self.dtype) if isinstance(value, torch.Tensor) else value
+    return self.masked_fill(mask, v)
+
+
+def where_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    m = lambda *s: rng.integers(0, 2, size=s).astype(bool)  # noqa: E731
+    # CANN promotes uint16/32/64 with themselves only
+    partner = dtype if dtype in U else "bool" if dtype != "bool" else "uint8"
+    return [Sample((m(3, 4), a(3, 4), a(3, 4)), (), "same shape"),
+            Sample((m(4), a(3, 1), a(1, 4)), (), "broadcast, strided out"),
+            Sample((m(3, 4).astype(np.uint8), transposed(a(3, 4)), arr(rng, (3, 4), partner)), (), f"uint8 cond, {partner}"),
+            Sample((m(LONG), a(LONG), a(LONG)), (), "long"), Sample((m(0, 2), a(0, 2), a(0, 2)), (), "empty")]
+
+
+def diag_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(4),), (0,), "vector"), Sample((a(3),), (2,), "vector +2, strided out"),
+            Sample((a(4, 5),), (-1,), "matrix -1"), Sample((transposed(a(5, 4)),), (2,), "transposed +2"),
+            Sample((a(300, 300),), (1,), "long")]
+
+
+def diag_flat_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(2, 2),), (0,), "2x2"), Sample((a(3),), (-2,), "-2, strided out"),
+            Sample((transposed(a(2, 3)),), (1,), "transposed"), Sample((a(250),), (0,), "long")]
+
+
+def fill_diagonal_samples(dtype, rng):
+    value = True if dtype == "bool" else 7 if dtype in I else -2.5
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(4, 4), value, False), (), "square"), Sample((a(7, 3), value, True), (), "wrap"),
+            Sample((a(7, 3), value, False), (), "tall, strided out"), Sample((a(3, 5), value, True), (), "wide"),
+            Sample((a(3, 3, 3), value, False), (), "3-D"), Sample((a(300, 300), value, False), (), "long")]
+
+
+def fill_diagonal_ref(self, value, wrap):
+    return self.clone().fill_diagonal_(value, wrap)
+
+
+def one_hot_samples(dtype, rng):
+    idx = lambda *s: rng.integers(-1, 5, size=s).astype(np_dtype(dtype))  # noqa: E731
+    on, off = np.array(1.5, np.float32), np.array(-0.5, np.float32)
+    return [Sample((idx(6), 4, on, off), (-1,), "last, with out-of-range"),
+            Sample((idx(2, 3), 5, on, off), (0,), "axis 0, strided out"),
+            Sample((idx(2, 3), 3, on.astype(np.int32), off.astype(np.int32)), (1,), "int32 values"),
+            Sample((idx(500, 40), 8, on, off), (1,), "long")]
+
+
+def one_hot_ref(idx, classes, on, off, axis):
+    hot = (idx.long().unsqueeze(-1) == torch.arange(classes))
+    res = torch.where(hot, on.reshape(()), off.reshape(()))
+    return res.movedim(-1, axis if axis >= 0 else res.dim() - 1)
+
+
 ENTRIES = [
     entry("aclnnInplaceCopy", copy_ref, COPY_DT, copy_samples, inplace=True),
     entry("aclnnCat", lambda ts, dim: torch.cat(ts, dim), CAT_DT, cat_samples),
@@ -265,4 +381,15 @@ ENTRIES = [
     entry("aclnnInplaceZero", torch.zeros_like, ZERO_DT, inplace_samples, inplace=True),
     entry("aclnnInplaceFillScalar", fill_ref, FILL_SCALAR_DT, fill_scalar_samples, inplace=True),
     entry("aclnnInplaceFillTensor", fill_ref, FILL_TENSOR_DT, fill_tensor_samples, inplace=True),
+    entry("aclnnTril", torch.tril, TRI_DT, tri_samples),
+    entry("aclnnTriu", torch.triu, TRI_DT, tri_samples),
+    entry("aclnnInplaceTril", torch.tril, TRI_DT, tri_inplace_samples, inplace=True),
+    entry("aclnnInplaceTriu", torch.triu, TRI_DT, tri_inplace_samples, inplace=True),
+    entry("aclnnInplaceMaskedFillScalar", masked_fill_ref, MASKED_FILL_DT, masked_fill_scalar_samples, inplace=True),
+    entry("aclnnInplaceMaskedFillTensor", masked_fill_ref, MASKED_FILL_DT, masked_fill_tensor_samples, inplace=True),
+    entry("aclnnSWhere", torch.where, WHERE_DT, where_samples),
+    entry("aclnnDiag", torch.diag, DIAG_DT, diag_samples),
+    entry("aclnnDiagFlat", torch.diagflat, DIAG_DT, diag_flat_samples),
+    entry("aclnnInplaceFillDiagonal", fill_diagonal_ref, FILL_DIAG_DT, fill_diagonal_samples, inplace=True),
+    entry("aclnnOneHot", one_hot_ref, ("int32", "int64"), one_hot_samples),
 ]

@@ -87,6 +87,11 @@ static inline bool aclStubIsPrivateFormat(aclFormat f) {
            f == ACL_FORMAT_FRACTAL_NZ || f == ACL_FORMAT_NDC1HWC0 || (int)f == 33 /* FRACTAL_Z_3D */ ||
            ((int)f >= ACL_FORMAT_FRACTAL_NZ_C0_16 && (int)f <= ACL_FORMAT_FRACTAL_NZ_C0_8);
 }
+/* The scalar (dtype, value bytes) does not fit dtype `target` (nnopbase's aclScalar::CheckOverflows): integers
+ * outside the target's range (a negative integer into an unsigned type only when its magnitude exceeds the
+ * maximum), floats outside the target's finite range (infinities fit floating targets, NaN fits them only),
+ * complex values with an imaginary part into real types. */
+ACLSTUB_API bool aclStubScalarOverflows(aclDataType dtype, const void *value, aclDataType target);
 /* The byte ranges two non-empty views address overlap (the same buffer read and written). */
 ACLSTUB_API bool aclStubViewsOverlap(const aclStubTensorDesc *a, const aclStubTensorDesc *b);
 
