@@ -69,11 +69,11 @@ def empty_out(shape, dtype_name: str, strided: bool) -> np.ndarray:
     return base[..., ::2]
 
 
-def call_like_ref(name: str, ref, inplace: bool = False):
+def call_like_ref(name: str, ref, inplace: bool = False, outputs=None):
     """A call hook: the outputs shaped like the oracle's results (a list for a sequence), then the operator run.
     inplace: the first operand is the in-place target, copied first (strided when the sample says so)."""
 
-    def call(sample: Sample):
+    def call(sample: Sample, exp):
         strided = "strided out" in sample.name
         if inplace:
             first = sample.operands[0]
@@ -82,10 +82,9 @@ def call_like_ref(name: str, ref, inplace: bool = False):
             target[...] = first
             aclnn_py.run(name, *sample.operands[1:], *sample.attrs, out=target, outputs=("selfRef",))
             return target
-        exp = ref(*sample.operands, *sample.attrs)
         many = isinstance(exp, (list, tuple))
         outs = [empty_out(tuple(e.shape), TORCH_TO_NAME[e.dtype], strided) for e in (exp if many else [exp])]
-        aclnn_py.run(name, *sample.operands, *sample.attrs, out=outs if many else outs[0])
+        aclnn_py.run(name, *sample.operands, *sample.attrs, out=outs if many else outs[0], outputs=outputs)
         return outs if many else outs[0]
 
     return call
@@ -130,13 +129,13 @@ def via_int64(ref):
     return run
 
 
-def entry(name, ref, dtypes, samples, inplace=False, **kw):
+def entry(name, ref, dtypes, samples, inplace=False, outputs=None, **kw):
     wide = via_int64(ref)
 
     def oracle(*args):
         return wide(*tt(list(args)))
 
-    return OpInfo(name, oracle, dtypes, kind="custom", samples=samples, call=call_like_ref(name, oracle, inplace),
+    return OpInfo(name, oracle, dtypes, kind="custom", samples=samples, call=call_like_ref(name, oracle, inplace, outputs),
                   native16=True, **kw)
 
 
@@ -365,7 +364,89 @@ def one_hot_ref(idx, classes, on, off, axis):
     return res.movedim(-1, axis if axis >= 0 else res.dim() - 1)
 
 
-ENTRIES = [
+CONST_PAD_DT = F + I + U + ("bool",) + C
+REFLECT_DT = F + I + ("bool",) + C
+REPLICATE_DT = F + I + C
+CIRCULAR_DT = ("float32", "float16", "bfloat16", "int32", "int8")
+PAD_GRAD_DT = F + C
+CIRCULAR_GRAD_DT = ("float32", "float16", "bfloat16")
+TORCH_MODE = {"Reflection": "reflect", "Replication": "replicate", "Circular": "circular"}
+
+
+def wide(x):
+    """A float64 (complex128) copy of x: torch pads every dtype exactly through it."""
+    return x.to(torch.complex128 if x.is_complex() else torch.float64)
+
+
+def pad_ref(mode):
+    def ref(x, padding):
+        return torch.nn.functional.pad(wide(x), padding, mode=mode).to(x.dtype)
+    return ref
+
+
+def pad_grad_ref(mode):
+    def ref(grad, x, padding):
+        xw = wide(x).requires_grad_(True)
+        y = torch.nn.functional.pad(xw, padding, mode=mode)
+        (g,) = torch.autograd.grad(y, xw, wide(grad))
+        return g.to(x.dtype)
+    return ref
+
+
+def pad_samples(k, mode, grad=False):
+    def samples(dtype, rng):
+        a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+        small = [1, 2] * k if mode != "circular" else [2, 1] * k
+        base = [(2, 3) + (5,) * k, (3,) + (6,) * k, (2, 1) + (40,) * (k - 1) + (300,)]
+        if grad:  # the oracle differentiates in float64: smaller, but still above the threading threshold
+            base[2] = (9, 1) + (20,) * (k - 1) + (200,) if k < 3 else (16, 1, 6, 6, 8)
+        names = ["batched", "unbatched, strided out", "long"]
+        pads = [small, [0, 3] * k if mode != "reflect" else [2, 0] * k, [3, 4] * k]
+        out = []
+        for shape, pad, name in zip(base, pads, names):
+            if k == 3 and name == "long" and not grad:
+                shape = (2, 1, 20, 20, 60)
+            x = a(*shape)
+            if name == "batched":
+                x = transposed(x)
+            if grad:
+                gshape = list(shape)
+                for p in range(k):
+                    gshape[-1 - p] += pad[2 * p] + pad[2 * p + 1]
+                out.append(Sample((a(*gshape), x, pad), (), name))
+            else:
+                out.append(Sample((x, pad), (), name))
+        return out
+    return samples
+
+
+def constant_pad_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    value = True if dtype == "bool" else np_dtype(dtype).type(2) if dtype in U else 2 if dtype in I else -1.5
+    return [Sample((a(3, 4), [1, 2], value), (), "last dim"), Sample((a(2, 3, 4), [1, 0, 2, 1], value), (), "two dims, strided out"),
+            Sample((transposed(a(5, 6)), [-1, 2, 1, -2], value), (), "negative crops"),
+            Sample((a(2, 3), [], value), (), "no pad"), Sample((a(200, 300), [3, 5, 0, 7], value), (), "long")]
+
+
+def constant_pad_ref(x, pad, value):
+    v = value.item() if isinstance(value, np.generic) else value
+    return torch.nn.functional.pad(wide(x), pad, mode="constant", value=v).to(x.dtype)
+
+
+PAD_ENTRIES = []
+for _mode, _dts in (("Reflection", REFLECT_DT), ("Replication", REPLICATE_DT), ("Circular", CIRCULAR_DT)):
+    for _k in (1, 2, 3):
+        if _mode == "Circular" and _k == 1:
+            continue
+        _m = TORCH_MODE[_mode]
+        PAD_ENTRIES.append(entry(f"aclnn{_mode}Pad{_k}d", pad_ref(_m), _dts, pad_samples(_k, _m)))
+        _gdts = CIRCULAR_GRAD_DT if _mode == "Circular" else PAD_GRAD_DT
+        PAD_ENTRIES.append(entry(f"aclnn{_mode}Pad{_k}dBackward", pad_grad_ref(_m), _gdts, pad_samples(_k, _m, True), outputs=("gradInput",),
+                                 tol={"float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2)}))
+
+
+ENTRIES = PAD_ENTRIES + [
+    entry("aclnnConstantPadNd", constant_pad_ref, CONST_PAD_DT, constant_pad_samples),
     entry("aclnnInplaceCopy", copy_ref, COPY_DT, copy_samples, inplace=True),
     entry("aclnnCat", lambda ts, dim: torch.cat(ts, dim), CAT_DT, cat_samples),
     entry("aclnnStack", lambda ts, dim: torch.stack(ts, dim), STACK_DT, stack_samples),
