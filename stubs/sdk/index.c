@@ -106,6 +106,17 @@ aclnnStatus aclStubContiguousIn(const aclStubOpCall *call, const aclStubTensorDe
     return aclStubCopyView(call, out, t, ACL_DT_UNDEFINED);
 }
 
+aclnnStatus aclStubInputApart(const aclStubOpCall *call, const aclStubTensorDesc *t, aclDataType dtype,
+                              const aclStubTensorDesc *avoid, aclStubTensorDesc *out) {
+    ACLSTUB_TRY(aclStubContiguousIn(call, t, dtype, out));
+    if (avoid == NULL || !aclStubViewsOverlap(out, avoid)) return OK;
+    aclStubTensorDesc c;
+    ACLSTUB_TRY(scratch_like(call, out, out->dtype, &c));
+    ACLSTUB_TRY(aclStubCopyView(call, &c, out, ACL_DT_UNDEFINED));
+    *out = c;
+    return OK;
+}
+
 aclnnStatus aclStubOutputBegin(const aclStubOpCall *call, const aclStubTensorDesc *t, aclDataType dtype, bool load,
                                aclStubTensorDesc *buf) {
     aclDataType dt = (int)dtype < 0 ? t->dtype : dtype;

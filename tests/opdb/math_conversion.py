@@ -71,7 +71,8 @@ def empty_out(shape, dtype_name: str, strided: bool) -> np.ndarray:
 
 def call_like_ref(name: str, ref, inplace: bool = False, outputs=None):
     """A call hook: the outputs shaped like the oracle's results (a list for a sequence), then the operator run.
-    inplace: the first operand is the in-place target, copied first (strided when the sample says so)."""
+    inplace: the first operand is the in-place target (True: parameter selfRef, or the parameter's name), copied
+    first (strided when the sample says so)."""
 
     def call(sample: Sample, exp):
         strided = "strided out" in sample.name
@@ -80,7 +81,8 @@ def call_like_ref(name: str, ref, inplace: bool = False, outputs=None):
             target = empty_out(first.shape, str(first.dtype) if first.dtype != np_dtype("bfloat16") else "bfloat16",
                                strided)
             target[...] = first
-            aclnn_py.run(name, *sample.operands[1:], *sample.attrs, out=target, outputs=("selfRef",))
+            target_name = inplace if isinstance(inplace, str) else "selfRef"
+            aclnn_py.run(name, *sample.operands[1:], *sample.attrs, out=target, outputs=(target_name,))
             return target
         many = isinstance(exp, (list, tuple))
         outs = [empty_out(tuple(e.shape), TORCH_TO_NAME[e.dtype], strided) for e in (exp if many else [exp])]
@@ -129,8 +131,26 @@ def via_int64(ref):
     return run
 
 
-def entry(name, ref, dtypes, samples, inplace=False, outputs=None, **kw):
-    wide = via_int64(ref)
+LOW = (torch.float16, torch.bfloat16)
+
+
+def in_float32(ref):
+    """16-bit floating operands computed in float32 and the results rounded once (sums that accumulate in float32)."""
+
+    def run(*args):
+        low = [a.dtype for a in args if isinstance(a, torch.Tensor) and a.dtype in LOW]
+        if not low:
+            return ref(*args)
+        res = ref(*[a.float() if isinstance(a, torch.Tensor) and a.dtype in LOW else a for a in args])
+        back = lambda r: r.to(low[0]) if isinstance(r, torch.Tensor) and r.dtype == torch.float32 else r  # noqa: E731
+        return type(res)(back(r) for r in res) if isinstance(res, (list, tuple)) else back(res)
+
+    return run
+
+
+def entry(name, ref, dtypes, samples, inplace=False, outputs=None, accumulate16=False, **kw):
+    """accumulate16: the operator sums 16-bit floats in float32 (the oracle too)."""
+    wide = via_int64(in_float32(ref) if accumulate16 else ref)
 
     def oracle(*args):
         return wide(*tt(list(args)))

@@ -166,6 +166,10 @@ ACLSTUB_API aclnnStatus aclStubFillView(const aclStubOpCall *call, const aclStub
  * dtype `dtype` (ACL_DT_UNDEFINED: t's own; another dtype: converted). */
 ACLSTUB_API aclnnStatus aclStubContiguousIn(const aclStubOpCall *call, const aclStubTensorDesc *t, aclDataType dtype,
                                             aclStubTensorDesc *out);
+/* aclStubContiguousIn, then a copy when the result shares memory with `avoid` (an output of the call), so a
+ * kernel may read it while writing `avoid`. */
+ACLSTUB_API aclnnStatus aclStubInputApart(const aclStubOpCall *call, const aclStubTensorDesc *t, aclDataType dtype,
+                                          const aclStubTensorDesc *avoid, aclStubTensorDesc *out);
 /*
  * A contiguous buffer for output t in *buf, of dtype `dtype` (ACL_DT_UNDEFINED: t's own): t itself when it is
  * contiguous with that dtype, else kernel scratch; with `load`, the buffer starts with t's values (in-place

@@ -1,0 +1,295 @@
+"""ops-nn index/: gathers (GatherV2/V3, IndexSelect, Take, Embedding, Gather, GatherNd, Flip) and scatters (Scatter,
+ScatterValue, ScatterAdd, ScatterReduce and in-place variants, IndexAdd(V2), IndexCopy, IndexFill(Tensor), ScatterNd,
+ScatterNdUpdate, TfScatterAdd, InplacePut) against torch. Samples keep duplicate indices only where the result does
+not depend on their order (sums), and name the out-of-range cases in tests/test_index_ops.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from . import Sample
+from .math_conversion import F, I, U, C, arr, entry, transposed
+
+GATHER_V2_DT = F + I + ("bool",) + C
+INDEX_SELECT_DT = F + I + U + ("bool",) + C
+GATHER_DT = F + I + U + ("bool",)
+GATHER_ND_DT = ("float32", "int32", "int64", "float16", "int8", "uint8", "bool", "bfloat16")
+SCATTER_DT = F + I + ("bool",) + C
+INDEX_ADD_DT = F + I + ("bool",)
+INDEX_COPY_DT = F + I + ("bool",) + C
+INDEX_FILL_DT = ("int32", "float16", "float32", "int64", "bool", "bfloat16")
+SCATTER_ND_DT = ("float16", "float32", "bool", "bfloat16")
+SCATTER_ND_UPDATE_DT = ("float32", "float16", "bfloat16", "bool", "int16", "int64", "int8", "int32")
+PUT_DT = F + I + ("bool",) + C
+TF_SCATTER_ADD_DT = ("float32", "float16", "bfloat16", "int32", "int8", "uint8")
+SUM_TOL = {"float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2)}
+
+
+def idx(rng, size, shape, dtype="int64", unique=False):
+    """Indices in [0, size): distinct along the first dimension when unique (then shape[0] <= size)."""
+    if unique:
+        return np.stack([rng.permutation(size)[:shape[0]] for _ in range(int(np.prod(shape[1:])))], -1) \
+                 .reshape(shape).astype(dtype) if len(shape) > 1 else rng.permutation(size)[:shape[0]].astype(dtype)
+    return rng.integers(0, size, size=shape).astype(dtype)
+
+
+def value_for(dtype):
+    return True if dtype == "bool" else 3 if dtype in I + U else -1.5
+
+
+# ---- gathers ------------------------------------------------------------------------------------------------------
+
+def gather_v2_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(5, 4), 0, idx(rng, 5, (3,))), (), "dim 0"),
+            Sample((a(3, 6, 2), -2, idx(rng, 6, (2, 2), "int32")), (), "2-D index, int32, strided out"),
+            Sample((transposed(a(4, 7)), 1, idx(rng, 7, ())), (), "0-D index"),
+            Sample((a(3, 5), 0, idx(rng, 3, (0,))), (), "empty index"),
+            Sample((a(500, 64), 0, idx(rng, 500, (300,))), (), "long")]
+
+
+def gather_v2_ref(x, dim, index):
+    shape = x.shape[:dim] + (index.shape if index.dim() else (1,)) + x.shape[dim + 1:]
+    return x.index_select(dim, index.reshape(-1).long()).reshape(shape)
+
+
+def gather_v3_samples(dtype, rng):
+    return [Sample((s.operands[0], 0, s.operands[2], 0, 1), (), s.name) for s in gather_v2_samples(dtype, rng)
+            if s.operands[1] == 0]
+
+
+def gather_v3_ref(x, dim, index, batch_dims, mode):
+    return gather_v2_ref(x, dim, index)
+
+
+def index_select_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(5, 4), 1, idx(rng, 4, (6,))), (), "dim 1, repeats"),
+            Sample((transposed(a(6, 3)), -2, idx(rng, 6, (2,), "int32")), (), "transposed, strided out"),
+            Sample((a(7), 0, idx(rng, 7, ())), (), "0-D index"), Sample((a(400, 100), 0, idx(rng, 400, (300,))), (), "long")]
+
+
+def take_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(3, 4), idx(rng, 12, (2, 5))), (), "2-D index"),
+            Sample((transposed(a(4, 5)), idx(rng, 20, (7,), "int32")), (), "transposed, strided out"),
+            Sample((a(200, 200), idx(rng, 40000, (40000,))), (), "long")]
+
+
+def embedding_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(10, 4), idx(rng, 10, (2, 3))), (), "2-D indices"),
+            Sample((transposed(a(6, 5)), idx(rng, 6, (4,), "int32")), (), "transposed, strided out"),
+            Sample((a(1000, 128), idx(rng, 1000, (512,))), (), "long")]
+
+
+def gather_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(4, 5), 1, idx(rng, 5, (4, 3))), (), "dim 1"),
+            Sample((a(4, 5), 0, idx(rng, 4, (2, 5), "int32")), (), "dim 0, strided out"),
+            Sample((transposed(a(3, 6)), -1, idx(rng, 6, (2, 4))), (), "transposed, smaller index"),
+            Sample((a(300, 200), 1, idx(rng, 200, (300, 150))), (), "long")]
+
+
+def gather_nd_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    i2 = np.stack([idx(rng, 4, (6,)), idx(rng, 5, (6,))], -1)
+    i1 = idx(rng, 4, (3, 1), "int32")
+    neg = np.stack([-idx(rng, 4, (5,)) - 1, idx(rng, 5, (5,))], -1)
+    big = np.stack([idx(rng, 300, (2000,)), idx(rng, 40, (2000,))], -1)
+    return [Sample((a(4, 5, 3), i2, False), (), "pairs"), Sample((a(4, 5), i1, False), (), "rows, strided out"),
+            Sample((a(4, 5), neg, True), (), "negative indices"), Sample((a(300, 40, 8), big, False), (), "long")]
+
+
+def gather_nd_ref(x, indices, negative):
+    return x[tuple(indices.long().unbind(-1))]
+
+
+def flip_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(3, 4, 5), [0, 2]), (), "two dims"), Sample((transposed(a(4, 6)), [-1]), (), "transposed, strided out"),
+            Sample((a(5), []), (), "no dims"), Sample((a(200, 300), [1]), (), "long")]
+
+
+# ---- scatters -------------------------------------------------------------------------------------------------------
+
+def scatter_samples(dtype, rng, reduce=0, with_value=False):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    unique = reduce == 0
+    cases = [((4, 5), 0, (3, 5), "dim 0"), ((4, 5), 1, (4, 2), "dim 1, strided out"), ((3, 6), -1, (2, 4), "smaller index"),
+             ((300, 200), 0, (250, 200), "long")]
+    out = []
+    for shape, dim, ishape, name in cases:
+        d = dim % len(shape)
+        index = idx(rng, shape[d], ishape if d == 0 else ishape[::-1], unique=unique)
+        if d != 0:
+            index = np.ascontiguousarray(index.T)
+        src = value_for(dtype) if with_value else a(*ishape)
+        self_ = transposed(a(*shape)) if name == "smaller index" else a(*shape)
+        out.append(Sample((self_, dim, index, src, reduce), (), name))
+    return out
+
+
+def scatter_ref(self, dim, index, src, reduce):
+    kw = {"reduce": ("add", "multiply")[reduce - 1]} if reduce else {}
+    if self.dtype == torch.bool and reduce:  # torch refuses these for bool: add is "or", mul is "and"
+        s = src if isinstance(src, torch.Tensor) else torch.full(index.shape, bool(src))
+        return torch.scatter_reduce(self.int(), dim, index.long(), s.int(), ("sum", "prod")[reduce - 1]).bool()
+    if isinstance(src, torch.Tensor):
+        return torch.scatter(self, dim, index.long(), src, **kw)
+    return torch.scatter(self, dim, index.long(), src, **kw)
+
+
+def scatter_add_samples(dtype, rng):
+    return [Sample(s.operands[:4], (), s.name) for s in scatter_samples(dtype, rng, reduce=1)]
+
+
+def scatter_add_ref(self, dim, index, src):
+    if self.dtype == torch.bool:
+        return scatter_ref(self, dim, index, src, 1)
+    return torch.scatter_add(self, dim, index.long(), src)
+
+
+def scatter_reduce_samples(dtype, rng):
+    return [Sample(s.operands[:4] + (1, True), (), s.name) for s in scatter_samples(dtype, rng, reduce=1)]
+
+
+def scatter_reduce_ref(self, dim, index, src, reduce, include_self):
+    return torch.scatter_reduce(self, dim, index.long(), src, "sum", include_self=include_self)
+
+
+def index_add_samples(dtype, rng, v2=False):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    alpha = True if dtype == "bool" else 2 if dtype in I else 1.5
+    cases = [((5, 4), 0, 7, "dim 0, repeats"), ((3, 6), 1, 4, "dim 1, strided out"), ((4, 6), -1, 3, "negative dim"),
+             ((400, 100), 0, 300, "long")]
+    out = []
+    for shape, dim, n, name in cases:
+        d = dim % 2
+        sshape = list(shape)
+        sshape[d] = n
+        extra = (0,) if v2 else ()
+        out.append(Sample((a(*shape), dim, idx(rng, shape[d], (n,)), a(*sshape), alpha) + extra, (), name))
+    return out
+
+
+def index_add_ref(self, dim, index, source, alpha, mode=None):
+    if self.dtype == torch.bool:
+        return (self.int().index_add(dim, index.long(), source.int() * int(alpha))).bool()
+    return self.index_add(dim, index.long(), source, alpha=alpha)
+
+
+def index_copy_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(5, 4), 0, idx(rng, 5, (3,), unique=True), a(3, 4)), (), "dim 0"),
+            Sample((a(3, 6), 1, idx(rng, 6, (4,), "int32", unique=True), a(3, 4)), (), "dim 1, strided out"),
+            Sample((a(400, 100), 0, idx(rng, 400, (300,), unique=True), a(300, 100)), (), "long")]
+
+
+def index_copy_ref(self, dim, index, source):
+    return self.index_copy(dim, index.long(), source)
+
+
+def index_fill_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    v = value_for(dtype)
+    return [Sample((a(5, 4), 0, idx(rng, 5, (3,)), v), (), "dim 0"),
+            Sample((a(3, 6), -1, idx(rng, 6, (4,), "int32"), v), (), "dim -1, strided out"),
+            Sample((a(400, 100), 1, idx(rng, 100, (30,)), v), (), "long")]
+
+
+def index_fill_tensor_samples(dtype, rng):
+    return [Sample((s.operands[0], s.operands[1], [int(x) - 1 if k % 2 else int(x) for k, x in
+                                                  enumerate(s.operands[2])], s.operands[3]), (), s.name)
+            for s in index_fill_samples(dtype, rng)]
+
+
+def index_fill_ref(self, dim, index, value):
+    index = torch.tensor(index) if isinstance(index, list) else index
+    size = self.shape[dim]
+    return self.index_fill(dim, torch.where(index < 0, index + size, index).long(), value)
+
+
+def scatter_nd_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    pairs = np.stack(np.unravel_index(rng.permutation(20)[:6], (4, 5)), -1).astype(np.int64)
+    rows = idx(rng, 6, (3, 1), "int32", unique=True)
+    big = idx(rng, 500, (300, 1), unique=True)
+    return [Sample((a(4, 5, 3), pairs, a(6, 3)), (), "pairs"), Sample((a(6, 4), rows, a(3, 4)), (), "rows, strided out"),
+            Sample((a(500, 64), big, a(300, 64)), (), "long")]
+
+
+def scatter_nd_ref(data, indices, updates):
+    out = data.clone()
+    out[tuple(indices.long().unbind(-1))] = updates
+    return out
+
+
+def tf_scatter_add_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(6, 4), idx(rng, 6, (5,)), a(5, 4)), (), "scatter_add, repeats"),
+            Sample((a(6, 4), idx(rng, 6, (2, 3), "int32"), a(2, 3, 4)), (), "2-D indices"),
+            Sample((a(4, 5, 2), np.stack([idx(rng, 4, (7,)), idx(rng, 5, (7,))], -1), a(7, 2)), (), "scatter_nd_add"),
+            Sample((a(500, 64), idx(rng, 500, (400,)), a(400, 64)), (), "long")]
+
+
+def tf_scatter_add_ref(var, indices, updates):
+    out = var.clone()
+    if updates.shape == indices.shape + var.shape[1:]:
+        out.index_put_((indices.long(),), updates, accumulate=True)
+    else:
+        out.index_put_(tuple(indices.long().unbind(-1)), updates, accumulate=True)
+    return out
+
+
+def put_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(4, 5), idx(rng, 20, (6,), unique=True) - 10, a(6), False), (), "negative indices"),
+            Sample((a(4, 5), idx(rng, 20, (2, 4), "int32"), a(2, 4), dtype not in ("bfloat16", "bool")), (),
+                   "accumulate, strided out"),
+            Sample((a(200, 200), idx(rng, 40000, (30000,), unique=True), a(30000), False), (), "long")]
+
+
+def put_ref(self, index, source, accumulate):
+    return self.clone().put_(index.long(), source, accumulate=accumulate)
+
+
+ENTRIES = [
+    entry("aclnnGatherV2", gather_v2_ref, GATHER_V2_DT, gather_v2_samples),
+    entry("aclnnGatherV3", gather_v3_ref, GATHER_V2_DT, gather_v3_samples),
+    entry("aclnnIndexSelect", lambda x, dim, i: x.index_select(dim, i.reshape(-1).long()), INDEX_SELECT_DT,
+          index_select_samples),
+    entry("aclnnTake", lambda x, i: torch.take(x, i.long()), INDEX_SELECT_DT, take_samples),
+    entry("aclnnEmbedding", lambda w, i: w[i.long()], GATHER_V2_DT, embedding_samples),
+    entry("aclnnGather", lambda x, dim, i: torch.gather(x, dim, i.long()), GATHER_DT, gather_samples),
+    entry("aclnnGatherNd", gather_nd_ref, GATHER_ND_DT, gather_nd_samples),
+    entry("aclnnFlip", lambda x, dims: torch.flip(x, dims), GATHER_V2_DT, flip_samples),
+    entry("aclnnScatter", scatter_ref, SCATTER_DT, lambda d, r: scatter_samples(d, r) + scatter_samples(d, r, 1)[:2],
+          accumulate16=True),
+    entry("aclnnScatterValue", scatter_ref, SCATTER_DT, lambda d, r: scatter_samples(d, r, 0, True)),
+    entry("aclnnInplaceScatter", scatter_ref, SCATTER_DT, lambda d, r: scatter_samples(d, r, 2)[:2], inplace=True,
+          accumulate16=True),
+    entry("aclnnInplaceScatterValue", scatter_ref, SCATTER_DT, lambda d, r: scatter_samples(d, r, 1, True)[:2],
+          inplace=True, accumulate16=True),
+    entry("aclnnScatterAdd", scatter_add_ref, SCATTER_DT, scatter_add_samples, accumulate16=True),
+    entry("aclnnScatterReduce", scatter_reduce_ref, ("float32",), scatter_reduce_samples),
+    entry("aclnnInplaceScatterReduce", scatter_reduce_ref, ("float32",), lambda d, r: scatter_reduce_samples(d, r)[:2],
+          inplace=True),
+    entry("aclnnIndexAdd", index_add_ref, INDEX_ADD_DT, index_add_samples, accumulate16=True),
+    entry("aclnnIndexAddV2", index_add_ref, INDEX_ADD_DT, lambda d, r: index_add_samples(d, r, True)[:2], accumulate16=True),
+    entry("aclnnIndexCopy", index_copy_ref, INDEX_COPY_DT, index_copy_samples, outputs=("outRef",)),
+    entry("aclnnInplaceIndexCopy", index_copy_ref, INDEX_COPY_DT, lambda d, r: index_copy_samples(d, r)[:2],
+          inplace=True),
+    entry("aclnnIndexFill", index_fill_ref, INDEX_FILL_DT, index_fill_samples),
+    entry("aclnnInplaceIndexFill", index_fill_ref, INDEX_FILL_DT, lambda d, r: index_fill_samples(d, r)[:2],
+          inplace=True),
+    entry("aclnnIndexFillTensor", index_fill_ref, INDEX_FILL_DT, index_fill_tensor_samples),
+    entry("aclnnInplaceIndexFillTensor", index_fill_ref, INDEX_FILL_DT,
+          lambda d, r: index_fill_tensor_samples(d, r)[:2], inplace=True),
+    entry("aclnnScatterNd", scatter_nd_ref, SCATTER_ND_DT, scatter_nd_samples),
+    entry("aclnnScatterNdUpdate", scatter_nd_ref, SCATTER_ND_UPDATE_DT, scatter_nd_samples, inplace="varRef"),
+    entry("aclnnTfScatterAdd", tf_scatter_add_ref, TF_SCATTER_ADD_DT, tf_scatter_add_samples, inplace="varRef",
+          accumulate16=True),
+    entry("aclnnInplacePut", put_ref, PUT_DT, put_samples, inplace=True, accumulate16=True),
+]
