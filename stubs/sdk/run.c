@@ -89,6 +89,13 @@ void *aclStubKernelScratch(const aclStubOpCall *call, size_t bytes) {
     return block->bytes;
 }
 
+void aclStubKernelSetOutputShape(const aclStubOpCall *call, int i, const int64_t *dims, uint32_t ndim) {
+    aclOpExecutor *w = (aclOpExecutor *)((char *)call - offsetof(aclOpExecutor, call));
+    if (i < 0 || (size_t)i >= w->op->num_params || w->handles[i] == NULL || !sdk_role_writes(w->op->params[i].role))
+        return;
+    (void)meta_tensor_set_view_shape(w->handles[i], dims, ndim);
+}
+
 static aclError run_kernel(void *arg);
 
 /* One span per view the kernel reads or writes (both for an in-place tensor). */

@@ -12,6 +12,7 @@
 #include "aclnnop/aclnn_fill_diagonal.h"
 #include "aclnnop/aclnn_masked_fill_scalar.h"
 #include "aclnnop/aclnn_masked_fill_tensor.h"
+#include "aclnnop/aclnn_masked_select.h"
 #include "aclnnop/aclnn_one_hot.h"
 #include "aclnnop/aclnn_s_where.h"
 #include "aclnnop/aclnn_tril.h"
@@ -27,6 +28,7 @@
 #define DIAG_DT (ACLSTUB_DT_INTS | ACLSTUB_DT_REALS | DT(ACL_BOOL) | DT(ACL_COMPLEX64))
 #define DIAG_EMPTY_DT (ACLSTUB_DT_INTS | ACLSTUB_DT_REALS | DT(ACL_BOOL))
 #define FILL_DIAG_DT (ACLSTUB_DT_INTS | ACLSTUB_DT_REALS | DT(ACL_BOOL))
+#define MASKED_SELECT_DT (ACLSTUB_DT_INTS | ACLSTUB_DT_REALS | DT(ACL_BOOL))
 #define WHERE_DT (ACLSTUB_DT_INTS | ACLSTUB_DT_UINTS | ACLSTUB_DT_REALS | DT(ACL_BOOL) | ACLSTUB_DT_COMPLEX)
 #define ONE_HOT_INDEX_DT (DT(ACL_INT32) | DT(ACL_INT64))
 #define ONE_HOT_VALUE_DT (DT(ACL_FLOAT16) | DT(ACL_FLOAT) | DT(ACL_INT32) | DT(ACL_INT64))
@@ -580,3 +582,69 @@ static const aclStubOpDef kOneHot = {"aclnnOneHot", kOneHotParams, 6, NULL, one_
                                      sizeof(OneHotPlan)};
 ACLSTUB_DEFINE_OP(aclnnOneHot, kOneHot, (const aclTensor *, self), (int, numClasses), (const aclTensor *, onValue),
                   (const aclTensor *, offValue), (int64_t, axis), (aclTensor *, out))
+
+/* ---- aclnnMaskedSelect ---------------------------------------------------------------------------------------------- */
+
+/* The selected elements of self (broadcast with mask), in row-major order, at the front of the 1-D out, whose view
+ * shape becomes [count] (a data-dependent output: the caller allocates the broadcast size). */
+static aclnnStatus masked_select_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = T(0), *mask = T(1), *out = T(2);
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "self", self, MASKED_SELECT_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "mask", mask, DT(ACL_UINT8) | DT(ACL_BOOL)));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "out", out, MASKED_SELECT_DT));
+    ACLSTUB_TRY(aclStubCheckMaxRank(call, "self", self, MAX_DIM));
+    ACLSTUB_TRY(aclStubCheckMaxRank(call, "mask", mask, MAX_DIM));
+    int64_t shape[ACLSTUB_MAX_DIMS];
+    uint32_t n;
+    if (!aclStubBroadcastShape(self->dims, self->ndim, mask->dims, mask->ndim, shape, &n))
+        return aclStubOpFail(call, INVALID, "the shapes of self and mask can not broadcast");
+    if (out->ndim != 1) return aclStubOpFail(call, INVALID, "out must be 1-D, got %u dimensions", out->ndim);
+    int64_t size = 1;
+    for (uint32_t d = 0; d < n; d++) size *= shape[d];
+    if (out->dims[0] != size)
+        return aclStubOpFail(call, INVALID, "out must hold the broadcast size %lld, got %lld", (long long)size,
+                             (long long)out->dims[0]);
+    if (aclStubNumel(self) == 0 || aclStubNumel(mask) == 0 || aclStubNumel(out) == 0) return nothing(call);
+    return OK;
+}
+
+static aclnnStatus masked_select_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *self = T(0), *mask = T(1), *out = T(2);
+    aclStubTensorDesc x = *out, m = *out; /* both broadcast to the out's length, as contiguous scratch */
+    int64_t shape[ACLSTUB_MAX_DIMS];
+    uint32_t n;
+    aclStubBroadcastShape(self->dims, self->ndim, mask->dims, mask->ndim, shape, &n);
+    int64_t total = out->dims[0];
+    x.dtype = self->dtype;
+    m.dtype = ACL_BOOL;
+    aclStubViewReshape(&x, shape, n);
+    aclStubViewReshape(&m, shape, n);
+    x.offset = m.offset = 0;
+    x.data = aclStubKernelScratch(call, (size_t)total * aclDataTypeSize(self->dtype));
+    m.data = aclStubKernelScratch(call, (size_t)total);
+    if (x.data == NULL || m.data == NULL) return aclStubKernelOutOfMemory(call);
+    ACLSTUB_TRY(aclStubCopyView(call, &x, self, ACL_DT_UNDEFINED));
+    ACLSTUB_TRY(aclStubCopyView(call, &m, mask, ACL_DT_UNDEFINED));
+    const uint8_t *keep = m.data;
+    size_t es = aclDataTypeSize(self->dtype);
+    char *packed = x.data; /* compacted in place, front to back */
+    int64_t count = 0;
+    for (int64_t i = 0; i < total; i++)
+        if (keep[i]) {
+            if (count != i) memcpy(packed + count * (int64_t)es, packed + i * (int64_t)es, es);
+            count++;
+        }
+    aclStubTensorDesc src = x, dst = *out;
+    src.ndim = dst.ndim = 1;
+    src.dims[0] = dst.dims[0] = count;
+    src.strides[0] = 1;
+    ACLSTUB_TRY(aclStubCopyView(call, &dst, &src, ACL_DT_UNDEFINED));
+    aclStubKernelSetOutputShape(call, 2, &count, 1);
+    return OK;
+}
+
+static const aclStubParam kMaskedSelectParams[] = {IN("self"), IN("mask"), {"out", ACLSTUB_OUTPUT, 0, NULL, 0, 0, 0}};
+static const aclStubOpDef kMaskedSelect = {"aclnnMaskedSelect", kMaskedSelectParams, 3, NULL, masked_select_check,
+                                           masked_select_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnMaskedSelect, kMaskedSelect, (const aclTensor *, self), (const aclTensor *, mask),
+                  (aclTensor *, out))
