@@ -107,9 +107,9 @@ def transposed(a: np.ndarray) -> np.ndarray:
 UNSIGNED = (torch.uint16, torch.uint32, torch.uint64)
 
 
-def via_int64(ref):
+def via_int64(ref, values=None):
     """torch implements few operators for uint16/32/64: those operands run as int64 (the samples' values are small)
-    and int64 results come back in the unsigned dtype."""
+    and int64 results (those at positions `values` of a sequence, when given) come back in the unsigned dtype."""
 
     def run(*args):
         found = []
@@ -126,7 +126,9 @@ def via_int64(ref):
         if not found:
             return res
         back = lambda r: r.to(found[0]) if isinstance(r, torch.Tensor) and r.dtype == torch.int64 else r  # noqa: E731
-        return type(res)(back(r) for r in res) if isinstance(res, (list, tuple)) else back(res)
+        if isinstance(res, (list, tuple)):
+            return type(res)(back(r) if values is None or k in values else r for k, r in enumerate(res))
+        return back(res)
 
     return run
 

@@ -293,3 +293,139 @@ ENTRIES = [
           accumulate16=True),
     entry("aclnnInplacePut", put_ref, PUT_DT, put_samples, inplace=True, accumulate16=True),
 ]
+
+
+# ---- data-dependent outputs: device tensors at their largest shape, trimmed to the shape the operator gives them --
+
+def call_dynamic(name, alloc):
+    """A call hook for operators that refresh their outputs' view shapes: alloc(sample) gives each output's largest
+    shape and dtype; the results are the outputs' data at the shapes aclGetViewShape reports after the call."""
+    from aclnn_py import acl
+
+    def call(sample, exp):
+        outs = [aclnn_py.Tensor(shape, np.dtype(dt)) for shape, dt in alloc(sample)]
+        aclnn_py.run(name, *sample.operands, *sample.attrs, out=outs if len(outs) > 1 else outs[0])
+        res = []
+        for t in outs:
+            shape = tuple(acl.aclGetViewShape(t.handle))
+            res.append(t.numpy().reshape(-1)[:int(np.prod(shape))].reshape(shape))
+        return res if len(res) > 1 else res[0]
+
+    return call
+
+
+import aclnn_py  # noqa: E402
+from . import OpInfo  # noqa: E402
+from .math_conversion import tt, via_int64  # noqa: E402
+
+
+def dynamic_entry(name, ref, dtypes, samples, alloc, pick=None):
+    """pick: which of the oracle's results the call returns (indices), when the operator leaves some out."""
+    wide = via_int64(ref, values=(0,))
+
+    def oracle(*args):
+        res = wide(*tt(list(args)))
+        return [res[i] for i in pick] if pick is not None else res
+
+    return OpInfo(name, oracle, dtypes, kind="custom", samples=samples, call=call_dynamic(name, alloc), native16=True)
+
+
+NONZERO_DT = F + I + ("bool",)
+UNIQUE_DT = F + I + U + ("bool",)
+
+
+def nonzero_samples(dtype, rng):
+    a = lambda *s: np.where(rng.random(s) < 0.5, 0, arr(rng, s, dtype)).astype(arr(rng, (1,), dtype).dtype)  # noqa: E731
+    return [Sample((a(4, 5),), (), "2-D"), Sample((transposed(a(3, 6)),), (), "transposed"), Sample((a(2, 3, 4),), (), "3-D"),
+            Sample((np.zeros((3, 3), arr(rng, (1,), dtype).dtype),), (), "all zero"), Sample((a(50000),), (), "long")]
+
+
+def nonzero_alloc(transpose):
+    def alloc(sample):
+        x = sample.operands[0]
+        return [((x.ndim, x.size) if transpose else (x.size, x.ndim), "int64")]
+    return alloc
+
+
+def masked_select_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    m = lambda *s: rng.integers(0, 2, size=s).astype(bool)  # noqa: E731
+    return [Sample((a(3, 4), m(3, 4)), (), "same shape"), Sample((a(3, 1), m(4).astype(np.uint8)), (), "broadcast, uint8 mask"),
+            Sample((transposed(a(4, 5)), m(4, 5)), (), "transposed"), Sample((a(40000), m(40000)), (), "long")]
+
+
+def masked_select_alloc(sample):
+    x, m = sample.operands
+    return [((int(np.prod(np.broadcast_shapes(x.shape, m.shape))),), str(x.dtype))]
+
+
+def unique_values(dtype, rng, *shape):
+    """Few distinct values (repeats), for every dtype."""
+    return np.asarray(rng.integers(0, 5, size=shape)).astype(arr(rng, (1,), dtype).dtype)
+
+
+def unique_samples(dtype, rng, extra=()):
+    return [Sample((unique_values(dtype, rng, 12),) + extra, (), "1-D"),
+            Sample((transposed(unique_values(dtype, rng, 3, 4)),) + extra, (), "2-D transposed"),
+            Sample((unique_values(dtype, rng, 5000),) + extra, (), "long")]
+
+
+def unique_alloc(counts):
+    def alloc(sample):
+        x = sample.operands[0]
+        out = [((x.size,), str(x.dtype)), (x.shape, "int64")]
+        return out + [((x.size,), "int64")] if counts else out
+    return alloc
+
+
+def unique_ref(x, sorted_, inverse, counts=None):
+    v, inv, c = torch.unique(x, sorted=True, return_inverse=True, return_counts=True)
+    return (v, inv) if counts is None else (v, inv, c)
+
+
+def unique_consecutive_samples(dtype, rng):
+    return [Sample((unique_values(dtype, rng, 12), True, True, 1000), (), "flat"),
+            Sample((transposed(unique_values(dtype, rng, 3, 4)), True, True, 1000), (), "flat, transposed"),
+            Sample((np.repeat(unique_values(dtype, rng, 5000), 2), True, True, 1000), (), "long")]
+
+
+def unique_consecutive_ref(x, inverse, counts, dim):
+    if not x.is_complex():
+        return torch.unique_consecutive(x, return_inverse=True, return_counts=True)
+    flat = x.reshape(-1).numpy()  # torch has no complex unique_consecutive: the same rule in numpy
+    starts = np.concatenate([[True], flat[1:] != flat[:-1]])
+    inverse_ = np.cumsum(starts) - 1
+    counts_ = np.diff(np.append(np.flatnonzero(starts), flat.size))
+    return torch.from_numpy(flat[starts]), torch.from_numpy(inverse_.reshape(x.shape)), torch.from_numpy(counts_)
+
+
+def unique_dim_samples(dtype, rng):
+    rows = unique_values(dtype, rng, 3, 2)
+    x = rows[rng.integers(0, 3, size=7)]
+    return [Sample((x, True, True, 0), (), "rows"), Sample((np.ascontiguousarray(x.T), True, True, 1), (), "columns"),
+            Sample((unique_values(dtype, rng, 2, 3, 4), True, True, -1), (), "last dim")]
+
+
+def unique_dim_alloc(sample):
+    x, _, _, dim = sample.operands
+    return [(x.shape, str(x.dtype)), ((x.shape[dim],), "int64"), ((x.shape[dim],), "int64")]
+
+
+def unique_dim_ref(x, sorted_, inverse, dim):
+    return torch.unique(x, sorted=True, return_inverse=True, return_counts=True, dim=dim)
+
+
+ENTRIES += [
+    dynamic_entry("aclnnNonzero", lambda x: torch.nonzero(x), NONZERO_DT, nonzero_samples, nonzero_alloc(False)),
+    dynamic_entry("aclnnNonzeroV2", lambda x: torch.nonzero(x).T, NONZERO_DT, nonzero_samples, nonzero_alloc(True)),
+    dynamic_entry("aclnnMaskedSelect", lambda x, m: torch.masked_select(x, m.bool()),
+                  ("float32", "int32", "int64", "float16", "int16", "int8", "uint8", "float64", "bool", "bfloat16"),
+                  masked_select_samples, masked_select_alloc),
+    dynamic_entry("aclnnUnique", unique_ref, UNIQUE_DT, lambda d, r: unique_samples(d, r, (True, True)),
+                  unique_alloc(False)),
+    dynamic_entry("aclnnUnique2", unique_ref, UNIQUE_DT, lambda d, r: unique_samples(d, r, (True, True, True)),
+                  unique_alloc(True)),
+    dynamic_entry("aclnnUniqueConsecutive", unique_consecutive_ref, UNIQUE_DT + C, unique_consecutive_samples,
+                  unique_alloc(True)),
+    dynamic_entry("aclnnUniqueDim", unique_dim_ref, UNIQUE_DT, unique_dim_samples, unique_dim_alloc),
+]
