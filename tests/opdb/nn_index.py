@@ -49,9 +49,15 @@ def gather_v2_samples(dtype, rng):
             Sample((a(500, 64), 0, idx(rng, 500, (300,))), (), "long")]
 
 
+def gather_v2_negative_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return gather_v2_samples(dtype, rng) + [Sample((a(4, 3), 0, idx(rng, 4, (2, 3)) - 4), (), "negative indices")]
+
+
 def gather_v2_ref(x, dim, index):
     shape = x.shape[:dim] + (index.shape if index.dim() else (1,)) + x.shape[dim + 1:]
-    return x.index_select(dim, index.reshape(-1).long()).reshape(shape)
+    i = index.reshape(-1).long()
+    return x.index_select(dim, torch.where(i < 0, i + x.shape[dim], i)).reshape(shape)
 
 
 def gather_v3_samples(dtype, rng):
@@ -256,7 +262,7 @@ def put_ref(self, index, source, accumulate):
 
 
 ENTRIES = [
-    entry("aclnnGatherV2", gather_v2_ref, GATHER_V2_DT, gather_v2_samples),
+    entry("aclnnGatherV2", gather_v2_ref, GATHER_V2_DT, gather_v2_negative_samples),
     entry("aclnnGatherV3", gather_v3_ref, GATHER_V2_DT, gather_v3_samples),
     entry("aclnnIndexSelect", lambda x, dim, i: x.index_select(dim, i.reshape(-1).long()), INDEX_SELECT_DT,
           index_select_samples),

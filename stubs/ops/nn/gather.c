@@ -44,10 +44,11 @@ typedef struct {
 
 /* out = self gathered along dim by every entry of index (out: self[:dim] + index's shape + self[dim+1:]). */
 static aclnnStatus gather_along(const aclStubOpCall *call, const aclStubTensorDesc *self, int64_t dim,
-                                const aclStubTensorDesc *index, const aclStubTensorDesc *out, const char *what) {
+                                const aclStubTensorDesc *index, const aclStubTensorDesc *out, const char *what,
+                                bool wrap_negative) {
     int64_t size = self->ndim ? self->dims[dim] : 1;
     const int64_t *idx;
-    ACLSTUB_TRY(aclStubIndexLoad(call, index, size, false, what, &idx));
+    ACLSTUB_TRY(aclStubIndexLoad(call, index, size, wrap_negative, what, &idx));
     aclStubTensorDesc src, buf;
     ACLSTUB_TRY(aclStubInputApart(call, self, ACL_DT_UNDEFINED, out, &src));
     ACLSTUB_TRY(aclStubOutputBegin(call, out, ACL_DT_UNDEFINED, false, &buf));
@@ -82,8 +83,10 @@ static aclnnStatus wrap_gather_dim(aclStubOpCall *call, const aclStubTensorDesc 
 
 static aclnnStatus gather_kernel(const aclStubOpCall *call) {
     /* parameters: self, dim, index, [more attributes], out (last) */
+    /* GatherV2 runs the gather that takes negative indices (counted from the end); the others do not */
     const GatherPlan *plan = call->plan;
-    return gather_along(call, T(0), plan->dim, T(2), T(call->op->num_params - 1), "index");
+    return gather_along(call, T(0), plan->dim, T(2), T(call->op->num_params - 1), "index",
+                        strcmp(call->op->name, "aclnnGatherV2") == 0);
 }
 
 /* ---- aclnnGatherV2, aclnnGatherV3 ---------------------------------------------------------------------------------- */
@@ -185,7 +188,7 @@ static aclnnStatus take_kernel(const aclStubOpCall *call) {
     ACLSTUB_TRY(aclStubInputApart(call, T(0), ACL_DT_UNDEFINED, T(2), &flat));
     int64_t n = aclStubNumel(T(0));
     aclStubViewReshape(&flat, &n, 1);
-    return gather_along(call, &flat, 0, T(1), T(2), "index");
+    return gather_along(call, &flat, 0, T(1), T(2), "index", false);
 }
 
 static const aclStubParam kTakeParams[] = {IN("self"), IN("index"), OUT("out")};
@@ -216,7 +219,7 @@ static aclnnStatus embedding_check(aclStubOpCall *call) {
 }
 
 static aclnnStatus embedding_kernel(const aclStubOpCall *call) {
-    return gather_along(call, T(0), 0, T(1), T(2), "indices");
+    return gather_along(call, T(0), 0, T(1), T(2), "indices", false);
 }
 
 static const aclStubParam kEmbeddingParams[] = {IN("weight"), IN("indices"), OUT("out")};
