@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from . import Sample
-from .math_conversion import F, I, U, C, arr, entry, transposed
+from .math_conversion import F, I, U, C, LONG, arr, entry, transposed
 
 GATHER_V2_DT = F + I + ("bool",) + C
 INDEX_SELECT_DT = F + I + U + ("bool",) + C
@@ -434,4 +434,109 @@ ENTRIES += [
     dynamic_entry("aclnnUniqueConsecutive", unique_consecutive_ref, UNIQUE_DT + C, unique_consecutive_samples,
                   unique_alloc(True)),
     dynamic_entry("aclnnUniqueDim", unique_dim_ref, UNIQUE_DT, unique_dim_samples, unique_dim_alloc),
+]
+
+
+# ---- advanced indexing, masked scatter, repeat_interleave ----------------------------------------------------------
+
+EMPTY = np.zeros((0,), np.int64)  # an empty entry of an index list: the whole dimension
+
+
+def index_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    mask = rng.integers(0, 2, size=(4, 5)).astype(bool)
+    return [Sample((a(4, 5), [idx(rng, 4, (3,)), idx(rng, 5, (3,), "int32")]), (), "two int indices"),
+            Sample((a(4, 5, 6), [EMPTY, idx(rng, 5, (2, 2))]), (), "second dim, 2-D index"),
+            Sample((a(4, 5, 6), [idx(rng, 4, (3,)), EMPTY, idx(rng, 6, (3,))]), (), "non-adjacent, strided out"),
+            Sample((transposed(a(4, 5)), [mask]), (), "bool mask"),
+            Sample((a(4, 5), [idx(rng, 4, (2,)) - 4]), (), "negative"),
+            Sample((a(300, 200), [idx(rng, 300, (250,))]), (), "long")]
+
+
+def index_ref(x, indices):
+    key = tuple(slice(None) if t.numel() == 0 else (t if t.dtype == torch.bool else t.long()) for t in indices)
+    return x[key]
+
+
+def index_put_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    acc = dtype != "bool"
+    mask = rng.integers(0, 2, size=(4, 5)).astype(bool)
+    return [Sample((a(4, 5), [idx(rng, 4, (3,), unique=True), idx(rng, 5, (3,), unique=True)], a(3), False, False), (),
+                   "two indices"),
+            Sample((a(4, 5), [idx(rng, 4, (6,))], a(6, 5), acc, False), (), "accumulate repeats, strided out"),
+            Sample((a(4, 5, 6), [idx(rng, 4, (2,), unique=True), EMPTY, idx(rng, 6, (2,), unique=True)], a(1), False,
+                    False), (), "non-adjacent, broadcast value"),
+            Sample((a(4, 5), [mask], a(1), False, False), (), "bool mask"),
+            Sample((a(300, 200), [idx(rng, 300, (250,), unique=not acc)], a(250, 200), acc, False), (), "long")]
+
+
+def index_put_ref(x, indices, values, accumulate, unsafe):
+    key = tuple(slice(None) if t.numel() == 0 else (t if t.dtype == torch.bool else t.long()) for t in indices)
+    out = x.clone()
+    if accumulate:
+        return out.index_put_(key, values, accumulate=True)
+    out[key] = values
+    return out
+
+
+def masked_scatter_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    m = lambda *s: rng.integers(0, 2, size=s).astype(bool)  # noqa: E731
+    return [Sample((a(3, 4), m(3, 4), a(12)), (), "same shape"), Sample((a(3, 4), m(4), a(3, 4)), (), "broadcast mask, strided out"),
+            Sample((a(LONG), m(LONG).astype(np.uint8), a(LONG)), (), "long, uint8 mask")]
+
+
+def repeat_samples(dtype, rng, kind):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    rep = lambda n: rng.integers(0, 4, size=n).astype(np.int64)  # noqa: E731
+    if kind == "tensor":
+        r1, r2 = rep(6), rep(3)
+        return [Sample((a(2, 3), r1, int(r1.sum())), (), "flat"), Sample((a(3), r2.astype(np.int32), int(r2.sum())), (), "int32"),
+                Sample((a(200, 100), np.array([2]), 40000), (), "long one count")]
+    if kind == "dim":
+        r = rep(4)
+        return [Sample((a(4, 3), r, 0, int(r.sum())), (), "dim 0"), Sample((a(2, 3), np.array([2]), -1, 6), (), "one count"),
+                Sample((a(100, 300), rep(100), 0, None), (), "long")]
+    if kind == "int":
+        return [Sample((a(2, 3), 2, 12), (), "flat"), Sample((a(5), 1, 5), (), "one"), Sample((a(200, 100), 2, 40000), (), "long")]
+    if kind == "int_dim":
+        return [Sample((a(2, 3), 2, 1, 6), (), "dim 1"), Sample((a(4, 3), 3, 0, 12), (), "dim 0"),
+                Sample((a(200, 100), 2, 0, 400), (), "long")]
+    r = rep(5)
+    return [Sample((r, int(r.sum())), (), "positions"), Sample((r.astype(np.int32), int(r.sum())), (), "int32")]
+
+
+def fix_output_size(samples):
+    """Fill a None outputSize with the sum of the repeats (a sample's 4th operand)."""
+    out = []
+    for s in samples:
+        ops = list(s.operands)
+        if ops[-1] is None:
+            ops[-1] = int(np.asarray(ops[1]).sum())
+        out.append(Sample(tuple(ops), s.attrs, s.name))
+    return out
+
+
+RI_DT = ("uint8", "int8", "int16", "int32", "int64", "bool", "float32", "float16", "bfloat16")
+
+ENTRIES += [
+    entry("aclnnIndex", index_ref, ("float32", "float16", "bfloat16", "int64", "int32", "bool", "int8", "uint8",
+                                     "float64", "int16"), index_samples),
+    entry("aclnnIndexPutImpl", index_put_ref, ("float32", "int32", "int64", "float16", "int16", "int8", "uint8",
+                                               "float64", "bool", "bfloat16"), index_put_samples, inplace=True,
+          accumulate16=True),
+    entry("aclnnInplaceMaskedScatter", lambda x, m, s: x.masked_scatter(m.bool(), s),
+          ("float32", "int32", "int64", "float16", "int16", "int8", "uint8", "float64", "bool", "bfloat16"),
+          masked_scatter_samples, inplace=True),
+    entry("aclnnRepeatInterleave", lambda x, r, n: torch.repeat_interleave(x.reshape(-1), r.long(), output_size=n),
+          RI_DT, lambda d, r: repeat_samples(d, r, "tensor")),
+    entry("aclnnRepeatInterleaveWithDim", lambda x, r, dim, n: torch.repeat_interleave(x, r.long(), dim, output_size=n),
+          RI_DT, lambda d, r: fix_output_size(repeat_samples(d, r, "dim"))),
+    entry("aclnnRepeatInterleaveInt", lambda x, r, n: torch.repeat_interleave(x.reshape(-1), r), RI_DT,
+          lambda d, r: repeat_samples(d, r, "int")),
+    entry("aclnnRepeatInterleaveIntWithDim", lambda x, r, dim, n: torch.repeat_interleave(x, r, dim), RI_DT,
+          lambda d, r: repeat_samples(d, r, "int_dim")),
+    entry("aclnnRepeatInterleaveTensor", lambda r, n: torch.repeat_interleave(r), ("int32", "int64"),
+          lambda d, r: repeat_samples(d, r, "positions")),
 ]
