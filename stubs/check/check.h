@@ -46,6 +46,10 @@ STUB_API void aclStubCheckReport(unsigned tool, const char *what, const char *ca
  * reported as out-of-bounds, use-after-free or not-device-memory with the block's allocation site. */
 STUB_API void aclStubCheckBadSpan(const char *call, const char *name, const void *ptr, size_t size);
 
+/* memcheck: spans that reach past the size requested from aclrtMalloc into the block's padding (legal, as on
+ * a device): reported as padding-access, a warning. */
+STUB_API void aclStubCheckPadding(const char *call, const aclStubCheckSpan *spans, size_t n);
+
 /* aclStubStreamLaunch with the device spans the work reads and writes: Using validates the spans of tensors
  * once more as the work is queued and records its stream as a user of lent host memory; Checked does the
  * same and also hands the spans to check mode (initcheck, synccheck). */
@@ -82,7 +86,8 @@ void check_site_prepare(void);
 const CheckSite *check_site_locked(void);
 
 /* Memory: a block was handed out; is about to be released; a release of something that is not a block. */
-void check_alloc(void *start, size_t size, bool device, bool lent); /* lent: host memory, neither poisoned nor tracked by initcheck */
+/* usable: size with the device's padding; lent: host memory, neither poisoned nor tracked by initcheck */
+void check_alloc(void *start, size_t size, size_t usable, bool device, bool lent);
 void check_free(const char *call, const void *start, bool device);
 void check_bad_free(const char *call, const void *ptr, bool device);
 

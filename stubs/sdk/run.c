@@ -120,6 +120,7 @@ static size_t kernel_spans(const aclOpExecutor *w, aclStubCheckSpan *spans) {
 static aclnnStatus launch(aclOpExecutor *w, aclrtStream stream) {
     aclStubCheckSpan spans[SDK_MAX_PARAMS + 1];
     size_t n = kernel_spans(w, spans);
+    if (CHECK_ON(CHECK_MEM)) aclStubCheckPadding(w->op->name, spans, n);
     if (CHECK_ON(CHECK_INIT | CHECK_SYNC))
         return aclStubStreamLaunchChecked(stream, run_kernel, w, free, w->op->name, spans, n);
     return aclStubStreamLaunchUsing(stream, run_kernel, w, free, w->op->name, spans, n);
