@@ -18,7 +18,7 @@
 #include "aclstub/op_sdk.h"
 #include "stub_internal.h"
 
-enum { CHECK_MEM = 1u, CHECK_INIT = 2u, CHECK_SYNC = 4u, CHECK_LEAK = 8u, CHECK_ALL = 15u };
+enum { CHECK_MEM = 1u, CHECK_INIT = 2u, CHECK_SYNC = 4u, CHECK_LEAK = 8u, CHECK_API = 16u, CHECK_ALL = 31u };
 
 /* The tools in force (0: check mode off). */
 STUB_API extern unsigned aclStubCheckTools;
@@ -75,7 +75,16 @@ STUB_API void aclStubCheckFreeText(char *text);
 STUB_API void aclStubCheckStop(void);
 STUB_API void aclStubCheckSetSiteHook(size_t (*hook)(char *buf, size_t cap));
 
+/* apicheck from a client that reports its own API errors (a Python client: see check_api_error): `call`
+ * returned `status` with `message`, reported at the client's call site. */
+STUB_API void aclStubCheckApiError(const char *call, int status, const char *message);
+
 /* ---- inside libascendcl.so ---------------------------------------------------------------------------- */
+
+/* apicheck: an API call records the message of the error it is about to return (aclStubSetErrMsg). Not
+ * while check_api_quiet is set: the thread runs queued work, whose failures the synchronisation reports. */
+void check_api_error(const char *message);
+extern _Thread_local unsigned check_api_quiet;
 
 typedef struct CheckSite CheckSite;
 
@@ -84,6 +93,10 @@ typedef struct CheckSite CheckSite;
 const CheckSite *check_site_here(void);
 void check_site_prepare(void);
 const CheckSite *check_site_locked(void);
+/* The native frames of the caller only (never the Python hook: safe under any lock); whether a Python client
+ * installed its site hook. */
+const CheckSite *check_site_native(void);
+bool check_site_hook_installed(void);
 
 /* Memory: a block was handed out; is about to be released; a release of something that is not a block. */
 /* usable: size with the device's padding; lent: host memory, neither poisoned nor tracked by initcheck */

@@ -182,7 +182,9 @@ static void run_head_locked(RtStream *s) {
     case ITEM_WORK: {
         pthread_mutex_unlock(&rt_lock);
         rt_memory_hold(); /* no aclrtFree can release a block while the work reads it */
+        check_api_quiet++; /* its failure is the synchronisation's API error, not the caller's */
         aclError status = item->fn(item->arg);
+        check_api_quiet--;
         rt_memory_unhold();
         char copy[sizeof s->errmsg] = "";
         if (status != ACL_SUCCESS) { /* the work's own message, taken in the thread that ran it */
