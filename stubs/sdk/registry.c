@@ -15,7 +15,11 @@ static size_t registry_count;
 static void reset_after_fork(void) { pthread_mutex_init(&registry_lock, NULL); }
 __attribute__((constructor)) static void install_fork_handler(void) { pthread_atfork(NULL, NULL, reset_after_fork); }
 
+/* Only complete tables are listed: introspection never reads a missing name (phase 1 of an operator with a
+ * broken table reports the problem, 561000). */
 void aclStubOpRegister(const aclStubOpDef *op) {
+    char why[256];
+    if (sdk_table_problem(op, why, sizeof why) != NULL) return;
     pthread_mutex_lock(&registry_lock);
     if (registry_count < MAX_OPS) registry[registry_count++] = op;
     pthread_mutex_unlock(&registry_lock);
