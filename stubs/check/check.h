@@ -46,6 +46,12 @@ STUB_API void aclStubCheckReport(unsigned tool, const char *what, const char *ca
  * reported as out-of-bounds, use-after-free or not-device-memory with the block's allocation site. */
 STUB_API void aclStubCheckBadSpan(const char *call, const char *name, const void *ptr, size_t size);
 
+/* The caller's call site, for a finding reported later from another thread (a kernel on a worker), and the
+ * report at such a site (site NULL: the caller's own). */
+STUB_API const void *aclStubCheckSite(void);
+STUB_API void aclStubCheckReportAt(const void *site, unsigned tool, const char *what, const char *call,
+                                   const char *fmt, ...) STUB_PRINTF(5, 6);
+
 /* memcheck: spans that reach past the size requested from aclrtMalloc into the block's padding (legal, as on
  * a device): reported as padding-access, a warning. */
 STUB_API void aclStubCheckPadding(const char *call, const aclStubCheckSpan *spans, size_t n);

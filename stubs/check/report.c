@@ -306,6 +306,17 @@ void aclStubCheckReport(unsigned tool, const char *what, const char *call, const
     check_add_finding(tool, what, call, check_site_here(), NULL, NULL, message);
 }
 
+const void *aclStubCheckSite(void) { return check_site_here(); }
+
+void aclStubCheckReportAt(const void *site, unsigned tool, const char *what, const char *call, const char *fmt, ...) {
+    char message[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    check_add_finding(tool, what, call, site != NULL ? site : check_site_here(), NULL, NULL, message);
+}
+
 /* ---- API errors (apicheck) -------------------------------------------------------------------------------- */
 
 /* A call that is about to return an error status recorded its message ("<function>: <what went wrong>").

@@ -26,11 +26,11 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     const aclStubTensorDesc *probs = aclStubOpTensor(call, PROBS), *out = aclStubOpTensor(call, OUT);
     if (probs) {
         aclStubWeightedGatherSum g = {tokens, idx, probs, out, p->k, p->start, p->end};
-        aclStubRowWeightedGatherSum(&g);
+        if (!aclStubRowWeightedGatherSum(&g)) return aclStubKernelOutOfMemory(call);
     } else {
         /* Without probs the first slot's row is copied when in the window (else +0.0), later rows added. */
         aclStubGatherSum g = {tokens, idx, out, p->k, p->start, p->end, ACLSTUB_SUM_COPY_FIRST_SKIP};
-        aclStubRowGatherSum(&g);
+        if (!aclStubRowGatherSum(&g)) return aclStubKernelOutOfMemory(call);
     }
     return OK;
 }

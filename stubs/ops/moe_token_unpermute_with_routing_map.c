@@ -97,6 +97,7 @@ static bool select_weights(const State *s, float *w, int64_t len) {
 typedef struct {
     const State *s;
     const float *w; /* NULL without probs */
+    int failed;     /* a chunk could not get its buffers (out of memory) */
 } CombineCtx;
 
 /* Token t's sum into acc. Plain arithmetic (exact false) differs from the NaN rules only in NaN payloads. */
@@ -135,10 +136,8 @@ static void combine_rows(void *arg, int64_t t0, int64_t t1) {
     int64_t h = src->dims[1];
     float *acc = malloc((size_t)h * sizeof(float));
     void *scratch = malloc((size_t)h * aclDataTypeSize(dt));
-    if (!acc || !scratch) { /* out of memory inside a kernel cannot be reported per row: zero rows */
-        float zero[64] = {0};
-        for (int64_t t = t0; t < t1; t++)
-            for (int64_t j = 0; j < h; j += 64) rm_store_row(s->out, t, j, zero, h - j < 64 ? h - j : 64);
+    if (!acc || !scratch) { /* out of memory: the kernel fails, never with rows silently zeroed */
+        __atomic_store_n(&((CombineCtx *)arg)->failed, 1, __ATOMIC_RELAXED);
         free(acc);
         free(scratch);
         return;
@@ -162,11 +161,11 @@ static aclnnStatus non_pad(const aclStubOpCall *call, const State *s) {
             return aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the routing weights");
         }
     }
-    CombineCtx c = {s, w};
+    CombineCtx c = {s, w, 0};
     int64_t h = s->permuted->dims[1];
     aclStubParallelFor(s->t_n, 1 + 65536 / (s->top_k * h + 1), combine_rows, &c);
     free(w);
-    return OK;
+    return c.failed ? aclStubKernelOutOfMemory(call) : OK;
 }
 
 /* ---- pad mode: weights probs[sortedIndices[j], j / cap], a stable sort, an ordered index-add ---- */
@@ -220,7 +219,7 @@ static aclnnStatus pad(const aclStubOpCall *call, const State *s) {
         start[t + 1] = i;
     }
     RmIndexAdd a = {s->permuted, s->out, start, rows, w, t_out};
-    rm_index_add(&a);
+    if (!rm_index_add(&a)) status = aclStubKernelOutOfMemory(call);
 done:
     free(keys);
     free(rows);

@@ -37,6 +37,7 @@ typedef struct {
     const int64_t *last; /* per output row: the slot (non-pad) or position (pad) whose write wins, or -1 */
     const int64_t *expert;   /* non-pad with probs: expert of slot t*K + k, or -1 */
     const int64_t *last_pg;  /* pad with probs: per (t, e) the position whose probs gradient wins, or -1 */
+    int failed;              /* a chunk could not get its buffers (out of memory): the kernel fails */
 } State;
 
 static int64_t align_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
@@ -162,6 +163,7 @@ static void non_pad_range(void *arg, int64_t t0, int64_t t1) {
     int64_t k_n = s->plan->top_k, p = s->out->dims[0];
     Rows r;
     bool ok = rows_alloc(&r, s->grad->dims[1]);
+    if (!ok) __atomic_store_n(&((State *)arg)->failed, 1, __ATOMIC_RELAXED);
     for (int64_t t = t0; t < t1 && ok; t++) {
         load_grad(s, &r, t);
         for (int64_t k = 0; k < k_n; k++) {
@@ -182,6 +184,7 @@ static void pad_range(void *arg, int64_t i0, int64_t i1) {
     int64_t e_n = s->probs->dims[1];
     Rows r;
     bool ok = rows_alloc(&r, s->grad->dims[1]);
+    if (!ok) __atomic_store_n(&((State *)arg)->failed, 1, __ATOMIC_RELAXED);
     for (int64_t i = i0; i < i1 && ok; i++) {
         int64_t row = aclStubIndex1(s->out_index, i), t = aclStubIndex1(s->token_id, i);
         if (row < 0 || row >= p || t < 0 || t >= t_n) continue;
@@ -205,7 +208,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     State s = {aclStubOpTensor(call, GRAD),     aclStubOpTensor(call, OUT_INDEX), aclStubOpTensor(call, TOKEN_ID),
                aclStubOpTensor(call, MAP),      aclStubOpTensor(call, PERMUTED),  aclStubOpTensor(call, PROBS),
                aclStubOpTensor(call, OUT),      aclStubOpTensor(call, PROBS_OUT), plan,
-               NULL,                            NULL,                             NULL};
+               NULL,                            NULL,                             NULL, 0};
     int64_t p = s.out_index->dims[0], t_n = plan->t_n;
     int64_t *last = aclStubKernelScratch(call, ((size_t)s.out->dims[0] + 1) * sizeof *last);
     if (!last) return aclStubKernelOutOfMemory(call);
@@ -254,7 +257,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         }
         aclStubParallelFor(p, 1 + 65536 / (2 * s.grad->dims[1] + 1), pad_range, &s);
     }
-    return OK;
+    return s.failed ? aclStubKernelOutOfMemory(call) : OK;
 }
 
 static aclnnStatus check(aclStubOpCall *c) {

@@ -22,6 +22,7 @@ struct aclOpExecutor {
     aclStubValue *values;    /* per parameter */
     aclStubOpCall call;      /* call.v == values */
     struct SdkScratch *scratch; /* while the kernel runs: its aclStubKernelScratch blocks */
+    const void *check_site;     /* check mode: the call site that queued the kernel (NULL: not checking) */
     max_align_t storage[];
 };
 
