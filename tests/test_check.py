@@ -449,3 +449,32 @@ def test_padded_copies_of_the_official_sample_are_warnings_only(tmp_path):
     assert result.returncode == 0, result.stderr
     assert findings and {(f["what"], f["severity"]) for f in findings} == {("padding-access", "warning")}
     assert {f["call"] for f in findings} == {"aclrtMemcpy"}  # the operator stays inside the requested sizes
+
+
+# ---- index inputs outside their valid range ------------------------------------------------------------------
+
+def unpermute_with(indices):
+    def call():
+        tokens = np.ones((2, 2), np.float32)
+        probs = np.array([[0.0, 1.0]], np.float32)
+        aclnn_py.moe_token_unpermute(tokens, np.array(indices, np.int32), probs)
+    return call
+
+
+@pytest.mark.parametrize("indices, reported", [
+    ([0, 1065353216], (1, 1065353216)),  # the official sample: float bits in an INT32 buffer
+    ([-3, 1], (0, -3)),
+    ([1, 0], None),
+    ([0, 1], None),
+])
+def test_index_outside_its_range_is_a_finding(indices, reported):
+    aclnn_py.default_device()
+    findings = check.run(unpermute_with(indices), tools="memcheck", leaks=False)
+    if reported is None:
+        assert findings == []
+        return
+    [f] = findings
+    position, value = reported
+    assert (f.tool, f.what, f.call, f.severity) == ("memcheck", "index-out-of-range", "aclnnMoeTokenUnpermute", "error")
+    assert f.message.startswith(f"'sortedIndices'[{position}] = {value} is outside [0, 2)")
+    assert f.site[0].function == "call" and f.site[0].file == __file__

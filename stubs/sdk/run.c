@@ -115,8 +115,8 @@ void aclStubKernelCheckIndices(const aclStubOpCall *call, int param, int64_t lo,
     char marker[64] = "";
     if (drop != INT64_MIN) snprintf(marker, sizeof marker, " (or %lld, the drop marker)", (long long)drop);
     aclStubCheckReportAt(w->check_site, CHECK_MEM, "index-out-of-range", w->op->name,
-                         "'%s'[%lld] = %lld is outside [%lld, %lld)%s, the %s%s: a device reads or writes out of "
-                         "bounds with it; the stub skips it", call->op->params[param].name, (long long)first,
+                         "'%s'[%lld] = %lld is outside [%lld, %lld)%s, the %s%s: a device may read or write out "
+                         "of bounds with it; the stub skips it", call->op->params[param].name, (long long)first,
                          (long long)value, (long long)lo, (long long)hi, marker, meaning,
                          bad > 1 ? " (and more indices of the launch)" : "");
 }
