@@ -74,7 +74,7 @@ static aclnnStatus kernel(const aclStubOpCall *c) {
     /* The drop/pad kernel skips -1 and the active kernel indices >= activeNum (< N x K); anything else
      * outside [0, R) is read out of bounds by a device. */
     const aclStubTensorDesc *idx = aclStubOpTensor(c, IDX);
-    aclStubKernelCheckIndices(c, IDX, 0, plan->rows > idx->dims[0] ? plan->rows : idx->dims[0],
+    aclStubKernelCheckIndices(c, IDX, idx->dims[0], 0, plan->rows > idx->dims[0] ? plan->rows : idx->dims[0],
                               aclStubOpInt(c, DROP_PAD_MODE) == 1 ? -1 : INT64_MIN, "rows of gradExpandedX");
     if (!aclStubRowGatherSum(&g)) return aclStubKernelOutOfMemory(c);
     return OK;

@@ -40,7 +40,8 @@ static aclnnStatus kernel(const aclStubOpCall *c) {
     aclStubGatherSum g = {grad, idx, aclStubOpTensor(c, OUT), aclStubOpInt(c, NUM_TOPK), 0,
                           grad->dims[0], ACLSTUB_SUM_COPY_FIRST_SKIP};
     /* A device reads row d for d < P and skips the rest: [P, N x K) are the rows a dropping forward left out. */
-    aclStubKernelCheckIndices(c, IDX, 0, grad->dims[0] > idx->dims[0] ? grad->dims[0] : idx->dims[0], INT64_MIN,
+    aclStubKernelCheckIndices(c, IDX, idx->dims[0], 0, grad->dims[0] > idx->dims[0] ? grad->dims[0] : idx->dims[0],
+                              INT64_MIN,
                               "rows of permutedOutputGrad, or the N x K slots of a dropping permute");
     if (!aclStubRowGatherSum(&g)) return aclStubKernelOutOfMemory(c);
     return OK;

@@ -109,7 +109,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     Ctx c = {p, aclStubOpTensor(call, PERMUTED), aclStubOpTensor(call, IDX), aclStubOpTensor(call, PROBS),
              aclStubOpTensor(call, OUT)};
     /* A device reads row r for r < P and skips the rest: [P, T x K) are the rows a dropping permute left out. */
-    aclStubKernelCheckIndices(call, IDX, 0, p->p > p->t * p->k ? p->p : p->t * p->k, INT64_MIN,
+    aclStubKernelCheckIndices(call, IDX, p->t * p->k, 0, p->p > p->t * p->k ? p->p : p->t * p->k, INT64_MIN,
                               "rows of permutedTokens, or the T x K slots of a dropping permute");
     /* Enough rows per chunk that thread start-up is paid for. */
     aclStubParallelFor(p->t, 65536 / (p->k * p->h + 1) + 1, unpermute_rows, &c);

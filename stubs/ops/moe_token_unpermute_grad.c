@@ -44,9 +44,12 @@ static aclnnStatus check(aclStubOpCall *c) {
     ACLSTUB_RETURN_ERROR_IF(t == 0 || k == 0 || h == 0 || p == 0, c, TILING, "input shape has 0: T = %lld, K = %lld, "
                             "H = %lld, P = %lld", (long long)t, (long long)k, (long long)h, (long long)p);
     ACLSTUB_RETURN_ERROR_IF(k > 512, c, TILING, "topK = probsOptional.shape[1] = %lld must be <= 512", (long long)k);
+    /* The kernel reads the first T x K indices; the tiling reads no other length (the vendor's tiling tests
+     * pass a longer sortedIndices). */
     int64_t slots;
-    ACLSTUB_RETURN_ERROR_IF(__builtin_mul_overflow(t, k, &slots) || idx->dims[0] != slots, c, TILING, "sortedIndices length %lld must equal T x K = %lld x %lld",
-                            (long long)idx->dims[0], (long long)t, (long long)k);
+    ACLSTUB_RETURN_ERROR_IF(__builtin_mul_overflow(t, k, &slots) || idx->dims[0] < slots, c, TILING,
+                            "sortedIndices length %lld must be at least T x K = %lld x %lld", (long long)idx->dims[0],
+                            (long long)t, (long long)k);
     ACLSTUB_RETURN_ERROR_IF(probs && probs->dims[0] != t, c, TILING, "probsOptional.shape[0] = %lld must equal "
                             "unpermutedTokensGrad.shape[0] = %lld", (long long)(probs ? probs->dims[0] : 0), (long long)t);
     ACLSTUB_RETURN_ERROR_IF(ptg->ndim != 2 || ptg->dims[0] != p || ptg->dims[1] != h, c, TILING,
@@ -163,7 +166,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     Ctx c = {p, aclStubOpTensor(call, PERMUTED), aclStubOpTensor(call, GRAD), aclStubOpTensor(call, IDX),
              aclStubOpTensor(call, PROBS), aclStubOpTensor(call, PERMUTED_GRAD), aclStubOpTensor(call, PROBS_GRAD), NULL,
              &failed};
-    aclStubKernelCheckIndices(call, IDX, 0, p->p > p->t * p->k ? p->p : p->t * p->k, INT64_MIN,
+    aclStubKernelCheckIndices(call, IDX, p->t * p->k, 0, p->p > p->t * p->k ? p->p : p->t * p->k, INT64_MIN,
                               "rows of permutedTokensGradOut, or the T x K slots of a dropping permute");
     int64_t *owner = aclStubKernelScratch(call, (size_t)p->p * sizeof *owner);
     if (!owner) return aclStubKernelOutOfMemory(call);

@@ -187,7 +187,7 @@ static void pad_range(void *arg, int64_t i0, int64_t i1) {
     if (!ok) __atomic_store_n(&((State *)arg)->failed, 1, __ATOMIC_RELAXED);
     for (int64_t i = i0; i < i1 && ok; i++) {
         int64_t row = aclStubIndex1(s->out_index, i), t = aclStubIndex1(s->token_id, i);
-        if (row < 0 || row >= p || t < 0 || t >= t_n) continue;
+        if (row < 0 || row >= p || row >= e_n * cap || t < 0 || t >= t_n) continue;
         int64_t e = row / cap;
         bool pg = s->probs_out && s->last_pg[t * e_n + e] == i, tg = s->last[row] == i;
         if (!pg && !tg) continue;
@@ -242,6 +242,10 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         aclStubParallelFor(t_n, 1 + 65536 / (k_n * s.grad->dims[1] + 1), non_pad_range, &s);
     } else {
         int64_t e_n = s.probs->dims[1];
+        /* The device's kernel divides the row number by the capacity: a fault, reported at synchronisation. */
+        if (plan->cap == 0 && p > 0)
+            return aclStubKernelFail(call, ACLNN_ERR_INNER, "integer division by zero: the capacity P / E = %lld / "
+                                     "%lld is 0 in drop-and-pad mode", (long long)p, (long long)e_n);
         int64_t *last_pg = NULL;
         if (s.probs_out) {
             last_pg = aclStubKernelScratch(call, ((size_t)(t_n * e_n) + 1) * sizeof *last_pg);
@@ -251,7 +255,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         s.last_pg = last_pg;
         for (int64_t i = 0; i < p; i++) {
             int64_t row = aclStubIndex1(s.out_index, i), t = aclStubIndex1(s.token_id, i);
-            if (row < 0 || row >= p || t < 0 || t >= t_n) continue;
+            if (row < 0 || row >= e_n * plan->cap || t < 0 || t >= t_n) continue; /* no expert past E x capacity */
             last[row] = i;
             if (last_pg) last_pg[t * e_n + row / plan->cap] = i;
         }
@@ -325,8 +329,8 @@ static aclnnStatus check(aclStubOpCall *c) {
                                               probs_out->dims[1] != e_n),
                                 c, TILING, "probsGradOutOptional must have shape (T, E) = (%lld, %lld)",
                                 (long long)t_n, (long long)e_n);
-        ACLSTUB_RETURN_ERROR_IF(pad && p % e_n != 0, c, TILING, "P = %lld must be a multiple of E = %lld in "
-                                "drop-and-pad mode", (long long)p, (long long)e_n);
+        /* No rule that P be a multiple of E: the vendor's tiling accepts even capacity P / E = 0, whose kernel
+         * then divides by zero (phase 2 fails, as on a device); rows past E x capacity are never read. */
         ACLSTUB_RETURN_ERROR_IF(!pad && plan->chunk == 0 && h > 0, c, TILING, "no room for a hidden chunk of "
                                 "H = %lld", (long long)h);
         if (pad) aclStubOpIgnore(c, MAP); /* padded mode takes the experts from the rows, not the map */

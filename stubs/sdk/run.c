@@ -96,12 +96,13 @@ void *aclStubKernelScratch(const aclStubOpCall *call, size_t bytes) {
     return block->bytes;
 }
 
-void aclStubKernelCheckIndices(const aclStubOpCall *call, int param, int64_t lo, int64_t hi, int64_t drop,
-                               const char *meaning) {
+void aclStubKernelCheckIndices(const aclStubOpCall *call, int param, int64_t n, int64_t lo, int64_t hi,
+                               int64_t drop, const char *meaning) {
     const aclOpExecutor *w = (const aclOpExecutor *)((const char *)call - offsetof(aclOpExecutor, call));
     const aclStubTensorDesc *t = call->v[param].tensor;
     if (w->check_site == NULL || t == NULL || (t->dtype != ACL_INT32 && t->dtype != ACL_INT64)) return;
-    int64_t n = aclStubNumel(t), bad = 0, first = -1, value = 0;
+    int64_t numel = aclStubNumel(t), bad = 0, first = -1, value = 0;
+    if (n > numel) n = numel;
     for (int64_t i = 0; i < n; i++) {
         const void *p = aclStubElemAt(t, i);
         int64_t v = t->dtype == ACL_INT64 ? *(const int64_t *)p : *(const int32_t *)p;
