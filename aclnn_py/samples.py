@@ -175,21 +175,45 @@ def _tail(text: str, lines: int = 6) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
+COMPILE_TIMEOUT = 600.0  # seconds a compile or link may take before it counts as failed
+
+_live: set[subprocess.Popen] = set()  # running children, killed when the command is interrupted
+_live_lock = threading.Lock()
+_stopping = threading.Event()  # set on interruption: no new child starts
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _run(argv, cwd, env=None, timeout=None) -> tuple[int | None, str]:
     """(exit status, or None on timeout; stdout and stderr together). The process and its children are killed
     on timeout."""
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    with _live_lock:
+        if _stopping.is_set():
+            raise RuntimeError("interrupted")
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        _live.add(proc)
     try:
         out, _ = proc.communicate(timeout=timeout)
         return proc.returncode, out.decode(errors="replace")
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _kill(proc)
         out, _ = proc.communicate()
         return None, out.decode(errors="replace")
+    finally:
+        with _live_lock:
+            _live.discard(proc)
+
+
+def _compile(argv, cwd) -> tuple[int, str]:
+    code, out = _run(argv, cwd, timeout=COMPILE_TIMEOUT)
+    return (1, out + f"\nerror: {Path(argv[0]).name} did not finish in {COMPILE_TIMEOUT:g} s") if code is None \
+        else (code, out)
 
 
 def build_and_run(sample: Sample, index: int, setup: Setup) -> Sample:
@@ -201,7 +225,7 @@ def build_and_run(sample: Sample, index: int, setup: Setup) -> Sample:
     foreign = sorted({Path(h).name for h in INCLUDE_LINE.findall(text) if _is_op_header(h) and Path(h).name not in setup.ours})
 
     debug = ["-g"] if setup.check else []
-    code, out = _run([setup.cxx, "-c", str(source), *setup.include, *debug, "-o", str(obj)], cwd=work)
+    code, out = _compile([setup.cxx, "-c", str(source), *setup.include, *debug, "-o", str(obj)], cwd=work)
     if code != 0:
         missing = MISSING_HEADER.search(out)
         origin, message = _first_error(out)
@@ -221,7 +245,7 @@ def build_and_run(sample: Sample, index: int, setup: Setup) -> Sample:
             sample.output = _tail(out)
         return sample
 
-    code, out = _run([setup.cxx, str(obj), *setup.libs, "-o", str(exe)], cwd=work)
+    code, out = _compile([setup.cxx, str(obj), *setup.libs, "-o", str(exe)], cwd=work)
     if code != 0:
         undefined = sorted(set(UNDEFINED.findall(out)))
         cannot = sorted(set(CANNOT_FIND.findall(out)))
@@ -327,7 +351,8 @@ def format_gaps(samples: list[Sample], limit: int = 15) -> str:
     missing = collections.Counter(op for s in samples if s.status == "not exported" for op in s.operators)
     lines = []
     if missing:
-        lines.append(f"operators not exported, by samples that need them ({len(missing)} distinct; top {limit}):")
+        lines.append(f"operators not exported (or their missing headers), by samples that need them "
+                     f"({len(missing)} distinct; top {limit}):")
         lines += [f"  {n:4d}  {op}" for op, n in missing.most_common(limit)]
     failures = collections.Counter(s.reason for s in samples if s.status in ("compile error", "link error"))
     if failures:
@@ -386,6 +411,7 @@ def main(args) -> int:
     if args.jobs < 1:
         print("samples: -j must be at least 1", file=sys.stderr)
         return 2
+    _stopping.clear()
     samples = discover(root)
     if args.only:
         try:
@@ -425,8 +451,19 @@ def main(args) -> int:
                     print(f"[{done}/{len(samples)}] {s.path}: {s.status}", file=sys.stderr, flush=True)
             return s
 
-        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
+        try:
             list(pool.map(lambda a: task(*a), enumerate(samples)))
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)
+            with _live_lock:
+                _stopping.set()
+                for proc in list(_live):
+                    _kill(proc)
+            pool.shutdown(wait=True)
+            print("samples: interrupted", file=sys.stderr)
+            return 130
+        pool.shutdown(wait=True)
 
     table = summary(samples)
     print(format_table(samples, bool(args.check)))
