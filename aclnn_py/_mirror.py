@@ -289,7 +289,7 @@ def _scalar_bytes(function: str, pname: str, value, data_type):
                         "pass the value as a cffi pointer") from None
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
-    if not isinstance(value, (bool, int, float, np.number, np.bool_)):
+    if not isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
         raise errors.type_error(function, pname, value, "a number, a cffi pointer, an acl.host_ptr(...) or None")
     if dt.kind in "iu" and not isinstance(value, (bool, np.bool_)):
         if isinstance(value, (float, np.floating)):
@@ -297,6 +297,8 @@ def _scalar_bytes(function: str, pname: str, value, data_type):
         info = np.iinfo(dt)
         if not info.min <= int(value) <= info.max:
             raise ValueError(f"{function}: argument {pname!r} = {value} is outside the range of {dt}")
+    if dt.kind != "c" and isinstance(value, (complex, np.complexfloating)):
+        raise TypeError(f"{function}: argument {pname!r}: a complex number ({value!r}) for the real type {dt}")
     data = np.asarray(value).astype(dt).tobytes()
     buf = ffi.new("char[]", len(data))  # exactly one element (a bytes initializer would add a NUL)
     ffi.memmove(buf, data, len(data))

@@ -20,6 +20,11 @@ _TO_ACL = {
     np.dtype(np.int64): lib.ACL_INT64,
     np.dtype(np.float64): lib.ACL_DOUBLE,
     np.dtype(np.bool_): lib.ACL_BOOL,
+    np.dtype(np.uint16): lib.ACL_UINT16,
+    np.dtype(np.uint32): lib.ACL_UINT32,
+    np.dtype(np.uint64): lib.ACL_UINT64,
+    np.dtype(np.complex64): lib.ACL_COMPLEX64,
+    np.dtype(np.complex128): lib.ACL_COMPLEX128,
 }
 _TO_NUMPY = {v: k for k, v in _TO_ACL.items()}
 

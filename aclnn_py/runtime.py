@@ -663,7 +663,9 @@ def _infer_scalar_dtype(value) -> np.dtype:
         return np.dtype(np.int64)
     if isinstance(value, float):
         return np.dtype(np.float64)
-    raise TypeError(f"Scalar: value must be a bool, int, float or numpy scalar, got {type(value).__name__}")
+    if isinstance(value, complex):
+        return np.dtype(np.complex128)
+    raise TypeError(f"Scalar: value must be a bool, int, float, complex or numpy scalar, got {type(value).__name__}")
 
 
 class _MetaObject(_Resource):
@@ -685,7 +687,7 @@ def _scalar_parts(where: str, value, dtype):
     try:
         dt = _infer_scalar_dtype(value) if dtype is None else dtypes.as_numpy_dtype(dtype)
     except TypeError as exc:
-        raise errors.type_error(where, "value", value, "a bool, int, float or numpy scalar") from exc
+        raise errors.type_error(where, "value", value, "a bool, int, float, complex or numpy scalar") from exc
     acl_dtype = dtypes.to_acl(dt)
     data = _scalar_bytes(where, "value", value, acl_dtype)
     return data, np.frombuffer(ffi.buffer(data), dt)[0].item(), dt, acl_dtype

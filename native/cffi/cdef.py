@@ -27,7 +27,7 @@ HEADERS = (
 
 
 def all_headers(include_dir: Path = INCLUDE_DIR) -> list[str]:
-    ops = sorted(p.relative_to(include_dir).as_posix() for p in (include_dir / "aclnnop").glob("aclnn_moe_*.h"))
+    ops = sorted(p.relative_to(include_dir).as_posix() for p in (include_dir / "aclnnop").glob("aclnn_*.h"))
     return list(HEADERS) + ops
 
 

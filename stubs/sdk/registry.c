@@ -140,7 +140,8 @@ static const char *const ROLE_NAME[ACLSTUB_ROLE_END] = {
     [ACLSTUB_DTYPE] = "dtype",           [ACLSTUB_INT_ARRAY] = "int_array",
     [ACLSTUB_BOOL_ARRAY] = "bool_array", [ACLSTUB_FLOAT_ARRAY] = "float_array",
     [ACLSTUB_SCALAR] = "scalar",         [ACLSTUB_TENSOR_LIST] = "tensor_list",
-    [ACLSTUB_SCALAR_LIST] = "scalar_list",
+    [ACLSTUB_SCALAR_LIST] = "scalar_list", [ACLSTUB_INPLACE] = "inplace",
+    [ACLSTUB_OUTPUT_LIST] = "output_list",
 };
 
 /* Append to buf without overflowing it; *len keeps counting what a large enough buffer would need. */
