@@ -84,7 +84,8 @@ def discover(root: Path) -> list[Sample]:
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
         rel = Path(dirpath).relative_to(root)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not (rel == Path(".") and d in SKIPPED_TOP))
+        top = rel == Path(".")
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not (top and d in SKIPPED_TOP))
         for f in filenames:
             path = (rel / f).as_posix()
             if SAMPLE_PATTERN.search(path):
@@ -216,81 +217,69 @@ def _compile(argv, cwd) -> tuple[int, str]:
         else (code, out)
 
 
-def build_and_run(sample: Sample, index: int, setup: Setup) -> Sample:
-    source = setup.root / sample.path
-    work = setup.work / f"{index:05d}"
-    work.mkdir()
-    obj, exe = work / "sample.o", work / sample.name
-    text = source.read_text(errors="replace")
-    foreign = sorted({Path(h).name for h in INCLUDE_LINE.findall(text) if _is_op_header(h) and Path(h).name not in setup.ours})
+def _compile_failed(sample: Sample, out: str, foreign: list[str], setup: Setup) -> None:
+    """Classify a failed compile: an operator header we do not ship (missing, or not compiling alone) makes the
+    operator "not exported"; anything else is a compile error."""
+    missing = MISSING_HEADER.search(out)
+    header = missing.group("header") if missing else ""
+    origin, message = _first_error(out)
+    if missing and _is_op_header(header) and Path(header).name not in setup.ours:
+        sample.status, sample.reason = "not exported", f"no header {header} (ours or the checkout's)"
+        sample.operators = [Path(header).name]
+    elif foreign and str(setup.work / "vendor") in origin:
+        sample.status = "not exported"
+        sample.reason = f"the checkout's {Path(origin).name} does not compile alone: {message}"
+        sample.operators = foreign
+    else:
+        where = "sample" if origin.endswith(".cpp") else Path(origin).name
+        sample.status, sample.reason = "compile error", f"{message} [{where}]" if origin else message
+        sample.output = _tail(out)
 
-    debug = ["-g"] if setup.check else []
-    code, out = _compile([setup.cxx, "-c", str(source), *setup.include, *debug, "-o", str(obj)], cwd=work)
-    if code != 0:
-        missing = MISSING_HEADER.search(out)
-        origin, message = _first_error(out)
-        in_vendor = str(setup.work / "vendor") in origin
-        header = missing.group("header") if missing else ""
-        if missing and _is_op_header(header) and Path(header).name not in setup.ours:
-            sample.status, sample.reason = "not exported", f"no header {header} (ours or the checkout's)"
-            sample.operators = [Path(header).name]
-        elif foreign and in_vendor:
-            sample.status = "not exported"
-            sample.reason = f"the checkout's {Path(origin).name} does not compile alone: {message}"
-            sample.operators = foreign
-        else:
-            where = "sample" if origin.endswith(".cpp") else Path(origin).name
-            sample.status = "compile error"
-            sample.reason = f"{message} [{where}]" if origin else message
-            sample.output = _tail(out)
-        return sample
 
-    code, out = _compile([setup.cxx, str(obj), *setup.libs, "-o", str(exe)], cwd=work)
-    if code != 0:
-        undefined = sorted(set(UNDEFINED.findall(out)))
-        cannot = sorted(set(CANNOT_FIND.findall(out)))
-        ops = [s for s in undefined if s.startswith("aclnn") and s not in setup.declared]
-        gaps = [s for s in undefined if s not in ops]
-        sample.operators = sorted({_op_name(s) for s in ops})
-        if ops and not gaps and not cannot:
-            sample.status = "not exported"
-            where = sorted({lib for s in ops for lib in setup.exporters(s)})
-            sample.reason = ", ".join(sample.operators) + (
-                f" (exported by {', '.join(where)}, not on this link line)" if where else "")
-        else:
-            sample.status = "link error"
-            parts = [f"cannot find {', '.join(cannot)}"] if cannot else []
-            parts += [f"undefined {', '.join(gaps)}"] if gaps else []
-            parts += [f"operator not exported: {', '.join(sample.operators)}"] if ops else []
-            sample.reason = "; ".join(parts) or _first_error(out)[1]
-            sample.output = _tail(out)
-        return sample
-    sample.built = True
-    obj.unlink(missing_ok=True)
+def _link_failed(sample: Sample, out: str, setup: Setup) -> None:
+    """Classify a failed link: only aclnn* symbols our non-operator headers do not declare undefined makes the
+    operators "not exported"; anything else (a runtime or tensor API symbol, a missing library) is a link
+    error."""
+    undefined = sorted(set(UNDEFINED.findall(out)))
+    cannot = sorted(set(CANNOT_FIND.findall(out)))
+    ops = [s for s in undefined if s.startswith("aclnn") and s not in setup.declared]
+    gaps = [s for s in undefined if s not in ops]
+    sample.operators = sorted({_op_name(s) for s in ops})
+    if ops and not gaps and not cannot:
+        where = sorted({lib for s in ops for lib in setup.exporters(s)})
+        sample.status = "not exported"
+        sample.reason = ", ".join(sample.operators) + (
+            f" (exported by {', '.join(where)}, not on this link line)" if where else "")
+    else:
+        parts = [f"cannot find {', '.join(cannot)}"] if cannot else []
+        parts += [f"undefined {', '.join(gaps)}"] if gaps else []
+        parts += [f"operator not exported: {', '.join(sample.operators)}"] if ops else []
+        sample.status, sample.reason = "link error", "; ".join(parts) or _first_error(out)[1]
+        sample.output = _tail(out)
 
+
+def _run_sample(sample: Sample, exe: Path, work: Path, setup: Setup) -> None:
+    """Run a built sample (libraries found through LD_LIBRARY_PATH, as the official line leaves them) and
+    record how it ended."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACLNN_CHECK")}
     env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(setup.lib_dir), env.get("LD_LIBRARY_PATH")]))
     if setup.check:
         env["ACLNN_CHECK"] = setup.check
         env["ACLNN_CHECK_REPORT"] = str(work / "check.%p.json")
     code, out = _run([str(exe)], cwd=work, env=env, timeout=setup.timeout)
-    sample.ran = code is not None
-    sample.exit_status = code
+    sample.ran, sample.exit_status = code is not None, code
     if setup.check:
         from .check import findings_from_reports
 
-        reports = [json.loads(p.read_text()) for p in sorted(work.glob("check.*.json"))]
-        found = findings_from_reports(reports)
-        sample.findings = len(found)
-        sample.check = [f.to_dict() for f in found]
+        found = findings_from_reports([json.loads(p.read_text()) for p in sorted(work.glob("check.*.json"))])
+        sample.findings, sample.check = len(found), [f.to_dict() for f in found]
     if code is None:
         sample.status, sample.reason = "timeout", f"did not finish in {setup.timeout:g} s (killed)"
     elif code != 0:
-        sample.status = "failed"
         last = next((ln.strip() for ln in reversed(out.splitlines()) if ln.strip()), "")
         how = f"killed by {signal.Signals(-code).name}" if code < 0 and -code in signal.valid_signals() else \
             f"exit status {code}"
-        sample.reason = how + (f": {last}" if last else "")
+        sample.status, sample.reason = "failed", how + (f": {last}" if last else "")
     elif sample.findings:
         sample.status = "findings"
         sample.reason = "; ".join(sorted({f"[{f['tool']}] {f['what']} in {f['call']}" for f in sample.check}))
@@ -298,8 +287,31 @@ def build_and_run(sample: Sample, index: int, setup: Setup) -> Sample:
         sample.status = "ok"
     if sample.status != "ok":
         sample.output = _tail(out)
-    shutil.rmtree(work, ignore_errors=True)
-    return sample
+
+
+def build_and_run(sample: Sample, index: int, setup: Setup) -> Sample:
+    """Compile, link and run one sample in a directory of its own, and record the outcome in sample."""
+    source = setup.root / sample.path
+    work = setup.work / f"{index:05d}"
+    work.mkdir()
+    obj, exe = work / "sample.o", work / sample.name
+    foreign = sorted({Path(h).name for h in INCLUDE_LINE.findall(source.read_text(errors="replace"))
+                      if _is_op_header(h) and Path(h).name not in setup.ours})
+    try:
+        debug = ["-g"] if setup.check else []  # call sites with file:line in the findings
+        code, out = _compile([setup.cxx, "-c", str(source), *setup.include, *debug, "-o", str(obj)], cwd=work)
+        if code != 0:
+            _compile_failed(sample, out, foreign, setup)
+            return sample
+        code, out = _compile([setup.cxx, str(obj), *setup.libs, "-o", str(exe)], cwd=work)
+        if code != 0:
+            _link_failed(sample, out, setup)
+            return sample
+        sample.built = True
+        _run_sample(sample, exe, work, setup)
+        return sample
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def summary(samples: list[Sample]) -> dict[str, dict[str, int]]:
