@@ -1,5 +1,5 @@
-"""Command line: ``python -m aclnn_py info | config | ops | samples | demo | new-op | check`` (also installed as
-``aclnn-py``)."""
+"""Command line: ``python -m aclnn_py info | config | ops | samples | demo | new-op | check | pyacl`` (also
+installed as ``aclnn-py``)."""
 
 from __future__ import annotations
 
@@ -142,6 +142,32 @@ def cmd_new_op(args) -> int:
     return 0
 
 
+def cmd_pyacl(args) -> int:
+    """Run a pyACL script with ``import acl`` resolving to aclnn_py.pyacl (a real pyACL is never shadowed), or
+    print the directory to put on PYTHONPATH for the same effect in any process."""
+    from aclnn_py import pyacl
+
+    if args.path:
+        print(pyacl.shim_dir())
+        return 0
+    argv = args.script[1:] if args.script[:1] == ["--"] else args.script
+    if not argv:
+        print("pyacl: give a script: python -m aclnn_py pyacl [--path] [--] SCRIPT [ARGS...]", file=sys.stderr)
+        return 2
+    import runpy
+
+    # Child processes the script starts see the same `import acl`.
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [pyacl.shim_dir(), os.environ.get("PYTHONPATH")]))
+    pyacl.install()
+    sys.argv = list(argv)
+    sys.path.insert(0, str(Path(argv[0]).resolve().parent))
+    try:
+        runpy.run_path(argv[0], run_name="__main__")
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 0
+
+
 def cmd_check(args) -> int:
     from aclnn_py import check
 
@@ -150,6 +176,9 @@ def cmd_check(args) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aclnn_py", description=__doc__)
+    from aclnn_py import __version__
+
+    parser.add_argument("--version", action="version", version=f"aclnn-py {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="backend, library paths, CANN version, device count").set_defaults(fn=cmd_info)
     cfg = sub.add_parser("config", help="compiler and linker flags for C/C++ programs")
@@ -184,6 +213,12 @@ def main(argv=None) -> int:
     where.add_argument("--include-dir", help="search the headers below DIR (default: ours, then the toolkit's)")
     new.add_argument("-o", "--output", default="-", help="file to write (default: standard output)")
     new.set_defaults(fn=cmd_new_op)
+    pya = sub.add_parser("pyacl", help="run a pyACL script with `import acl` resolving to aclnn_py.pyacl",
+                         description="Run SCRIPT with `import acl` resolving to aclnn_py.pyacl (unless a real pyACL is "
+                         "installed), or print the directory that does the same from PYTHONPATH.")
+    pya.add_argument("--path", action="store_true", help="print the directory to put first on PYTHONPATH")
+    pya.add_argument("script", nargs=argparse.REMAINDER, help="[--] SCRIPT [ARGS...]")
+    pya.set_defaults(fn=cmd_pyacl)
     chk = sub.add_parser("check", help="run a program against the stub in check mode and report its bugs",
                          description="Run PROGRAM (a C/C++ binary linked against the stub, or python script.py) "
                          "in check mode and report each distinct finding with its call site.")
