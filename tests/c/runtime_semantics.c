@@ -197,16 +197,16 @@ static void group_padding(void) {
     check("padding_align32_size_0", aclrtMallocAlign32(&none, 0, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_ERROR_INVALID_PARAM);
     check("padding_counts_requested_bytes", aclStubLiveAllocationBytes() == 1 + 32 + 33 + 64 + 33 + 1 + 4096);
 
-    /* A host buffer overrun may run into device memory here (one address space), never on a device: where a
-     * host span ends is the caller's word, only its start must not be device memory. The device memory is the
-     * second half of a host buffer, lent, so the bytes read are the test's own. */
+    /* Where a host span ends is the caller's word (a host buffer overrun may run into device memory here, one
+     * address space, never on a device); only its start must not be in an aclrtMalloc block. A host span
+     * running into lent host memory reads the test's own bytes. */
     unsigned char *buf = calloc(1, 128);
     void *lent = NULL;
     MUST(aclStubLendHostMemory(buf + 64, 64, &lent));
     memset(buf, 0x31, 64);
-    check("padding_host_span_runs_into_device", aclrtMemcpy(big, 4096, buf + 32, 64, ACL_MEMCPY_HOST_TO_DEVICE) ==
-                                                   ACL_SUCCESS && read_byte(big, 31) == 0x31);
-    check("padding_host_span_starting_in_device", aclrtMemcpy(big, 4096, buf + 64, 16, ACL_MEMCPY_HOST_TO_DEVICE) ==
+    check("padding_host_span_runs_into_lent_memory",
+          aclrtMemcpy(big, 4096, buf + 32, 64, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS && read_byte(big, 31) == 0x31);
+    check("padding_host_span_starting_in_device", aclrtMemcpy(big, 4096, p1, 16, ACL_MEMCPY_HOST_TO_DEVICE) ==
                                                      ACL_ERROR_RT_PARAM_INVALID);
     check("padding_lent_not_padded", aclrtMemset(lent, 65, 0, 65) == ACL_ERROR_RT_PARAM_INVALID);
     MUST(aclStubReclaimHostMemory(lent));
