@@ -207,7 +207,7 @@ def main(argv=None) -> int:
     samples_mod.add_parser(sub).set_defaults(fn=cmd_samples)
     sub.add_parser("demo", help="run the ported official samples on the stub").set_defaults(fn=cmd_demo)
     new = sub.add_parser("new-op", help="write a skeleton C operator on the operator SDK from its official header")
-    new.add_argument("name", help="the operator, e.g. aclnnAbs")
+    new.add_argument("name", help="the operator, e.g. aclnnAddCustom")
     where = new.add_mutually_exclusive_group()
     where.add_argument("--header", help="the header declaring it")
     where.add_argument("--include-dir", help="search the headers below DIR (default: ours, then the toolkit's)")
