@@ -32,21 +32,25 @@ def _c(name: str):
 
 
 def aclInit(configPath):
-    """Mirror of ``aclError aclInit(const char * configPath)``. The runtime is shared with aclnn_py's objects: on a
-    runtime they started, this succeeds and the mirror layer holds it too (see README, "How the layers mix");
-    a second aclInit of the mirror's raises 100002 as in C."""
     from .runtime import mirror_init
 
     mirror_init(_c("aclInit"), configPath)
 
 
 def aclFinalize():
-    """Mirror of ``aclError aclFinalize(void)``. While aclnn_py's objects still use the runtime, the mirror layer
-    only lets go of it (they finalise it when done); otherwise it ends the runtime, as in C (see README, "How
-    the layers mix")."""
     from .runtime import mirror_finalize
 
     mirror_finalize(_c("aclFinalize"))
+
+
+# The mirror's documentation, then how the runtime is shared with aclnn_py's objects (docs/guide/layers.md).
+aclInit.__doc__ = _c("aclInit").__doc__ + (
+    "\n\nThe runtime is shared with aclnn_py's objects: on a runtime they started, this succeeds and the mirror layer "
+    "holds it too (docs/guide/layers.md, \"How the layers mix\"); a second aclInit of the mirror's raises 100002 "
+    "as in C.")
+aclFinalize.__doc__ = _c("aclFinalize").__doc__ + (
+    "\n\nWhile aclnn_py's objects still use the runtime, the mirror layer only lets go of it (they finalise it when "
+    "done); otherwise it ends the runtime, as in C.")
 
 
 def host_ptr(obj) -> HostSpan:

@@ -114,3 +114,13 @@ def test_package_stub_lists_every_public_name():
     missing = set(aclnn_py.__all__) - names - set(ops.__all__)
     assert not missing
     assert set(aclnn_py._SUBMODULES) <= names
+
+
+def test_ops_stub_is_what_the_generator_writes():
+    """aclnn_py/ops.pyi is committed, generated from the operator table and the extension's signatures."""
+    import subprocess
+    import sys
+
+    tool = Path(__file__).resolve().parent.parent / "tools" / "gen_ops_stub.py"
+    r = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "aclstub/op_index.h"
+#include "check.h"
 #include "sdk_internal.h"
 
 /* ---- copies and fills ------------------------------------------------------------------------------------- */
@@ -136,6 +137,18 @@ aclnnStatus aclStubOutputEnd(const aclStubOpCall *call, const aclStubTensorDesc 
 
 /* ---- indices ---------------------------------------------------------------------------------------------- */
 
+aclnnStatus aclStubIndexOutOfRange(const aclStubOpCall *call, const char *what, int64_t value, int64_t entry,
+                                   int64_t lo, int64_t hi) {
+    const aclOpExecutor *w = (const aclOpExecutor *)((const char *)call - offsetof(aclOpExecutor, call));
+    if (w->check_site != NULL)
+        aclStubCheckReportAt(w->check_site, CHECK_MEM, "index-out-of-range", w->op->name,
+                             "'%s'[%lld] = %lld is outside [%lld, %lld): a device may read or write out of bounds "
+                             "with it; the stub fails the launch", what, (long long)entry, (long long)value,
+                             (long long)lo, (long long)hi);
+    return aclStubKernelFail(call, ACLNN_ERR_PARAM_INVALID, "%s: index %lld (entry %lld) is out of range for a "
+                             "dimension of size %lld", what, (long long)value, (long long)entry, (long long)hi);
+}
+
 aclnnStatus aclStubIndexLoad(const aclStubOpCall *call, const aclStubTensorDesc *idx, int64_t size,
                              bool wrap_negative, const char *what, const int64_t **out) {
     aclStubTensorDesc buf;
@@ -147,9 +160,7 @@ aclnnStatus aclStubIndexLoad(const aclStubOpCall *call, const aclStubTensorDesc 
         int64_t x = v[k];
         if (x < 0 && wrap_negative && x >= -size) x += size;
         if (x < 0 || x >= size)
-            return aclStubKernelFail(call, ACLNN_ERR_PARAM_INVALID, "%s: index %lld (entry %lld) is out of range "
-                                     "for a dimension of size %lld", what, (long long)v[k], (long long)k,
-                                     (long long)size);
+            return aclStubIndexOutOfRange(call, what, v[k], k, wrap_negative ? -size : 0, size);
         v[k] = x;
     }
     *out = v;

@@ -17,7 +17,8 @@
  * increasing position along the scattered dimension): the last write wins, sums add in that order. Work is
  * split over the (outer, inner) columns, never along the indexed dimension, so results do not depend on the
  * thread count. Indices are validated first (aclStubIndexLoad): one out of range fails the kernel with
- * ACLNN_ERR_PARAM_INVALID and a message naming it; nothing reads or writes out of bounds.
+ * ACLNN_ERR_PARAM_INVALID and a message naming it (in check mode also an index-out-of-range finding); nothing
+ * reads or writes out of bounds.
  */
 #ifndef ACLSTUB_OP_INDEX_H_
 #define ACLSTUB_OP_INDEX_H_
@@ -185,10 +186,18 @@ ACLSTUB_API aclnnStatus aclStubOutputEnd(const aclStubOpCall *call, const aclStu
 /*
  * The n = numel(idx) entries of an INT32/INT64 index view (any strides, row-major order) as int64 in kernel
  * scratch (*out). Each must lie in [-size, size) when negatives wrap (then wrapped into [0, size)), else in
- * [0, size); an entry outside fails the kernel with ACLNN_ERR_PARAM_INVALID naming `what` and the entry.
+ * [0, size); an entry outside fails the kernel (aclStubIndexOutOfRange).
  */
 ACLSTUB_API aclnnStatus aclStubIndexLoad(const aclStubOpCall *call, const aclStubTensorDesc *idx, int64_t size,
                                          bool wrap_negative, const char *what, const int64_t **out);
+
+/*
+ * Index `value` (entry `entry` of the index input) lies outside [lo, hi), the valid range of what it indexes:
+ * fails the kernel with ACLNN_ERR_PARAM_INVALID and, in check mode, reports an index-out-of-range finding at the
+ * call site that queued the kernel. For kernels that validate their own index tuples.
+ */
+ACLSTUB_API aclnnStatus aclStubIndexOutOfRange(const aclStubOpCall *call, const char *what, int64_t value,
+                                               int64_t entry, int64_t lo, int64_t hi);
 
 /* ---- gather / scatter on contiguous (outer, dim, inner) blocks --------------------------------------------- */
 

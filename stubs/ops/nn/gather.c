@@ -322,9 +322,7 @@ static aclnnStatus gather_nd_kernel(const aclStubOpCall *call) {
             int64_t size = self->dims[j], x = v[r * k + j];
             if (negative && x < 0 && x >= -size) x += size;
             if (x < 0 || x >= size)
-                return aclStubKernelFail(call, INVALID, "indices: index %lld (tuple %lld, position %lld) is out of range "
-                                         "for a dimension of size %lld", (long long)v[r * k + j], (long long)r,
-                                         (long long)j, (long long)size);
+                return aclStubIndexOutOfRange(call, "indices", v[r * k + j], r * k + j, negative ? -size : 0, size);
             row = row * size + x;
         }
         flat[r] = row;

@@ -545,8 +545,7 @@ static aclnnStatus scatter_nd_run(const aclStubOpCall *call, const aclStubTensor
             int64_t size = plan->flat ? rows : dst->dims[j], x = v[t * k + j];
             if (plan->flat && x < 0 && x >= -size) x += size;
             if (x < 0 || x >= size)
-                return aclStubKernelFail(call, INVALID, "indices: index %lld (entry %lld) is out of range for a "
-                                         "dimension of size %lld", (long long)v[t * k + j], (long long)t, (long long)size);
+                return aclStubIndexOutOfRange(call, "indices", v[t * k + j], t * k + j, plan->flat ? -size : 0, size);
             row = row * size + x;
         }
         flat[t] = row;
