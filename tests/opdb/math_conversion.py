@@ -467,7 +467,96 @@ for _mode, _dts in (("Reflection", REFLECT_DT), ("Replication", REPLICATE_DT), (
                                  tol={"float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2)}))
 
 
-ENTRIES = PAD_ENTRIES + [
+# ---- clamp and hardtanh (conversion/clip_by_value_v2) -------------------------------------------------------
+
+CLAMP_DT = ("float16", "float32", "int32", "int64", "int16", "int8", "uint8", "float64", "bfloat16")
+
+
+def bounds(dtype):
+    """Bounds exactly representable in every dtype (ints for integral tensors: the op_api converts the scalars to
+    out's dtype, torch would promote)."""
+    return (-2, 3) if dtype in I else (-1.5, 2.5)
+
+
+def clamp_scalar_samples(which):
+    def samples(dtype, rng):
+        a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+        lo, hi = bounds(dtype)
+        if dtype == "uint8":
+            lo = 2
+        pick = {"both": lambda lo_, hi_: (lo_, hi_), "min": lambda lo_, hi_: (lo_,), "max": lambda lo_, hi_: (hi_,)}[which]
+        out = [Sample((a(3, 4), *pick(lo, hi)), (), "bounds"), Sample((transposed(a(4, 5)), *pick(lo, hi)), (), "transposed, strided out"),
+               Sample((a(LONG), *pick(lo, hi)), (), "long"), Sample((a(0, 3), *pick(lo, hi)), (), "empty")]
+        if which == "both":
+            out += [Sample((a(3, 4), None, hi), (), "no min"), Sample((a(3, 4), lo, None), (), "no max"),
+                    Sample((a(3, 4), hi, lo), (), "min above max")]
+            if dtype in F:
+                x = a(2, 3)
+                x[0, 1] = np.nan
+                out.append(Sample((x, lo, hi), (), "nan"))
+        return out
+    return samples
+
+
+def clamp_tensor_samples(which, inplace=False):
+    def samples(dtype, rng):
+        a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+        both = which == "both"
+        def ops(x, lo, hi):
+            return (x, lo, hi) if both else (x, lo) if which == "min" else (x, hi)
+        out = [Sample(ops(a(3, 4), a(3, 4), a(3, 4)), (), "same shape"),
+               Sample(ops(a(3, 4), a(4), a(3, 1)), (), "broadcast bounds, strided out"),
+               Sample(ops(transposed(a(4, 5)), transposed(a(4, 5)), a(5)), (), "transposed"),
+               Sample(ops(a(LONG), a(LONG), a(1)), (), "long")]
+        if not inplace:
+            out.append(Sample(ops(a(4, 1), a(1, 3), a(4, 3)), (), "broadcast self"))
+            if dtype in ("float16", "bfloat16", "int32"):
+                out.append(Sample(ops(a(2, 3), arr(rng, (2, 3), "float32"), arr(rng, (2, 3), "float32")), (), "float32 bounds"))
+        if both:
+            out += [Sample((a(3, 4), None, a(4)), (), "no min"), Sample((a(3, 4), a(4), None), (), "no max")]
+        return out
+    return samples
+
+
+def clamp_ref(x, lo=None, hi=None):
+    """torch.clamp in the tensor's dtype (scalars as the tensor's dtype: the op_api converts them to out's)."""
+    return torch.clamp(x, lo, hi).to(x.dtype) if not isinstance(lo, torch.Tensor) and not isinstance(hi, torch.Tensor) \
+        else torch.clamp(x, lo, hi)
+
+
+def clamp_min_ref(x, lo):
+    return clamp_ref(x, lo, None)
+
+
+def clamp_max_ref(x, hi):
+    return clamp_ref(x, None, hi)
+
+
+def hardtanh_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    lo, hi = bounds(dtype)
+    if dtype == "uint8":
+        lo = 2
+    return [Sample((a(3, 4), lo, hi), (), "bounds"), Sample((transposed(a(4, 5)), lo, hi), (), "transposed, strided out"),
+            Sample((a(LONG), lo, lo), (), "min equals max, long"), Sample((a(0, 3), lo, hi), (), "empty")]
+
+
+CLAMP_ENTRIES = [
+    entry("aclnnClamp", clamp_ref, CLAMP_DT, clamp_scalar_samples("both")),
+    entry("aclnnClampMin", clamp_min_ref, CLAMP_DT, clamp_scalar_samples("min")),
+    entry("aclnnClampMax", clamp_max_ref, CLAMP_DT, clamp_scalar_samples("max")),
+    entry("aclnnInplaceClampMax", clamp_max_ref, CLAMP_DT, clamp_scalar_samples("max"), inplace=True),
+    entry("aclnnClampTensor", clamp_ref, CLAMP_DT, clamp_tensor_samples("both")),
+    entry("aclnnClampMinTensor", clamp_min_ref, CLAMP_DT, clamp_tensor_samples("min")),
+    entry("aclnnInplaceClampMinTensor", clamp_min_ref, CLAMP_DT, clamp_tensor_samples("min", True), inplace=True),
+    entry("aclnnClampMaxTensor", clamp_max_ref, CLAMP_DT, clamp_tensor_samples("max")),
+    entry("aclnnInplaceClampMaxTensor", clamp_max_ref, CLAMP_DT, clamp_tensor_samples("max", True), inplace=True),
+    entry("aclnnHardtanh", clamp_ref, CLAMP_DT, hardtanh_samples),
+    entry("aclnnInplaceHardtanh", clamp_ref, CLAMP_DT, hardtanh_samples, inplace=True),
+]
+
+
+ENTRIES = PAD_ENTRIES + CLAMP_ENTRIES + [
     entry("aclnnConstantPadNd", constant_pad_ref, CONST_PAD_DT, constant_pad_samples),
     entry("aclnnInplaceCopy", copy_ref, COPY_DT, copy_samples, inplace=True),
     entry("aclnnCat", lambda ts, dim: torch.cat(ts, dim), CAT_DT, cat_samples),
