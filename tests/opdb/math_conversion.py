@@ -556,7 +556,150 @@ CLAMP_ENTRIES = [
 ]
 
 
-ENTRIES = PAD_ENTRIES + CLAMP_ENTRIES + [
+# ---- im2col, unfold_grad, channel_shuffle, confusion_transpose, chunk_cat, strided_slice_assign_v2, search_sorted ----
+
+def im2col_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(2, 3, 5, 6), [2, 2], [1, 1], [1, 1], [2, 2]), (), "batched"),
+            Sample((a(3, 7, 5), [3, 2], [2, 1], [0, 1], [1, 2]), (), "unbatched, dilated, strided out"),
+            Sample((transposed(a(6, 6)).reshape(1, 1, 6, 6), [3, 3], [1, 1], [2, 2], [1, 1]), (), "wide padding"),
+            Sample((a(0, 2, 4, 4), [2, 2], [1, 1], [0, 0], [1, 1]), (), "empty batch"),
+            Sample((a(4, 16, 32, 32), [3, 3], [1, 1], [1, 1], [1, 1]), (), "long")]
+
+
+def im2col_ref(x, k, d, p, s):
+    return torch.nn.functional.unfold(x, k, d, p, s)
+
+
+def unfold_grad_samples(dtype, rng):
+    out = []
+    for sizes, dim, size, step, name in (([7], 0, 2, 1, "1-D overlapping"), ([3, 9], 1, 3, 2, "last dim, strided out"),
+                                         ([2, 10, 3], 1, 4, 3, "middle dim, gaps"), ([5, 4], 0, 2, 2, "exact windows"),
+                                         ([64, 600], 1, 16, 4, "long")):
+        shape = list(sizes)
+        shape[dim] = (sizes[dim] - size) // step + 1
+        out.append(Sample((arr(rng, tuple(shape + [size]), dtype), sizes, dim, size, step), (), name))
+    return out
+
+
+def unfold_grad_ref(g, sizes, dim, size, step):
+    return torch.ops.aten.unfold_backward(g, sizes, dim, size, step)
+
+
+def channel_shuffle_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(2, 6, 3), 3), (), "3-D"), Sample((a(1, 8, 2, 2), 2), (), "4-D, strided out"),
+            Sample((transposed(a(4, 6)).reshape(1, 6, 4), 6), (), "groups = channels"),
+            Sample((a(0, 4, 2), 2), (), "empty"), Sample((a(8, 64, 40, 4), 8), (), "long")]
+
+
+def channel_shuffle_ref(x, g):
+    n, c = x.shape[:2]
+    return x.reshape(n, g, c // g, *x.shape[2:]).transpose(1, 2).reshape(x.shape)
+
+
+def confusion_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(2, 3, 4), [2, 0, 1], [4, 6], True), (), "transpose first"),
+            Sample((a(4, 6), [1, 0, 2], [2, 4, 3], False), (), "reshape first, strided out"),
+            Sample((transposed(a(6, 4)), [1, 0], [3, 8], True), (), "transposed input"),
+            Sample((a(0, 3), [1, 0], [3, 0], False), (), "empty"),
+            Sample((a(64, 32, 48), [1, 0, 2], [32, 3072], True), (), "long")]
+
+
+def confusion_ref(x, perm, shape, first):
+    return x.permute(perm).reshape(shape) if first else x.reshape(shape).permute(perm)
+
+
+def chunk_cat_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample(([a(4, 3), a(6)],), (0, 2), "even"),
+            Sample(([a(5, 2, 2), a(3, 3), a(1)],), (0, 3), "padded chunks, strided out"),
+            Sample(([a(0, 3), transposed(a(7, 2))],), (0, 4), "empty piece, transposed"),
+            Sample(([a(1000, 40), a(333, 7)],), (0, 8), "long")]
+
+
+def chunk_cat_ref(ts, dim, n):
+    return torch._chunk_cat([t for t in ts if t.numel()], dim, n)
+
+
+def strided_slice_assign_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(4, 3), a(2, 2), [1, 0], [4, 2], [2, 1], [0, 1]), (), "the official sample"),
+            Sample((a(5, 6, 4), a(2, 5, 4), [0, -5], [3, 10], [2, 1], [0, 1]), (), "negative begin, end clamped, strided out"),
+            Sample((a(3, 8), a(3, 5), [0, 2], [3, 7], [1, 1], None), (), "no axes"),
+            Sample((a(6, 5), a(2, 5), [-3], [-1], [1], [0]), (), "one axis"),
+            Sample((a(300, 200), a(100, 150), [0, 10], [300, 160], [3, 1], [0, 1]), (), "long")]
+
+
+def strided_slice_assign_ref(var, value, begin, end, strides, axes):
+    out = var.clone()
+    idx = [slice(None)] * var.dim()
+    for k, a in enumerate(axes if axes is not None else range(len(begin))):
+        idx[a] = slice(begin[k], end[k], strides[k])
+    out[tuple(idx)] = value
+    return out
+
+
+SEARCH_DT = ("float16", "float32", "int16", "int8", "uint8", "int32", "int64", "float64")
+
+
+def sorted_array(rng, shape, dtype):
+    return np.sort(arr(rng, shape, dtype), axis=-1)
+
+
+def search_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    seq = sorted_array(rng, (9,), dtype)
+    rows = sorted_array(rng, (3, 7), dtype)
+    unsorted = a(8)
+    other = "float32" if dtype in I else "int32"
+    return [Sample((seq, a(4, 5), False, False, None), (), "1-D sequence"),
+            Sample((rows, a(3, 6), True, True, None), (), "rows, int32 out, right, strided out"),
+            Sample((unsorted, a(5), False, False, np.argsort(unsorted, kind="stable").astype(np.int64)), (), "sorter"),
+            Sample((seq, np.concatenate([seq, seq[:2]]), False, True, None), (), "ties, right"),
+            Sample((seq, seq.copy(), False, False, None), (), "ties, left"),
+            Sample((sorted_array(rng, (9,), other), a(6), False, False, None), (), f"{other} sequence"),
+            Sample((seq, a(0, 2), False, False, None), (), "empty"),
+            Sample((sorted_array(rng, (4000,), dtype), a(100, 400), False, False, None), (), "long")]
+
+
+def search_ref(seq, values, out_int32, right, sorter):
+    p = torch.promote_types(seq.dtype, values.dtype)
+    return torch.searchsorted(seq.to(p), values.to(p), out_int32=out_int32, right=right, sorter=sorter)
+
+
+def searchs_samples(dtype, rng):
+    seq = sorted_array(rng, (9,), dtype)
+    v = 2 if dtype in I else 1.25
+    return [Sample((seq, v, False, False, None), (), "scalar"), Sample((seq, v, True, True, None), (), "int32 out, right"),
+            Sample((seq, seq[3].item(), False, True, None), (), "tie, right")]
+
+
+def searchs_ref(seq, value, out_int32, right, sorter):
+    v = torch.tensor([float(np.float32(value))], dtype=torch.float32).to(seq.dtype)
+    return torch.searchsorted(seq, v, out_int32=out_int32, right=right, sorter=sorter)
+
+
+MORE_ENTRIES = [
+    entry("aclnnIm2col", im2col_ref, ("float32", "float16", "bfloat16"), im2col_samples, outputs=("out",),
+          accumulate16=True),
+    entry("aclnnUnfoldGrad", unfold_grad_ref, ("float32", "float16", "bfloat16"), unfold_grad_samples,
+          outputs=("gradIn",), accumulate16=True, tol={"float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2)}),
+    entry("aclnnChannelShuffle", channel_shuffle_ref, ("float16", "float32", "float64", "int8", "uint8", "int16", "int32",
+                                                      "int64", "bool", "complex64", "complex128", "bfloat16"),
+          channel_shuffle_samples),
+    entry("aclnnConfusionTranspose", confusion_ref, I + U + ("float16", "float32", "bfloat16"), confusion_samples),
+    entry("aclnnChunkCat", chunk_cat_ref, ("float32", "float16", "bfloat16"), chunk_cat_samples),
+    entry("aclnnStridedSliceAssignV2", strided_slice_assign_ref, ("float16", "float32", "bfloat16", "int32", "int64",
+                                                                  "float64", "int8"),
+          strided_slice_assign_samples, inplace="varRef", also=("aclnnStridedSlice",)),
+    entry("aclnnSearchSorted", search_ref, SEARCH_DT, search_samples),
+    entry("aclnnSearchSorteds", searchs_ref, SEARCH_DT, searchs_samples),
+]
+
+
+ENTRIES = PAD_ENTRIES + CLAMP_ENTRIES + MORE_ENTRIES + [
     entry("aclnnConstantPadNd", constant_pad_ref, CONST_PAD_DT, constant_pad_samples),
     entry("aclnnInplaceCopy", copy_ref, COPY_DT, copy_samples, inplace=True),
     entry("aclnnCat", lambda ts, dim: torch.cat(ts, dim), CAT_DT, cat_samples),

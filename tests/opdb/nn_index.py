@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from . import Sample
+from . import Sample, np_dtype
 from .math_conversion import F, I, U, C, LONG, arr, entry, transposed
 
 GATHER_V2_DT = F + I + ("bool",) + C
@@ -539,4 +539,123 @@ ENTRIES += [
           lambda d, r: repeat_samples(d, r, "int_dim")),
     entry("aclnnRepeatInterleaveTensor", lambda r, n: torch.repeat_interleave(r), ("int32", "int64"),
           lambda d, r: repeat_samples(d, r, "positions")),
+]
+
+
+# ---- max unpooling (index/scatter_elements, index/gather_elements) ------------------------------------------------
+
+UNPOOL_DT = ("float32", "float16", "int8", "uint8", "int16", "int32", "int64", "float64")
+UNPOOL2D_GRAD_DT = ("float32", "float16", "int8", "uint8", "int16", "int32", "int64", "bool")
+
+
+def plane_idx(rng, rows, k, plane, dtype="int64"):
+    """Per row, k distinct positions in a plane of `plane` elements (max pooling's indices are distinct)."""
+    return np.stack([rng.permutation(plane)[:k] for _ in range(rows)]).astype(dtype)
+
+
+def unpool_samples(three):
+    def samples(dtype, rng):
+        a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+        out = []
+        spatial_in, spatial_out = ((2, 2, 3), (3, 4, 4)) if three else ((2, 3), (4, 5))
+        for lead, name in (((2, 3), "batched"), ((3,), "unbatched" if three else "unbatched, strided out"),
+                           ((4, 16), "long")):
+            if name == "long":
+                spatial_in, spatial_out = ((4, 8, 8), (8, 16, 16)) if three else ((32, 32), (64, 64))
+            rows = int(np.prod(lead))
+            k, plane = int(np.prod(spatial_in)), int(np.prod(spatial_out))
+            i = plane_idx(rng, rows, k, plane, "int64" if three else ("int32" if name == "batched" else "int64"))
+            extra = ([1, 1, 1], [0, 0, 0]) if three else ()
+            out.append(Sample((a(*lead, *spatial_in), i.reshape(*lead, *spatial_in), list(spatial_out), *extra), (), name))
+        return out
+    return samples
+
+
+def unpool_ref(x, idx, osize, *_):
+    k = len(osize)
+    lead = x.shape[:-k]
+    rows = int(np.prod(lead)) if lead else 1
+    out = torch.zeros(rows, int(np.prod(osize)), dtype=x.dtype)
+    out.scatter_(1, idx.reshape(rows, -1).long(), x.reshape(rows, -1))
+    return out.reshape(*lead, *osize)
+
+
+def unpool_grad_samples(three, dts=None):
+    def samples(dtype, rng):
+        outs = []
+        for s in unpool_samples(three)(dtype, rng):
+            x, i, osize, *extra = s.operands
+            grad = arr(rng, x.shape[:x.ndim - len(osize)] + tuple(osize), dtype)
+            outs.append(Sample((grad, x, i, osize, *extra), (), s.name))
+        return outs
+    return samples
+
+
+def unpool_grad_ref(grad, self, idx, osize, *_):
+    k = len(osize)
+    rows = int(np.prod(self.shape[:-k])) if self.dim() > k else 1
+    return grad.reshape(rows, -1).gather(1, idx.reshape(rows, -1).long()).reshape(self.shape)
+
+
+# ---- slab updates: InplaceScatterUpdate, InplaceQuantScatter --------------------------------------------------------
+
+SCATTER_UPDATE_DT = ("int8", "float16", "float32", "bfloat16", "int32")
+
+
+def scatter_update_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((a(4, 2, 10, 8), np.array([0, 3, 7, 5]), a(4, 2, 3, 8), -2), (), "1-D indices, axis -2"),
+            Sample((a(3, 2, 6), np.array([1, 4, 0], np.int32), a(3, 2, 2), -1), (), "axis -1, int32"),
+            Sample((a(4, 5, 3), np.array([[2, 1], [0, 3]]), a(2, 2, 3), 1), (), "2-D indices (batch, offset)"),
+            Sample((a(2, 6, 4), np.array(2), a(1, 1, 4), 1), (), "0-D indices"),
+            Sample((a(16, 8, 512, 64), np.arange(16) * 7, a(16, 8, 32, 64), 2), (), "long")]
+
+
+def scatter_update_ref(data, indices, updates, axis):
+    out = data.clone()
+    ax = axis % data.dim()
+    idx = indices.reshape(-1, 2) if indices.dim() == 2 else indices.reshape(-1)
+    for b in range(updates.shape[0]):
+        t, off = (int(idx[b][0]), int(idx[b][1])) if indices.dim() == 2 else (b if indices.dim() == 1 else 0, int(idx[b]))
+        key = [t] + [slice(None)] * (data.dim() - 1)
+        key[ax] = slice(off, off + updates.shape[ax])
+        out[tuple(key)] = updates[b]
+    return out
+
+
+def quant_scatter_samples(dtype, rng):
+    """dtype: the updates' (FLOAT16 with float32 scales and int32 zero points, BFLOAT16 with bfloat16 ones)."""
+    upd = lambda *s: arr(rng, s, dtype, -40.0, 40.0)  # noqa: E731
+    sdt, zdt = ("float32", "int32") if dtype == "float16" else ("bfloat16", "bfloat16")
+    q = 32
+    def scales(n=q):
+        return rng.uniform(0.25, 2.0, size=(1, 1, n)).astype(np.float32).astype(np_dtype(sdt))
+
+    def zeros(n=q):
+        return rng.integers(-3, 4, size=(1, 1, n)).astype(np.float32).astype(np_dtype(zdt))
+
+    self_ = lambda *s: rng.integers(-100, 100, size=s).astype(np.int8)  # noqa: E731
+    return [Sample((self_(4, 16, q), np.array([0, 5, 2, 9]), upd(4, 1, q), scales(), zeros(), -2, -1, 1), (), "with zero points"),
+            Sample((self_(3, 8, q), np.array([7, 0, 3], np.int32), upd(3, 1, q), scales(), None, -2, -1, 1), (), "no zero points"),
+            Sample((self_(2, 10, q), np.array([1, 4]), upd(2, 5, q), scales(), zeros(), -2, -1, 1), (), "5 rows per batch"),
+            Sample((self_(24, 256, 128), np.arange(24) * 5, arr(rng, (24, 1, 128), dtype, -40.0, 40.0),
+                    scales(128), zeros(128), -2, -1, 1), (), "long")]
+
+
+def quant_scatter_ref(self_, indices, updates, scales, zeros, axis, quant_axis, reduction):
+    y = updates.float() / scales.float().reshape(-1)
+    if zeros is not None:
+        y = y + zeros.float().reshape(-1)
+    y = torch.round(y).clamp(-128, 127).to(torch.int8)
+    return scatter_update_ref(self_, indices, y, axis)
+
+
+ENTRIES += [
+    entry("aclnnMaxUnpool2d", unpool_ref, UNPOOL_DT, unpool_samples(False)),
+    entry("aclnnMaxUnpool3d", unpool_ref, UNPOOL_DT, unpool_samples(True), outputs=("outRef",)),
+    entry("aclnnMaxUnpool2dBackward", unpool_grad_ref, UNPOOL2D_GRAD_DT, unpool_grad_samples(False), outputs=("out",)),
+    entry("aclnnMaxUnpool3dBackward", unpool_grad_ref, UNPOOL_DT, unpool_grad_samples(True), outputs=("out",)),
+    entry("aclnnInplaceScatterUpdate", scatter_update_ref, SCATTER_UPDATE_DT, scatter_update_samples, inplace="data"),
+    entry("aclnnInplaceQuantScatter", quant_scatter_ref, ("float16", "bfloat16"), quant_scatter_samples,
+          inplace="selfRef", also=("aclnnInplaceQuantScatterV2",)),
 ]

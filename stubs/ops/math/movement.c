@@ -22,6 +22,8 @@
 #include "aclnnop/aclnn_split_tensor.h"
 #include "aclnnop/aclnn_split_with_size.h"
 #include "aclnnop/aclnn_stack.h"
+#include "aclnnop/aclnn_strided_slice.h"
+#include "aclnnop/aclnn_strided_slice_assign_v2.h"
 #include "aclnnop/aclnn_zero.h"
 
 #define MAX_DIM 8 /* the op_api's MAX_SUPPORT_DIMS_NUMS */
@@ -602,6 +604,100 @@ static const aclStubOpDef kSliceV2 = {"aclnnSliceV2", kSliceV2Params, 6, NULL, s
                                       sizeof(SlicePlan)};
 ACLSTUB_DEFINE_OP(aclnnSliceV2, kSliceV2, (const aclTensor *, self), (const aclIntArray *, starts),
                   (const aclIntArray *, ends), (const aclIntArray *, axes), (const aclIntArray *, steps),
+                  (aclTensor *, out))
+
+/* ---- aclnnStridedSliceAssignV2: varRef[begin:end:strides] = inputValue -------------------------------------------- */
+
+#define SSA_DT                                                                                               \
+    (DT(ACL_FLOAT16) | DT(ACL_FLOAT) | DT(ACL_BF16) | DT(ACL_INT32) | DT(ACL_INT64) | DT(ACL_DOUBLE) | DT(ACL_INT8))
+
+enum { SSA_VAR, SSA_VALUE, SSA_BEGIN, SSA_END, SSA_STRIDES, SSA_AXES };
+
+/* Its tiling's rules (phase 1 on a device: ACLNN_ERR_INNER_TILING_ERROR): begin and end as in Python (negative ones
+ * count from the end, clamped to the dimension), positive strides, 1 on the last dimension, inputValue of the
+ * slice's shape; without axes, begin/end/strides give every dimension. */
+static aclnnStatus strided_slice_assign_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *var = T(SSA_VAR), *value = T(SSA_VALUE);
+    const aclStubValue *begin = &call->v[SSA_BEGIN], *end = &call->v[SSA_END], *strides = &call->v[SSA_STRIDES],
+                       *axes = &call->v[SSA_AXES];
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "varRef", var, SSA_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "inputValue", value, SSA_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeSame(call, "inputValue", value, "varRef", var));
+    const aclnnStatus TILING = ACLNN_ERR_INNER_TILING_ERROR;
+    uint32_t n = var->ndim;
+    if (n != value->ndim) return aclStubOpFail(call, TILING, "Var's dim num must equal to input_value's");
+    if (n == 0 || n > MAX_DIM) return aclStubOpFail(call, TILING, "Var's dim num must be in [1, 8], not %u", n);
+    for (uint32_t i = 0; i < n; i++)
+        if (var->dims[i] <= 0) return aclStubOpFail(call, TILING, "Input var shape can not less or equal 0.");
+    uint64_t k = axes->present ? axes->size : n;
+    if (begin->size != k || end->size != k || strides->size != k)
+        return aclStubOpFail(call, TILING, "begin, end and strides must have %llu entries (%llu, %llu, %llu)",
+                             (unsigned long long)k, (unsigned long long)begin->size, (unsigned long long)end->size,
+                             (unsigned long long)strides->size);
+    int64_t b[MAX_DIM], e[MAX_DIM], s[MAX_DIM];
+    for (uint32_t i = 0; i < n; i++) b[i] = 0, e[i] = var->dims[i], s[i] = 1;
+    bool used[MAX_DIM] = {false};
+    for (uint64_t i = 0; i < k; i++) {
+        int64_t a = axes->present ? axes->ints[i] : (int64_t)i;
+        if (a < 0) a += n;
+        if (a < 0 || a >= (int64_t)n)
+            return aclStubOpFail(call, TILING, "axes[%llu] value %lld is out of range [-%u, %u).", (unsigned long long)i,
+                                 (long long)axes->ints[i], n, n);
+        if (used[a]) return aclStubOpFail(call, TILING, "axes[%llu] value %lld is duplicated.", (unsigned long long)i,
+                                          (long long)axes->ints[i]);
+        used[a] = true;
+        b[a] = begin->ints[i], e[a] = end->ints[i], s[a] = strides->ints[i];
+    }
+    SlicePlan *plan = call->plan;
+    plan->n = (int)n;
+    for (uint32_t i = 0; i < n; i++) {
+        if (s[i] <= 0) return aclStubOpFail(call, TILING, "strides must be positive, got %lld", (long long)s[i]);
+        int64_t d = var->dims[i];
+        b[i] = b[i] < 0 ? b[i] + d : b[i], e[i] = e[i] < 0 ? e[i] + d : e[i];
+        b[i] = b[i] < 0 ? 0 : b[i] > d ? d : b[i], e[i] = e[i] < 0 ? 0 : e[i] > d ? d : e[i];
+        int64_t len = e[i] > b[i] ? (e[i] - b[i] + s[i] - 1) / s[i] : 0;
+        if (len != value->dims[i]) return aclStubOpFail(call, TILING, "Input shape does not match, please check!");
+        plan->dim[i] = i, plan->start[i] = b[i], plan->len[i] = len, plan->step[i] = s[i];
+    }
+    if (s[n - 1] != 1) return aclStubOpFail(call, TILING, "The stride of last dim must be 1.");
+    if (aclStubNumel(value) == 0) return nothing(call);
+    return OK;
+}
+
+static aclnnStatus strided_slice_assign_kernel(const aclStubOpCall *call) {
+    const SlicePlan *plan = call->plan;
+    aclStubTensorDesc view = *T(SSA_VAR), src;
+    for (int k = 0; k < plan->n; k++)
+        aclStubViewStep(&view, (uint32_t)plan->dim[k], plan->start[k], plan->len[k], plan->step[k]);
+    ACLSTUB_TRY(apart(call, T(SSA_VALUE), &view, &src));
+    return aclStubCopyView(call, &view, &src, ACL_DT_UNDEFINED);
+}
+
+static const aclStubParam kStridedSliceAssignParams[] = {
+    INPLACE("varRef"), IN("inputValue"), ATTR("begin", ACLSTUB_INT_ARRAY), ATTR("end", ACLSTUB_INT_ARRAY),
+    ATTR("strides", ACLSTUB_INT_ARRAY), {"axesOptional", ACLSTUB_INT_ARRAY, 0, NULL, ACLSTUB_NULLABLE, 0, 0}};
+static const aclStubOpDef kStridedSliceAssign = {"aclnnStridedSliceAssignV2", kStridedSliceAssignParams, 6, NULL,
+                                                 strided_slice_assign_check, strided_slice_assign_kernel,
+                                                 sizeof(SlicePlan)};
+ACLSTUB_DEFINE_OP(aclnnStridedSliceAssignV2, kStridedSliceAssign, (aclTensor *, varRef), (const aclTensor *, inputValue),
+                  (const aclIntArray *, begin), (const aclIntArray *, end), (const aclIntArray *, strides),
+                  (const aclIntArray *, axesOptional))
+
+/* ---- aclnnStridedSlice: Ascend 950 only (its op_api refuses other devices after the NULL checks) ---------------- */
+
+static aclnnStatus strided_slice_check(aclStubOpCall *call) {
+    return aclStubOpFail(call, INVALID, "aclnnStridedSlice only support ASCEND950.");
+}
+
+static const aclStubParam kStridedSliceParams[] = {
+    IN("self"), ATTR("begin", ACLSTUB_INT_ARRAY), ATTR("end", ACLSTUB_INT_ARRAY), ATTR("strides", ACLSTUB_INT_ARRAY),
+    ATTR("beginMask", ACLSTUB_INT), ATTR("endMask", ACLSTUB_INT), ATTR("ellipsisMask", ACLSTUB_INT),
+    ATTR("newAxisMask", ACLSTUB_INT), ATTR("shrinkAxisMask", ACLSTUB_INT), OUT("out")};
+static const aclStubOpDef kStridedSlice = {"aclnnStridedSlice", kStridedSliceParams, 10, NULL, strided_slice_check,
+                                           slice_kernel, sizeof(SlicePlan)};
+ACLSTUB_DEFINE_OP(aclnnStridedSlice, kStridedSlice, (const aclTensor *, self), (const aclIntArray *, begin),
+                  (const aclIntArray *, end), (const aclIntArray *, strides), (int64_t, beginMask),
+                  (int64_t, endMask), (int64_t, ellipsisMask), (int64_t, newAxisMask), (int64_t, shrinkAxisMask),
                   (aclTensor *, out))
 
 /* ---- aclnnPermute --------------------------------------------------------------------------------------------- */
