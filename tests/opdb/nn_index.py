@@ -659,3 +659,112 @@ ENTRIES += [
     entry("aclnnInplaceQuantScatter", quant_scatter_ref, ("float16", "bfloat16"), quant_scatter_samples,
           inplace="selfRef", also=("aclnnInplaceQuantScatterV2",)),
 ]
+
+
+# ---- embedding gradients and bags, scatter list, jagged permute ---------------------------------------------------
+
+EMB_GRAD_INDEX_DT = ("float16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64", "bool")
+
+
+def emb_grad_samples(dtype, rng):
+    g = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample((g(2, 3, 4), idx(rng, 5, (2, 3)), 5, 100, False), (), "2-D indices"),
+            Sample((g(6, 3), idx(rng, 4, (6,), "int32"), 4, 1, False), (), "padding row, strided out"),
+            Sample((g(7, 2), idx(rng, 3, (7,)), 3, 100, True), (), "scale by frequency"),
+            Sample((g(5, 4), idx(rng, 6, (5,)).astype(np.float32) + 0.5, 6, 100, False), (), "float indices truncated"),
+            Sample((g(0, 4), idx(rng, 3, (0,)), 3, 100, False), (), "empty"),
+            Sample((g(4000, 64), idx(rng, 500, (4000,)), 500, 7, False), (), "long")]
+
+
+def emb_grad_ref(grad, indices, num, pad, scale):
+    i = indices.long() if indices.dtype != torch.bool else indices.long()
+    return torch.ops.aten.embedding_dense_backward(grad, i, num, pad if pad < num else -1, scale)
+
+
+def bag_samples(dtype, rng):
+    w = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    out = []
+    for mode in (0, 1, 2):
+        out += [Sample((w(6, 3), np.array([0, 2, 4, 5, 1, 3, 4]), np.array([0, 2, 2, 5]), False, mode, False, None,
+                        False, 4), (), f"mode {mode}, empty bag, padding"),
+                Sample((w(8, 5), idx(rng, 8, (9,), "int32"), np.array([0, 3, 7, 9], np.int32), False, mode, False,
+                        None, True, -1), (), f"mode {mode}, include last offset")]
+    out.append(Sample((w(5, 2), idx(rng, 5, (6,)), np.array([0, 1, 4]), False, 0, False, w(6), False, -1), (),
+                      "per-sample weights"))
+    out.append(Sample((w(1000, 64), idx(rng, 1000, (5000,)), np.arange(0, 5000, 50), False, 1, False, None, False, -1),
+                      (), "long"))
+    return out
+
+
+def bag_ref(weight, indices, offsets, scale, mode, sparse, psw, last, pad):
+    return torch._embedding_bag(weight, indices.long(), offsets.long(), scale, mode, sparse, psw, last, pad)
+
+
+def jagged_samples(dtype, rng):
+    out = []
+    for lens, name in (([3, 2, 3], "the official sample's"), ([0, 4, 1, 2, 5], "an empty table"),
+                       (list(rng.integers(0, 50, size=200)), "long")):
+        L = len(lens)
+        perm = rng.permutation(L).astype(np.int32)
+        in_off = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+        out_off = np.concatenate([[0], np.cumsum([lens[p] for p in perm])]).astype(np.int32)
+        out.append(Sample((perm, in_off, out_off, int(out_off[-1])), (), name))
+    return out
+
+
+def jagged_ref(perm, in_off, out_off, size):
+    res = torch.zeros(size, dtype=torch.int32)
+    for i in range(perm.numel()):
+        n = int(out_off[i + 1] - out_off[i])
+        start = int(in_off[int(perm[i])])
+        res[int(out_off[i]):int(out_off[i]) + n] = torch.arange(start, start + n, dtype=torch.int32)
+    return res
+
+
+SCATTER_LIST_DT = ("int8", "int16", "int32", "uint8", "float16", "bfloat16", "float32")
+
+
+def scatter_list_samples(dtype, rng):
+    a = lambda *s: arr(rng, s, dtype)  # noqa: E731
+    return [Sample(([a(2, 8, 4), a(2, 6, 4)], np.array([1, 3]), a(2, 2, 3, 4), None, "update", -2), (), "offsets"),
+            Sample(([a(3, 10)], np.array([[2, 3]]), a(1, 3, 4), None, None, -1), (), "(offset, length) pairs"),
+            Sample(([a(4, 5, 2), a(4, 5, 2), a(4, 5, 2)], np.array([0, 1, 2], np.int32), a(3, 4, 2, 2),
+                    np.array([1, 0, 1], np.uint8), "update", 2), (), "mask"),
+            Sample(([a(16, 256, 64) for _ in range(4)], np.array([0, 100, 200, 37]), a(4, 16, 32, 64), None,
+                    "update", -2), (), "long")]
+
+
+def scatter_list_ref(vars_, indice, updates, mask, reduce, axis):
+    outs = [v.clone() for v in vars_]
+    ax = axis % updates.dim()
+    for b, v in enumerate(outs):
+        if mask is not None and int(mask[b]) == 0:
+            continue
+        off, n = (int(indice[b][0]), int(indice[b][1])) if indice.dim() == 2 else (int(indice[b]), updates.shape[ax])
+        key = [slice(None)] * v.dim()
+        key[ax - 1] = slice(off, off + n)
+        src = [slice(None)] * (updates.dim() - 1)
+        src[ax - 1] = slice(0, n)
+        v[tuple(key)] = updates[b][tuple(src)]
+    return outs
+
+
+def scatter_list_call(sample, expected):
+    """varRef is read and written: the sample's tensors copied, passed as the output list."""
+    targets = [np.array(v, copy=True) for v in sample.operands[0]]
+    aclnn_py.run("aclnnScatterList", targets, *sample.operands[1:], outputs=("varRef",))
+    return targets
+
+
+import aclnn_py  # noqa: E402
+
+ENTRIES += [
+    entry("aclnnEmbeddingDenseBackward", emb_grad_ref, ("float32", "float16", "bfloat16"), emb_grad_samples,
+          outputs=("out",), accumulate16=True, tol=SUM_TOL),
+    entry("aclnnEmbeddingBag", bag_ref, ("float32", "float16", "bfloat16"), bag_samples,
+          outputs=("output", "offset2bag", "bagSize", "maxIndices"), accumulate16=True, tol=SUM_TOL),
+    entry("aclnnExpandIntoJaggedPermute", jagged_ref, ("int32",), jagged_samples, outputs=("outputPermuteOut",)),
+]
+_sl = entry("aclnnScatterList", scatter_list_ref, SCATTER_LIST_DT, scatter_list_samples)
+_sl.call = scatter_list_call
+ENTRIES.append(_sl)

@@ -235,3 +235,106 @@ ACLSTUB_DEFINE_OP(aclnnInplaceQuantScatterV2, kQuantScatterV2, (aclTensor *, sel
                   (const aclTensor *, updates), (const aclTensor *, quantScales),
                   (const aclTensor *, quantZeroPoints), (int64_t, axis), (int64_t, quantAxis), (int64_t, reduction),
                   (const char *, roundMode))
+
+/* ---- aclnnScatterList (index/scatter_list) -------------------------------------------------------------------------
+ * updates (B, ..., S, ...) into the B tensors of varRef (each of updates' shape without its first dimension, but
+ * for `axis`): per b (skipped where maskOptional[b] == 0), indice 1-D: var[b][.., off:off+S, ..] = updates[b];
+ * indice (B, 2) = (off, len): only the first len rows along the axis. axis is counted on updates (default -2).
+ * The tiling's shape rules are ACLNN_ERR_INNER_TILING_ERROR; a window past the axis fails the kernel. */
+#include "aclnnop/aclnn_scatter_list.h"
+
+#define SCATTER_LIST_DT                                                                                      \
+    (DT(ACL_INT8) | DT(ACL_INT16) | DT(ACL_INT32) | DT(ACL_UINT8) | DT(ACL_UINT16) | DT(ACL_UINT32) |         \
+     DT(ACL_FLOAT16) | DT(ACL_BF16) | DT(ACL_FLOAT))
+
+enum { SL_VAR, SL_INDICE, SL_UPDATES, SL_MASK, SL_REDUCE, SL_AXIS };
+
+static aclnnStatus scatter_list_check(aclStubOpCall *call) {
+    const aclStubValue *list = &call->v[SL_VAR];
+    const aclStubTensorDesc *indice = T(SL_INDICE), *updates = T(SL_UPDATES), *mask = T(SL_MASK);
+    const char *reduce = call->v[SL_REDUCE].s;
+    char name[48];
+    for (uint64_t k = 0; k < list->size; k++) {
+        const aclStubTensorDesc *v = &list->tensors[k];
+        if ((int)v->dtype < 0 && v->ndim == 0 && v->data == NULL)
+            return aclStubOpFail(call, ACLNN_ERR_PARAM_NULLPTR, "argument 'varRef[%llu]' is NULL", (unsigned long long)k);
+        snprintf(name, sizeof name, "varRef[%llu]", (unsigned long long)k);
+        ACLSTUB_TRY(aclStubCheckDtypeIn(call, name, v, SCATTER_LIST_DT));
+    }
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "indice", indice, INDEX_DT));
+    if (reduce != NULL && strcmp(reduce, "update") != 0)
+        return aclStubOpFail(call, INVALID, "reduceOptional '%s' is not supported (only \"update\")", reduce);
+    for (uint64_t k = 0; k < list->size; k++)
+        if (list->tensors[k].dtype != updates->dtype)
+            return aclStubOpFail(call, INVALID, "varRef[%llu] dtype %s differs from updates dtype %s",
+                                 (unsigned long long)k, aclStubDtypeName(list->tensors[k].dtype),
+                                 aclStubDtypeName(updates->dtype));
+    if (mask != NULL) ACLSTUB_TRY(aclStubCheckDtypeIn(call, "maskOptional", mask, DT(ACL_UINT8)));
+    /* the tiling's rules */
+    int64_t rank = updates->ndim, axis = call->v[SL_AXIS].i;
+    if (rank < 2) return aclStubOpFail(call, TILING, "updates must have at least 2 dimensions");
+    if (axis < 0) axis += rank;
+    if (axis < 1 || axis >= rank)
+        return aclStubOpFail(call, TILING, "axis %lld is out of range for updates of %lld dimensions",
+                             (long long)call->v[SL_AXIS].i, (long long)rank);
+    int64_t B = updates->dims[0];
+    if ((int64_t)list->size != B)
+        return aclStubOpFail(call, TILING, "varRef has %llu tensors but updates has %lld batches",
+                             (unsigned long long)list->size, (long long)B);
+    for (uint64_t k = 0; k < list->size; k++) {
+        const aclStubTensorDesc *v = &list->tensors[k];
+        if ((int64_t)v->ndim != rank - 1)
+            return aclStubOpFail(call, TILING, "varRef[%llu] must have %lld dimensions", (unsigned long long)k,
+                                 (long long)rank - 1);
+        for (int64_t d = 1; d < rank; d++)
+            if (d == axis ? updates->dims[d] > v->dims[d - 1] : updates->dims[d] != v->dims[d - 1])
+                return aclStubOpFail(call, TILING, "varRef[%llu] dimension %lld (%lld) does not fit updates' (%lld)",
+                                     (unsigned long long)k, (long long)d - 1, (long long)v->dims[d - 1],
+                                     (long long)updates->dims[d]);
+    }
+    if (indice->ndim < 1 || indice->ndim > 2 || indice->dims[0] != B || (indice->ndim == 2 && indice->dims[1] != 2))
+        return aclStubOpFail(call, TILING, "indice must be (%lld,) or (%lld, 2)", (long long)B, (long long)B);
+    if (mask != NULL && (mask->ndim != 1 || mask->dims[0] != B))
+        return aclStubOpFail(call, TILING, "maskOptional must be (%lld,)", (long long)B);
+    ((SlabPlan *)call->plan)->axis = axis;
+    if (aclStubNumel(updates) == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+static aclnnStatus scatter_list_kernel(const aclStubOpCall *call) {
+    const aclStubValue *list = &call->v[SL_VAR];
+    const aclStubTensorDesc *indice = T(SL_INDICE), *updates = T(SL_UPDATES), *mask = T(SL_MASK);
+    int64_t ax = ((const SlabPlan *)call->plan)->axis, B = updates->dims[0], S = updates->dims[ax];
+    const int64_t *idx;
+    ACLSTUB_TRY(aclStubIndexLoad(call, indice, INT64_MAX, false, "indice", &idx));
+    aclStubTensorDesc mk;
+    if (mask != NULL) ACLSTUB_TRY(aclStubContiguousIn(call, mask, ACL_UINT8, &mk));
+    for (int64_t b = 0; b < B; b++) {
+        if (mask != NULL && ((const uint8_t *)aclStubViewBase(&mk))[b] == 0) continue;
+        const aclStubTensorDesc *var = &list->tensors[b];
+        int64_t off = indice->ndim == 2 ? idx[2 * b] : idx[b], len = indice->ndim == 2 ? idx[2 * b + 1] : S;
+        int64_t room = var->dims[ax - 1];
+        if (indice->ndim == 2 && len > S) return aclStubIndexOutOfRange(call, "indice", len, 2 * b + 1, 0, S + 1);
+        if (off + len > room)
+            return aclStubIndexOutOfRange(call, "indice", off, indice->ndim == 2 ? 2 * b : b, 0, room - len + 1);
+        if (len == 0) continue;
+        aclStubTensorDesc dst = *var, src = *updates;
+        aclStubViewNarrow(&dst, (uint32_t)ax - 1, off, len);
+        aclStubViewNarrow(&src, 0, b, 1);
+        aclStubViewRemoveDim(&src, 0);
+        aclStubViewNarrow(&src, (uint32_t)ax - 1, 0, len);
+        aclStubTensorDesc from;
+        ACLSTUB_TRY(aclStubInputApart(call, &src, ACL_DT_UNDEFINED, &dst, &from));
+        ACLSTUB_TRY(aclStubCopyView(call, &dst, &from, ACL_DT_UNDEFINED));
+    }
+    return OK;
+}
+
+static const aclStubParam kScatterListParams[] = {
+    {"varRef", ACLSTUB_OUTPUT_LIST, 0, NULL, 0, 0, 0}, IN("indice"), IN("updates"), OPT_IN("maskOptional"),
+    ATTR("reduceOptional", ACLSTUB_STRING), ATTR("axis", ACLSTUB_INT)};
+static const aclStubOpDef kScatterList = {"aclnnScatterList", kScatterListParams, 6, NULL, scatter_list_check,
+                                          scatter_list_kernel, sizeof(SlabPlan)};
+ACLSTUB_DEFINE_OP(aclnnScatterList, kScatterList, (aclTensorList *, varRef), (const aclTensor *, indice),
+                  (const aclTensor *, updates), (const aclTensor *, maskOptional), (char *, reduceOptional),
+                  (int64_t, axis))

@@ -229,3 +229,55 @@ ACLSTUB_DEFINE_OP(aclnnRepeatInterleaveIntWithDim, kRiIntDim, (const aclTensor *
                   (int64_t, dim), (int64_t, outputSize), (aclTensor *, out))
 ACLSTUB_DEFINE_OP(aclnnRepeatInterleaveTensor, kRiTensor, (const aclTensor *, repeats), (int64_t, outputSize),
                   (aclTensor *, out))
+
+/* ---- aclnnExpandIntoJaggedPermute (index/expand_into_jagged_permute) -------------------------------------------
+ * out[outputOffset[i] + k] = inputOffset[permute[i]] + k for k < outputOffset[i+1] - outputOffset[i], all INT32.
+ * permute outside [0, L) or offsets that decrease or leave [0, outputSize] fail the kernel. */
+#include "aclnnop/aclnn_expand_into_jagged_permute.h"
+
+enum { EJ_PERMUTE, EJ_IN_OFF, EJ_OUT_OFF, EJ_SIZE, EJ_OUT };
+
+static aclnnStatus jagged_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *perm = T(EJ_PERMUTE), *in_off = T(EJ_IN_OFF), *out_off = T(EJ_OUT_OFF), *out = T(EJ_OUT);
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "permute", perm, DT(ACL_INT32)));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "inputOffset", in_off, DT(ACL_INT32)));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "outputOffset", out_off, DT(ACL_INT32)));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "outputPermuteOut", out, DT(ACL_INT32)));
+    if (perm->ndim != 1 || in_off->ndim != 1 || out_off->ndim != 1)
+        return aclStubOpFail(call, ACLNN_ERR_INNER_TILING_ERROR, "permute, inputOffset and outputOffset must be 1-D");
+    if (in_off->dims[0] != perm->dims[0] + 1 || out_off->dims[0] != perm->dims[0] + 1)
+        return aclStubOpFail(call, ACLNN_ERR_INNER_TILING_ERROR, "outputOffset and inputOffset should be one more "
+                             "than permute");
+    int64_t size = call->v[EJ_SIZE].i;
+    if (out->ndim != 1 || out->dims[0] != size)
+        return aclStubOpFail(call, ACLNN_ERR_INNER_TILING_ERROR, "outputPermuteOut must have shape (%lld,)",
+                             (long long)size);
+    if (size == 0 || perm->dims[0] == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+static aclnnStatus jagged_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *perm = T(EJ_PERMUTE), *out = T(EJ_OUT);
+    int64_t L = perm->dims[0], size = call->v[EJ_SIZE].i;
+    const int64_t *p, *io, *oo;
+    ACLSTUB_TRY(aclStubIndexLoad(call, perm, L, false, "permute", &p));
+    ACLSTUB_TRY(aclStubIndexLoad(call, T(EJ_IN_OFF), INT64_MAX, false, "inputOffset", &io));
+    ACLSTUB_TRY(aclStubIndexLoad(call, T(EJ_OUT_OFF), size + 1, false, "outputOffset", &oo));
+    aclStubTensorDesc buf;
+    ACLSTUB_TRY(aclStubOutputBegin(call, out, ACL_DT_UNDEFINED, true, &buf));
+    int32_t *o = (int32_t *)aclStubViewBase(&buf);
+    for (int64_t i = 0; i < L; i++) {
+        if (oo[i + 1] < oo[i]) return aclStubIndexOutOfRange(call, "outputOffset", oo[i + 1], i + 1, oo[i], size + 1);
+        for (int64_t k = 0; k < oo[i + 1] - oo[i]; k++) o[oo[i] + k] = (int32_t)(io[p[i]] + k);
+    }
+    return aclStubOutputEnd(call, out, &buf);
+}
+
+static const aclStubParam kJaggedParams[] = {
+    {"permute", ACLSTUB_INPUT, 0, NULL, 0, 0, 0}, {"inputOffset", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
+    {"outputOffset", ACLSTUB_INPUT, 0, NULL, 0, 0, 0}, {"outputSize", ACLSTUB_INT, 0, NULL, 0, 0, 0},
+    {"outputPermuteOut", ACLSTUB_OUTPUT, 0, NULL, ACLSTUB_ANY_LAYOUT, 0, 0}};
+static const aclStubOpDef kJagged = {"aclnnExpandIntoJaggedPermute", kJaggedParams, 5, NULL, jagged_check,
+                                     jagged_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnExpandIntoJaggedPermute, kJagged, (const aclTensor *, permute), (const aclTensor *, inputOffset),
+                  (const aclTensor *, outputOffset), (int64_t, outputSize), (const aclTensor *, outputPermuteOut))
