@@ -44,9 +44,88 @@ static void copy_loop(char **d, const int64_t *s, int64_t n, const void *ctx) {
     }
 }
 
+/*
+ * Same-dtype copies whose source and destination are contiguous along different dimensions (a transpose):
+ * 128 x 32 tiles, so both sides are read and written a cache line at a time. Dimension a is dst's unit-stride one,
+ * b src's; the others are outer. Items of the parallel loop are (outer, strip of 128 b-rows).
+ */
+#define TILE 32   /* columns (a) per tile */
+#define STRIP 128 /* rows (b) per item: each source page is visited nb / STRIP times */
+
+typedef struct {
+    char *dst;
+    const char *src;
+    int64_t na, nb, dsb, ssa; /* sizes of a and b; dst's stride along b, src's along a (elements) */
+    int64_t outer, strips;
+    uint32_t nd;               /* outer dimensions */
+    int64_t odims[ACLSTUB_MAX_DIMS], ods[ACLSTUB_MAX_DIMS], oss[ACLSTUB_MAX_DIMS];
+    size_t es;
+} TileCtx;
+
+#define TILE_MOVE(N)                                                                                         \
+    for (int64_t j0 = 0; j0 < t->na; j0 += TILE) {                                                           \
+        int64_t j1 = j0 + TILE < t->na ? j0 + TILE : t->na;                                                  \
+        for (int64_t i = i0; i < i1; i++)                                                                    \
+            for (int64_t j = j0; j < j1; j++) memcpy(d + (i * t->dsb + j) * (N), sp + (i + j * t->ssa) * (N), N); \
+    }                                                                                                        \
+    break;
+
+static void tile_range(void *ctx, int64_t begin, int64_t end) {
+    const TileCtx *t = ctx;
+    for (int64_t u = begin; u < end; u++) {
+        int64_t o = u / t->strips, i0 = (u % t->strips) * STRIP, i1 = i0 + STRIP < t->nb ? i0 + STRIP : t->nb;
+        int64_t od = 0, os = 0, rest = o;
+        for (uint32_t k = t->nd; k-- > 0;) {
+            int64_t x = rest % t->odims[k];
+            rest /= t->odims[k];
+            od += x * t->ods[k];
+            os += x * t->oss[k];
+        }
+        char *d = t->dst + od * (int64_t)t->es;
+        const char *sp = t->src + os * (int64_t)t->es;
+        switch (t->es) {
+        case 1: TILE_MOVE(1)
+        case 2: TILE_MOVE(2)
+        case 4: TILE_MOVE(4)
+        case 8: TILE_MOVE(8)
+        case 16: TILE_MOVE(16)
+        default: TILE_MOVE(t->es)
+        }
+    }
+}
+
+/* The tiled copy when it applies (true: done). */
+static bool copy_tiled(const aclStubTensorDesc *dst, const aclStubTensorDesc *src) {
+    if (dst->dtype != src->dtype || dst->ndim != src->ndim || dst->ndim < 2) return false;
+    int a = -1, b = -1;
+    for (uint32_t k = 0; k < dst->ndim; k++) {
+        if (dst->dims[k] <= 1) continue;
+        if (dst->strides[k] == 1) a = (int)k;
+        if (src->strides[k] == 1) b = (int)k;
+    }
+    if (a < 0 || b < 0 || a == b || dst->dims[a] < 16 || dst->dims[b] < 16) return false;
+    TileCtx t;
+    memset(&t, 0, sizeof t);
+    t.es = aclDataTypeSize(dst->dtype);
+    t.dst = (char *)dst->data + dst->offset * (int64_t)t.es;
+    t.src = (const char *)src->data + src->offset * (int64_t)t.es;
+    t.na = dst->dims[a], t.nb = dst->dims[b], t.dsb = dst->strides[b], t.ssa = src->strides[a];
+    t.outer = 1;
+    for (uint32_t k = 0; k < dst->ndim; k++) {
+        if ((int)k == a || (int)k == b) continue;
+        t.odims[t.nd] = dst->dims[k], t.ods[t.nd] = dst->strides[k], t.oss[t.nd] = src->strides[k];
+        t.outer *= dst->dims[k];
+        t.nd++;
+    }
+    t.strips = (t.nb + STRIP - 1) / STRIP;
+    aclStubParallelFor(t.outer * t.strips, 1 + 8192 / (STRIP * t.na), tile_range, &t);
+    return true;
+}
+
 aclnnStatus aclStubCopyView(const aclStubOpCall *call, const aclStubTensorDesc *dst, const aclStubTensorDesc *src,
                             aclDataType via) {
     if (aclStubNumel(dst) == 0) return OK;
+    if ((int)via < 0 && copy_tiled(dst, src)) return OK;
     aclStubIter it;
     memset(&it, 0, sizeof it);
     it.num_outputs = 1;
@@ -149,8 +228,32 @@ aclnnStatus aclStubIndexOutOfRange(const aclStubOpCall *call, const char *what, 
                              "dimension of size %lld", what, (long long)value, (long long)entry, (long long)hi);
 }
 
+/* t shares memory with a tensor the call writes (an output or in-place parameter, a tensor of an output list). */
+static bool overlaps_written(const aclStubOpCall *call, const aclStubTensorDesc *t) {
+    for (size_t i = 0; i < call->op->num_params; i++) {
+        aclStubRole r = call->op->params[i].role;
+        if (r == ACLSTUB_OUTPUT || r == ACLSTUB_OPTIONAL_OUTPUT || r == ACLSTUB_INPLACE) {
+            if (call->v[i].tensor != NULL && aclStubViewsOverlap(call->v[i].tensor, t)) return true;
+        } else if (r == ACLSTUB_OUTPUT_LIST) {
+            for (uint64_t k = 0; k < call->v[i].size; k++)
+                if (call->v[i].tensors[k].data != NULL && aclStubViewsOverlap(&call->v[i].tensors[k], t)) return true;
+        }
+    }
+    return false;
+}
+
 aclnnStatus aclStubIndexLoad(const aclStubOpCall *call, const aclStubTensorDesc *idx, int64_t size,
                              bool wrap_negative, const char *what, const int64_t **out) {
+    if (idx->dtype == ACL_INT64 && aclStubViewIsContiguous(idx) && !overlaps_written(call, idx)) {
+        /* read in place when nothing needs wrapping and no output of the call shares its memory */
+        const int64_t *v = (const int64_t *)aclStubViewBase(idx);
+        int64_t n = aclStubNumel(idx), k = 0;
+        while (k < n && v[k] >= 0 && v[k] < size) k++;
+        if (k == n) {
+            *out = v;
+            return OK;
+        }
+    }
     aclStubTensorDesc buf;
     ACLSTUB_TRY(scratch_like(call, idx, ACL_INT64, &buf));
     ACLSTUB_TRY(aclStubCopyView(call, &buf, idx, ACL_DT_UNDEFINED));
@@ -419,8 +522,21 @@ typedef struct {
     const char *value;
     CombineFn fn;
     aclStubScatterOp op;
+    aclDataType dtype;
     int64_t block, blocks;
 } ElemCtx;
+
+/* One (o, j) row of an element-wise gather with typed loads (no call per element). */
+#define GATHER_ELEMS(T)                                                                                      \
+    {                                                                                                        \
+        T *ot = (T *)out;                                                                                    \
+        const T *st = (const T *)src;                                                                        \
+        if (c->inner == 1)                                                                                   \
+            ot[0] = st[ix[0] * c->src_step + c->src_i[0]];                                                   \
+        else                                                                                                 \
+            for (int64_t i = 0; i < c->inner; i++) ot[i] = st[ix[i] * c->src_step + c->src_i[i]];           \
+        break;                                                                                               \
+    }
 
 static void gather_elem_range(void *ctx, int64_t begin, int64_t end) {
     const ElemCtx *c = ctx;
@@ -430,8 +546,41 @@ static void gather_elem_range(void *ctx, int64_t begin, int64_t end) {
         const int64_t *ix = c->idx + (o * c->n + j) * c->inner;
         char *out = c->out + (o * c->n + j) * c->inner * es;
         const char *src = c->src + c->src_o[o] * es;
-        for (int64_t i = 0; i < c->inner; i++)
-            memcpy(out + i * es, src + (ix[i] * c->src_step + c->src_i[i]) * es, c->es);
+        switch (c->es) {
+        case 1: GATHER_ELEMS(uint8_t)
+        case 2: GATHER_ELEMS(uint16_t)
+        case 4: GATHER_ELEMS(uint32_t)
+        case 8: GATHER_ELEMS(uint64_t)
+        default:
+            for (int64_t i = 0; i < c->inner; i++)
+                memcpy(out + i * es, src + (ix[i] * c->src_step + c->src_i[i]) * es, c->es);
+        }
+    }
+}
+
+/* inner == 1 (the gathered dimension is the last): one item per outer row, typed loads. */
+#define GATHER_LAST(T)                                                                                       \
+    {                                                                                                        \
+        T *ot = (T *)c->out + o * c->n;                                                                      \
+        const T *st = (const T *)c->src + c->src_o[o] + c->src_i[0];                                         \
+        for (int64_t j = 0; j < c->n; j++) ot[j] = st[ix[j] * c->src_step];                                  \
+        break;                                                                                               \
+    }
+
+static void gather_last_range(void *ctx, int64_t begin, int64_t end) {
+    const ElemCtx *c = ctx;
+    for (int64_t o = begin; o < end; o++) {
+        const int64_t *ix = c->idx + o * c->n;
+        switch (c->es) {
+        case 1: GATHER_LAST(uint8_t)
+        case 2: GATHER_LAST(uint16_t)
+        case 4: GATHER_LAST(uint32_t)
+        case 8: GATHER_LAST(uint64_t)
+        default:
+            for (int64_t j = 0; j < c->n; j++)
+                memcpy(c->out + (o * c->n + j) * (int64_t)c->es,
+                       c->src + (c->src_o[o] + ix[j] * c->src_step + c->src_i[0]) * (int64_t)c->es, c->es);
+        }
     }
 }
 
@@ -456,9 +605,25 @@ aclnnStatus aclStubGatherElements(const aclStubOpCall *call, void *out, const vo
     c.inner = inner;
     c.src_step = row_stride(sshape, r, dim);
     c.es = esize;
-    aclStubParallelFor(outer * n, 32768 / inner + 1, gather_elem_range, &c);
+    if (inner == 1)
+        aclStubParallelFor(outer, 32768 / n + 1, gather_last_range, &c);
+    else
+        aclStubParallelFor(outer * n, 32768 / inner + 1, gather_elem_range, &c);
     return OK;
 }
+
+/* dst[...] (op)= src[...] for one (o, j) row of the block [i0, i1), in type T, without a call per element. */
+#define SCATTER_ELEM_ROW(T, EXPR)                                                                            \
+    {                                                                                                        \
+        T *ob = (T *)c->out + c->out_o[o];                                                                   \
+        const T *sb = (const T *)c->src + c->src_o[o] + j * c->src_step;                                     \
+        for (int64_t i = i0; i < i1; i++) {                                                                  \
+            T *q = ob + ix[i] * c->out_step + c->out_i[i];                                                   \
+            T v = sb[c->src_i[i]];                                                                           \
+            EXPR;                                                                                            \
+        }                                                                                                    \
+        continue;                                                                                            \
+    }
 
 static void scatter_elem_range(void *ctx, int64_t begin, int64_t end) {
     const ElemCtx *c = ctx;
@@ -467,6 +632,23 @@ static void scatter_elem_range(void *ctx, int64_t begin, int64_t end) {
         int64_t o = u / c->blocks, i0 = (u % c->blocks) * c->block;
         int64_t i1 = c->inner - i0 < c->block ? c->inner : i0 + c->block;
         for (int64_t j = 0; j < c->n; j++) {
+            if (c->src != NULL && (c->op == ACLSTUB_SCATTER_ADD || c->op == ACLSTUB_SCATTER_COPY)) {
+                const int64_t *ix = c->idx + (o * c->n + j) * c->inner;
+                bool add = c->op == ACLSTUB_SCATTER_ADD;
+                switch (c->dtype) {
+                case ACL_FLOAT:
+                    if (add) SCATTER_ELEM_ROW(float, *q += v) else SCATTER_ELEM_ROW(float, *q = v)
+                case ACL_DOUBLE:
+                    if (add) SCATTER_ELEM_ROW(double, *q += v) else SCATTER_ELEM_ROW(double, *q = v)
+                case ACL_INT32:
+                    if (add) SCATTER_ELEM_ROW(int32_t, *q = (int32_t)((uint32_t)*q + (uint32_t)v))
+                    else SCATTER_ELEM_ROW(int32_t, *q = v)
+                case ACL_INT64:
+                    if (add) SCATTER_ELEM_ROW(int64_t, *q = (int64_t)((uint64_t)*q + (uint64_t)v))
+                    else SCATTER_ELEM_ROW(int64_t, *q = v)
+                default: break;
+                }
+            }
             const int64_t *ix = c->idx + (o * c->n + j) * c->inner;
             for (int64_t i = i0; i < i1; i++) {
                 char *dst = c->out + (c->out_o[o] + ix[i] * c->out_step + c->out_i[i]) * es;
@@ -517,6 +699,7 @@ aclnnStatus aclStubScatterElements(const aclStubOpCall *call, void *dst, const i
     c.inner = inner;
     c.es = aclDataTypeSize(dtype);
     c.op = op;
+    c.dtype = dtype;
     column_units(outer, inner, &c.block, &c.blocks);
     int64_t work = n * c.block;
     aclStubParallelFor(outer * c.blocks, work > 32768 ? 1 : 32768 / (work + 1) + 1, scatter_elem_range, &c);

@@ -184,9 +184,10 @@ ACLSTUB_API aclnnStatus aclStubOutputEnd(const aclStubOpCall *call, const aclStu
 /* ---- indices ---------------------------------------------------------------------------------------------- */
 
 /*
- * The n = numel(idx) entries of an INT32/INT64 index view (any strides, row-major order) as int64 in kernel
- * scratch (*out). Each must lie in [-size, size) when negatives wrap (then wrapped into [0, size)), else in
- * [0, size); an entry outside fails the kernel (aclStubIndexOutOfRange).
+ * The n = numel(idx) entries of an INT32/INT64 index view (any strides, row-major order) as int64 in *out: kernel
+ * scratch, or a contiguous INT64 index itself when no entry needs wrapping and no output of the call overlaps it.
+ * Each must lie in [-size, size) when negatives wrap (then wrapped into [0, size)), else in [0, size); an entry
+ * outside fails the kernel (aclStubIndexOutOfRange).
  */
 ACLSTUB_API aclnnStatus aclStubIndexLoad(const aclStubOpCall *call, const aclStubTensorDesc *idx, int64_t size,
                                          bool wrap_negative, const char *what, const int64_t **out);
