@@ -18,7 +18,7 @@
 #include "aclstub/op_sdk.h"
 #include "stub_internal.h"
 
-enum { CHECK_MEM = 1u, CHECK_INIT = 2u, CHECK_SYNC = 4u, CHECK_LEAK = 8u, CHECK_ALL = 15u };
+enum { CHECK_MEM = 1u, CHECK_INIT = 2u, CHECK_SYNC = 4u, CHECK_LEAK = 8u, CHECK_COLL = 16u, CHECK_ALL = 31u };
 
 /* The tools in force (0: check mode off). */
 STUB_API extern unsigned aclStubCheckTools;
@@ -54,6 +54,31 @@ STUB_API aclError aclStubStreamLaunchUsing(aclrtStream stream, aclStubWorkFn fn,
 STUB_API aclError aclStubStreamLaunchChecked(aclrtStream stream, aclStubWorkFn fn, void *arg,
                                              void (*release)(void *arg), const char *call,
                                              const aclStubCheckSpan *spans, size_t n);
+
+/*
+ * A gated work item: fn(arg) runs once ready(arg, first) returns true. ready is called with the runtime's lock
+ * held, first with first = true when every earlier item of the stream has completed (where the item may start
+ * the asynchronous work it stands for), then again whenever aclStubStreamPoke asks; it must neither block nor
+ * call the runtime. Until it returns true the stream holds no worker. Spans as aclStubStreamLaunchChecked
+ * (check mode records them when it is on).
+ */
+typedef bool (*aclStubGateFn)(void *arg, bool first);
+STUB_API aclError aclStubStreamLaunchGated(aclrtStream stream, aclStubGateFn ready, aclStubWorkFn fn, void *arg,
+                                           void (*release)(void *arg), const char *call,
+                                           const aclStubCheckSpan *spans, size_t n);
+STUB_API void aclStubStreamPoke(void);
+
+/* Queued work that waits for something outside its stream (another rank) brackets the wait with these, so a
+ * stream worker held by the wait is replaced and queued work never waits for a thread. */
+STUB_API void aclStubBlockingBegin(void);
+STUB_API void aclStubBlockingEnd(void);
+
+/* The caller's call site (an opaque pointer, valid for the life of the process), its one-line summary, and a
+ * finding reported at a site captured earlier (libhccl reports from its engine threads). */
+STUB_API const void *aclStubCheckSite(void);
+STUB_API void aclStubCheckSiteText(const void *site, char *out, size_t cap);
+STUB_API void aclStubCheckReportAt(unsigned tool, const char *what, const char *call, const void *site,
+                                   const char *message);
 
 /* leakcheck: a handle of `kind` (HandleKind) was created or destroyed. */
 STUB_API void aclStubCheckHandleNew(int kind, const void *token);

@@ -39,7 +39,7 @@ static const struct {
     const char *name;
     unsigned bit;
 } TOOLS[] = {{"memcheck", CHECK_MEM}, {"initcheck", CHECK_INIT}, {"synccheck", CHECK_SYNC},
-             {"leakcheck", CHECK_LEAK}, {"all", CHECK_ALL}};
+             {"leakcheck", CHECK_LEAK}, {"collcheck", CHECK_COLL}, {"all", CHECK_ALL}};
 
 static const char *tool_name(unsigned bit) {
     for (size_t i = 0; i < sizeof TOOLS / sizeof TOOLS[0]; i++)
@@ -93,6 +93,21 @@ void aclStubCheckReport(unsigned tool, const char *what, const char *call, const
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
     check_add_finding(tool, what, call, check_site_here(), NULL, NULL, message);
+}
+
+const void *aclStubCheckSite(void) { return check_site_here(); }
+
+void aclStubCheckSiteText(const void *site, char *out, size_t cap) {
+    if (cap == 0) return;
+    if (site == NULL) {
+        out[0] = '\0';
+        return;
+    }
+    check_site_summary(site, out, cap);
+}
+
+void aclStubCheckReportAt(unsigned tool, const char *what, const char *call, const void *site, const char *message) {
+    check_add_finding(tool, what, call, site != NULL ? site : check_site_here(), NULL, NULL, message);
 }
 
 /* ---- the report ------------------------------------------------------------------------------------------ */
@@ -226,7 +241,7 @@ __attribute__((constructor)) static void configure_from_environment(void) {
     int tools = parse_tools(spec);
     if (tools < 0) {
         fprintf(stderr, "aclnn check: ACLNN_CHECK=%s names an unknown tool (memcheck, initcheck, synccheck, "
-                        "leakcheck, all; comma-separated); check mode stays off\n", spec);
+                        "leakcheck, collcheck, all; comma-separated); check mode stays off\n", spec);
         return;
     }
     const char *code = getenv("ACLNN_CHECK_ERROR_EXITCODE");

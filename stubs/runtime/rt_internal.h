@@ -58,6 +58,8 @@ typedef struct RtItem {
     struct RtItem *next;
     RtItemKind kind;
     aclStubWorkFn fn; /* ITEM_WORK */
+    aclStubGateFn ready; /* ITEM_WORK: runs once ready(arg, first) says so (NULL: at once) */
+    bool started;        /* ready was asked once (the item reached the head of its stream) */
     void *arg;
     void (*release)(void *arg);
     RtEvent *event;       /* ITEM_RECORD, ITEM_WAIT: holds a reference */
