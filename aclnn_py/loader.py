@@ -21,6 +21,9 @@ from .errors import BackendNotFoundError
 
 # Loaded in this order, globally, so each resolves its dependencies on the previous ones.
 LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so")
+# Loaded after them when the same directories hold them (collectives: aclnn_py.hccl); their functions raise
+# SymbolNotFoundError when absent.
+OPTIONAL_LIBRARIES = ("libhccl.so",)
 # Called directly by the object layer and the one-call fast path; a library set without them is refused
 # at load time rather than failing on a NULL function pointer later.
 REQUIRED_SYMBOLS = frozenset({
@@ -91,7 +94,7 @@ def _resolve(dirs, what: str) -> tuple[Path, ...]:
         raise BackendNotFoundError(
             f"{what}: {', '.join(map(str, missing))} not found in {', '.join(str(d) for d in dirs)}"
         )
-    return tuple(paths)
+    return tuple(paths) + tuple(p for p in (_find(name, dirs) for name in OPTIONAL_LIBRARIES) if p)
 
 
 def choose() -> tuple[str, str, tuple[Path, ...], Path | None]:

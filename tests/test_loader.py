@@ -21,6 +21,7 @@ from helpers_proc import run_json
 REPO = Path(__file__).resolve().parent.parent
 STUB_DIR = Path(aclnn_py.get_lib_dir())
 ALL_LIBS = ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so", "libopapi.so", "libhccl.so")
+LOADED = loader.LIBRARIES + loader.OPTIONAL_LIBRARIES  # every toolkit here holds the optional ones too
 
 PROBE = '''
 import aclnn_py
@@ -78,7 +79,7 @@ def default_toolkit_complete() -> bool:
 def test_backend_stub_wins_over_a_toolkit(toolkit):
     r = run_json(PROBE, env={"ACLNN_PY_BACKEND": "stub", "ASCEND_HOME_PATH": str(toolkit)})
     assert r["kind"] == "stub" and r["is_stub"] and "ACLNN_PY_BACKEND" in r["reason"]
-    assert r["libraries"] == [str(STUB_DIR / n) for n in loader.LIBRARIES]
+    assert r["libraries"] == [str(STUB_DIR / n) for n in LOADED]
     assert r["mapped"] and under(r["mapped"], STUB_DIR)
     assert r["root"] is None and r["missing"] == []
     assert r["loaded_at_import"] is False and r["same_backend"] is True
@@ -100,7 +101,7 @@ def test_toolkit_found_through_variable(toolkit, variable):
     r = run_json(PROBE, env={variable: str(toolkit)})
     assert r["kind"] == "cann" and variable in r["reason"]
     assert r["root"] == str(toolkit)
-    assert r["libraries"] == [str(toolkit / "lib64" / n) for n in loader.LIBRARIES]
+    assert r["libraries"] == [str(toolkit / "lib64" / n) for n in LOADED]
     assert r["mapped"] and under(r["mapped"], toolkit)  # the copies were loaded, not the bundled ones
     assert r["missing"] == [] and r["is_stub"]  # optional stub symbols present: these are stub libraries
     assert r["device_count"] == 8 and r["result"] == PROBE_RESULT
@@ -112,7 +113,7 @@ def test_lib_dir_wins_over_everything(tmp_path, toolkit):
                              "ASCEND_HOME_PATH": str(toolkit), "ASCEND_TOOLKIT_HOME": str(toolkit)})
     assert "ACLNN_PY_LIB_DIR" in r["reason"]
     assert r["kind"] == "stub"  # what the directory holds decides the kind
-    assert r["libraries"] == [str(lib_dir / n) for n in loader.LIBRARIES]
+    assert r["libraries"] == [str(lib_dir / n) for n in LOADED]
     assert under(r["mapped"], lib_dir)
     assert r["result"] == PROBE_RESULT
 
@@ -257,7 +258,7 @@ def test_choose_prefers_ascend_home_path(clean_env, toolkit, other_toolkit):
     clean_env.setenv("ASCEND_TOOLKIT_HOME", str(other_toolkit))
     kind, reason, paths, root = loader.choose()
     assert (kind, root) == ("cann", toolkit) and "ASCEND_HOME_PATH" in reason
-    assert paths == tuple(toolkit / "lib64" / n for n in loader.LIBRARIES)
+    assert paths == tuple(toolkit / "lib64" / n for n in LOADED)
 
 
 def test_choose_skips_an_incomplete_toolkit(clean_env, tmp_path, other_toolkit):
