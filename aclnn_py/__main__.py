@@ -154,7 +154,7 @@ def main(argv=None) -> int:
                          description="Run PROGRAM (a C/C++ binary linked against the stub, or python script.py) "
                          "in check mode and report each distinct finding with its call site.")
     chk.add_argument("--tool", default="all",
-                     help="memcheck, initcheck, synccheck, leakcheck or all; comma-separated (default: all)")
+                     help="memcheck, initcheck, synccheck, leakcheck, collcheck or all; comma-separated (default: all)")
     chk.add_argument("--error-exitcode", type=int, default=None, metavar="N",
                      help="exit with N when there are findings (default: the program's exit status)")
     chk.add_argument("--json", metavar="FILE", help="also write the findings as JSON to FILE")

@@ -521,12 +521,13 @@ static HcclResult staged_reduce_scatter(HcRank *r, HcTask *t, const Op *op, Dest
 /* ---- one collective ------------------------------------------------------------------------------------------------ */
 
 static int peers_idle(HcRank *r, HcTask *t, void *ctx) {
-    (void)t;
     (void)ctx;
-    for (uint32_t j = 0; j < r->g->nranks; j++)
-        if (j != r->rank && ld(&hc_slot(r->g, j)->arrived) == t->seq &&
-            ld(&hc_slot(r->g, j)->finished) < t->seq && !gone(ld32(&hc_slot(r->g, j)->state)))
+    for (uint32_t j = 0; j < r->g->nranks; j++) {
+        const HcSlot *s = hc_slot(r->g, j);
+        if (j != r->rank && ld(&s->arrived) == t->seq && ld(&s->finished) < t->seq && ld(&s->left) < t->seq &&
+            !gone(ld32(&s->state)))
             return 0;
+    }
     return 1;
 }
 
@@ -535,6 +536,7 @@ static int peers_idle(HcRank *r, HcTask *t, void *ctx) {
 static void break_group(HcRank *r, HcTask *t) {
     HcHeader *h = r->g->hdr;
     if (__atomic_exchange_n(&h->failed, 1, __ATOMIC_ACQ_REL) == 0) snprintf(h->failure, sizeof h->failure, "%.500s", t->msg);
+    __atomic_store_n(&hc_slot(r->g, r->rank)->left, t->seq, __ATOMIC_RELEASE);
     hc_wake(r->g);
     if (r->g->local) {
         uint64_t until = hc_now_ms() + 2000;

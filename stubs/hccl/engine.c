@@ -131,6 +131,10 @@ HcclResult hc_wait(HcRank *r, HcTask *t, HcCond cond, void *ctx, const char *wha
             hc_fail(t, HCCL_E_UNAVAIL, "the communicator was destroyed (HcclCommDestroy) while %s", what);
             return t->status;
         }
+        if (__atomic_load_n(&h->failed, __ATOMIC_ACQUIRE)) {
+            hc_fail(t, HCCL_E_REMOTE, "another rank failed while this one was %s: %s", what, h->failure);
+            return t->status;
+        }
         uint64_t now = hc_now_ms();
         if (now >= deadline) {
             char others[1200];

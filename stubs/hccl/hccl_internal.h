@@ -121,6 +121,7 @@ typedef struct {
     uint64_t arrived;  /* collective number whose descriptor is published (atomic) */
     uint64_t step;     /* barrier counter (atomic) */
     uint64_t finished; /* collective number this rank has finished (atomic) */
+    uint64_t left;     /* collective number this rank abandoned after a failure (atomic) */
     uint64_t last_coll_kind; /* HcKind of the latest collective it started */
     HcDesc desc;
     HcNow now;

@@ -83,7 +83,7 @@ struct RtStream {
     int users;     /* threads waiting on it outside rt_lock's protection of the handle */
     int check_id;  /* synccheck's number for it, -1 until check mode first tracks it */
     aclError error; /* first failure of queued work not yet reported */
-    char errmsg[256];
+    char errmsg[1536];
     RtStream *next_ready, *prev_all, *next_all;
 };
 
