@@ -119,6 +119,22 @@ class Communicator:
         self._adopt(out[0])
 
     @classmethod
+    def from_rank_table(cls, path, rank: int, device=None, *, name: str | None = None) -> "Communicator":
+        """``HcclCommInitClusterInfo``: rank ``rank`` of the communicator a rank table file describes."""
+        c = cls.__new__(cls)
+        c.device = _device_of("Communicator.from_rank_table", device)
+        c.device.activate()
+        out = ffi.new("HcclComm *")
+        p = str(path).encode()
+        if name is None:
+            _check(_fn("HcclCommInitClusterInfo")(p, int(rank), out), "HcclCommInitClusterInfo")
+        else:
+            _check(_fn("HcclCommInitClusterInfoConfig")(p, int(rank), _config(name), out),
+                   "HcclCommInitClusterInfoConfig")
+        c._adopt(out[0])
+        return c
+
+    @classmethod
     def init_all(cls, devices) -> list["Communicator"]:
         """``HcclCommInitAll``: one communicator per device of ``devices`` (numbers), rank i on devices[i], all
         in this process. Use each from the thread that drives its device."""
