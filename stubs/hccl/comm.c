@@ -126,7 +126,6 @@ static HcGroup *group_anonymous(uint32_t n, const char *name, const char *id) {
     return g;
 }
 
-static bool process_alive(int32_t pid) { return pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH; }
 
 /* A named segment left by processes that all exited (a crashed run). */
 static bool segment_stale(const HcHeader *h, const HcSlot *slots) {
@@ -135,7 +134,7 @@ static bool segment_stale(const HcHeader *h, const HcSlot *slots) {
         uint32_t st = __atomic_load_n(&slots[j].state, __ATOMIC_ACQUIRE);
         if (st == SLOT_EMPTY) continue;
         any = true;
-        if (slots[j].proc == hc_proc_id || process_alive(slots[j].pid)) return false;
+        if (slots[j].proc == hc_proc_id || hc_process_alive(slots[j].pid)) return false;
     }
     return any;
 }
@@ -280,7 +279,7 @@ static HcclResult wait_group(HcGroup *g, bool (*pred)(HcGroup *), uint64_t deadl
         for (uint32_t j = 0; j < g->nranks; j++) { /* a joined rank whose process exited will never go on */
             HcSlot *s = hc_slot(g, j);
             if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == SLOT_JOINED && s->proc != hc_proc_id &&
-                !process_alive(s->pid)) {
+                !hc_process_alive(s->pid)) {
                 char why[200];
                 snprintf(why, sizeof why, "rank %u (process %d) exited while the communicator was being created", j,
                          (int)s->pid);

@@ -103,14 +103,13 @@ void hc_describe_ranks(const HcRank *r, char *out, size_t cap, const uint32_t *o
 
 /* ---- waiting ----------------------------------------------------------------------------------------------------- */
 
-static bool process_alive(int32_t pid) { return pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH; }
 
 /* A rank of another process that exited without destroying its communicator: its slot is marked dead. */
 static void notice_dead_processes(HcRank *r) {
     for (uint32_t j = 0; j < r->g->nranks; j++) {
         HcSlot *s = hc_slot(r->g, j);
         if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == SLOT_JOINED && s->proc != hc_proc_id &&
-            !process_alive(s->pid)) {
+            !hc_process_alive(s->pid)) {
             __atomic_store_n(&s->state, SLOT_DEAD, __ATOMIC_RELEASE);
             hc_wake(r->g);
         }

@@ -282,6 +282,7 @@ void hc_engine_stop(HcRank *r); /* fails queued tasks, joins the thread */
 HcclResult hc_read_timeouts(const char *func, uint64_t *exec_ms, uint64_t *connect_ms);
 uint64_t hc_staging_bytes(void);
 uint64_t hc_now_ms(void);
+bool hc_process_alive(int32_t pid);
 
 /* Record the calling thread's error message (aclGetRecentErrMsg) and, with ACLNN_STUB_LOG, print it. */
 HcclResult hc_err(HcclResult status, const char *fmt, ...) STUB_PRINTF(2, 3);

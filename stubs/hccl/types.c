@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +129,25 @@ void hc_futex_wait(uint32_t *word, uint32_t seen, uint64_t timeout_ms) {
 }
 
 void hc_futex_wake(uint32_t *word) { syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0); }
+
+/* ---- other processes ---------------------------------------------------------------------------------- */
+
+/* Whether process pid still runs: an exited process whose parent has not reaped it yet (a zombie) counts as
+ * gone, which kill(pid, 0) cannot tell. */
+bool hc_process_alive(int32_t pid) {
+    if (pid <= 0) return true;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return kill(pid, 0) == 0 || errno != ESRCH; /* no /proc: ask the kernel directly */
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *close_paren = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+    if (close_paren == NULL || close_paren[1] == '\0' || close_paren[2] == '\0') return true;
+    char state = close_paren[2];
+    return state != 'Z' && state != 'X';
+}
 
 /* ---- settings ---------------------------------------------------------------------------------------------- */
 
