@@ -176,8 +176,10 @@ static void finish(HcRank *r, HcTask *t) {
             aclStubCheckReportAt(CHECK_COLL, what, task_call(t), t->site_token, t->msg);
         }
     }
+    HcGroup *g = r->g;
     __atomic_store_n(&t->done, 1, __ATOMIC_RELEASE); /* the stream item may free t from here on */
     aclStubStreamPoke();
+    hc_wake(g); /* an operator's exchange waits on the segment */
 }
 
 static void run(HcRank *r, HcTask *t) {
@@ -292,4 +294,42 @@ HcclResult hc_submit(HcRank *r, HcTask *t, aclrtStream stream, const char *call,
                       msg ? msg : "(no message)");
     }
     return HCCL_SUCCESS;
+}
+
+/* ---- exchanges of operators ------------------------------------------------------------------------------------ */
+
+/* Posted straight to the engine (the caller is queued work that reached the operator already) and waited for. */
+HcclResult aclStubHcclRun(HcclComm comm, const char *name, HcCustomFn fn, void *arg, char *msg, size_t cap) {
+    HcclResult ret;
+    if (msg && cap) msg[0] = '\0';
+    HcRank *r = hc_acquire(name ? name : "aclStubHcclRun", comm, &ret);
+    if (r == NULL) {
+        if (msg && cap) snprintf(msg, cap, "the communicator is not live (destroyed?)");
+        return ret;
+    }
+    HcTask *t = hc_task_new(r, HC_CUSTOM);
+    hc_release();
+    if (t == NULL) return HCCL_E_MEMORY;
+    t->custom = fn;
+    t->custom_arg = arg;
+    snprintf(t->custom_name, sizeof t->custom_name, "%s", name ? name : "exchange");
+    if (CHECK_ON(CHECK_COLL)) {
+        t->site_token = aclStubCheckSite();
+        aclStubCheckSiteText(t->site_token, t->site, sizeof t->site);
+    }
+    aclStubBlockingBegin();
+    post(t);
+    HcHeader *h = r->g->hdr;
+    while (!__atomic_load_n(&t->done, __ATOMIC_ACQUIRE)) { /* finish() pokes streams, and wakes the segment */
+        uint32_t seen = __atomic_load_n(&h->futex, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&t->done, __ATOMIC_ACQUIRE)) break;
+        __atomic_add_fetch(&h->waiters, 1, __ATOMIC_SEQ_CST);
+        hc_futex_wait(&h->futex, seen, 50);
+        __atomic_sub_fetch(&h->waiters, 1, __ATOMIC_SEQ_CST);
+    }
+    aclStubBlockingEnd();
+    ret = t->status;
+    if (ret != HCCL_SUCCESS && msg && cap) snprintf(msg, cap, "%s", t->msg);
+    hc_task_unref(t);
+    return ret;
 }

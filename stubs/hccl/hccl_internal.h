@@ -32,6 +32,7 @@
 #include "check.h"
 #include "handle_table.h"
 #include "hccl/hccl.h"
+#include "stub_hccl.h"
 #include "stub_internal.h"
 
 #define HC_MAX_RANKS 512

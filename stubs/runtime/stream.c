@@ -35,6 +35,7 @@ static uint64_t queued_items; /* queue numbers handed out so far */
 static int workers, idle_workers, max_workers;
 static int blocked_workers; /* workers inside queued work that waits for another rank (aclStubBlockingBegin) */
 static __thread bool is_worker;
+static __thread bool holding_memory; /* the thread runs queued work, with device memory read-locked */
 
 static pthread_once_t sched_once = PTHREAD_ONCE_INIT;
 
@@ -189,7 +190,9 @@ static void run_head_locked(RtStream *s) {
     case ITEM_WORK: {
         pthread_mutex_unlock(&rt_lock);
         rt_memory_hold(); /* no aclrtFree can release a block while the work reads it */
+        holding_memory = true;
         aclError status = item->fn(item->arg);
+        holding_memory = false;
         rt_memory_unhold();
         char copy[sizeof s->errmsg] = "";
         if (status != ACL_SUCCESS) { /* the work's own message, taken in the thread that ran it */
@@ -604,7 +607,11 @@ void aclStubStreamPoke(void) {
     pthread_mutex_unlock(&rt_lock);
 }
 
+/* While queued work waits for another rank it lets go of the device memory lock (so other threads can allocate
+ * and free: the blocks this work uses stay mapped, since frees wait for work queued before them) and, on a worker
+ * thread, of its worker slot. */
 void aclStubBlockingBegin(void) {
+    if (holding_memory) rt_memory_unhold();
     if (!is_worker) return; /* a synchronising thread running its own stream's work holds no worker */
     pthread_mutex_lock(&rt_lock);
     blocked_workers++;
@@ -613,10 +620,12 @@ void aclStubBlockingBegin(void) {
 }
 
 void aclStubBlockingEnd(void) {
-    if (!is_worker) return;
-    pthread_mutex_lock(&rt_lock);
-    blocked_workers--;
-    pthread_mutex_unlock(&rt_lock);
+    if (is_worker) {
+        pthread_mutex_lock(&rt_lock);
+        blocked_workers--;
+        pthread_mutex_unlock(&rt_lock);
+    }
+    if (holding_memory) rt_memory_hold();
 }
 
 bool aclStubStreamIsLive(aclrtStream stream) {
