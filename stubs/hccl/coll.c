@@ -582,6 +582,7 @@ static HcclResult collective(HcRank *r, HcTask *t, const Op *op) {
         if (g->local && !exact_inplace && overlap(op->recv, rx, op->send, sx)) {
             dest.tmp = malloc(rx);
             if (dest.tmp == NULL) hc_fail(t, HCCL_E_MEMORY, "out of host memory for a temporary result");
+            else memcpy(dest.tmp, op->recv, rx); /* bytes no piece writes keep their value */
             dest.out = dest.tmp;
             dest.bytes = rx;
         }

@@ -48,7 +48,7 @@ static const aclStubParam PARAMS[] = {
     [COMM_QUANT] = {"commQuantMode", ACLSTUB_INT},
     [GROUP_LIST_TYPE] = {"groupListType", ACLSTUB_INT},
     [COMM_ALG] = {"commAlg", ACLSTUB_STRING},
-    [X_OUT] = {"x", ACLSTUB_OUTPUT, DT_HALVES, "expandX", 0, 2, 2},
+    [X_OUT] = {"xOut", ACLSTUB_OUTPUT, DT_HALVES, "expandX", 0, 2, 2},
 };
 
 typedef struct {
@@ -89,7 +89,7 @@ static aclnnStatus check(aclStubOpCall *call) {
                             "xActiveMaskOptional must be (Bs,) or (Bs, K)");
     ACLSTUB_RETURN_ERROR_IF(sx && (sx->dims[0] != p->bs || sx->dims[1] != p->h), call, bad, "sharedExpertXOptional "
                             "must be (Bs, H)");
-    ACLSTUB_RETURN_ERROR_IF(out->dims[0] != p->bs || out->dims[1] != p->h, call, bad, "x must be (Bs, H) = (%lld, "
+    ACLSTUB_RETURN_ERROR_IF(out->dims[0] != p->bs || out->dims[1] != p->h, call, bad, "xOut must be (Bs, H) = (%lld, "
                             "%lld)", (long long)p->bs, (long long)p->h);
     ACLSTUB_RETURN_ERROR_IF(aclStubNumel(assist) < 3 * p->a, call, bad, "assistInfoForCombine holds %lld values; it "
                             "needs A * 128", (long long)aclStubNumel(assist));
@@ -312,4 +312,4 @@ ACLSTUB_DEFINE_OP(aclnnMoeDistributeCombineV2, OP, (const aclTensor *, expandX),
                   (const char *, groupTp), (int64_t, tpWorldSize), (int64_t, tpRankId), (int64_t, expertShardType),
                   (int64_t, sharedExpertNum), (int64_t, sharedExpertRankNum), (int64_t, globalBs),
                   (int64_t, outDtype), (int64_t, commQuantMode), (int64_t, groupListType), (const char *, commAlg),
-                  (aclTensor *, x))
+                  (aclTensor *, xOut))
