@@ -1,6 +1,6 @@
 """HCCL across processes: four processes (multiprocessing), one rank each, run AllReduce, AllGather, AlltoAllV and
 Send/Recv on 1 KiB to 1 MiB buffers through staging areas smaller than the data (so transfers take many rounds),
-with exact results; then a mismatched collective, a rank that never calls and a rank whose process dies all end
+and every other collective once, with exact results; then a mismatched collective, a rank that never calls and a rank whose process dies all end
 with a report on every other rank, not a hang. (64 MiB buffers: benchmarks/hccl.py.)"""
 
 import os
@@ -42,6 +42,32 @@ def worker(r, n, roots, q):
                     got = c.recv(r - 1, count, np.float32)
                     ok &= np.array_equal(got, (np.arange(count, dtype=np.float32) % 13) * r)
                 out[nbytes] = bool(ok)
+            # every other collective once, with more bytes than a staging round holds
+            count = 20000
+            x = (np.arange(count * n, dtype=np.float32) % 11) + r
+            every = {
+                "broadcast": c.broadcast(x.copy() if r == 0 else np.zeros_like(x), 0),
+                "reduce": c.reduce(x, 1, "max"),
+                "reduce_scatter": c.reduce_scatter(x.reshape(n, -1)),
+                "reduce_scatter_v": c.reduce_scatter_v(x[:10 * n], [7, 1, 2, 0][:n] + [0] * (n - 4)),
+                "scatter": c.scatter(x.reshape(n, -1) if r == 0 else None, 0, shape=(1, count), dtype=np.float32),
+                "all_gather_v": c.all_gather_v(x[:r + 1], list(range(1, n + 1))),
+                "all_to_all": c.all_to_all(x.reshape(n, -1)),
+                "all_to_all_vc": c.all_to_all_vc(np.full(n, r, np.int16), np.ones((n, n), int)),
+            }
+            base = np.arange(count * n, dtype=np.float32) % 11
+            want = {
+                "broadcast": base,
+                "reduce": base + (n - 1) if r == 1 else None,
+                "reduce_scatter": (base * n + n * (n - 1) / 2).reshape(n, -1)[r:r + 1],
+                "reduce_scatter_v": (base[:10 * n] * n + n * (n - 1) / 2)[sum([7, 1, 2, 0][:r]):][:[7, 1, 2, 0][r]],
+                "scatter": base.reshape(n, -1)[r:r + 1],
+                "all_gather_v": np.concatenate([base[:j + 1] + j for j in range(n)]),
+                "all_to_all": np.stack([base.reshape(n, -1)[r] + j for j in range(n)]),
+                "all_to_all_vc": np.arange(n, dtype=np.int16),
+            }
+            for name, got in every.items():
+                out[name] = (got is None and want[name] is None) or bool(np.array_equal(got, want[name]))
         # a collective whose ranks disagree: every rank gets the report
         with hccl.Communicator(n, roots[1], r, device=0) as c:
             try:
@@ -107,6 +133,9 @@ def test_four_processes():
         assert "crash" not in r[rank], r[rank]["crash"]
         for nbytes in ("1024", "65536", str((1 << 20) + 4)):
             assert r[rank][nbytes] is True, (rank, nbytes)
+        for name in ("broadcast", "reduce", "reduce_scatter", "reduce_scatter_v", "scatter", "all_gather_v",
+                     "all_to_all", "all_to_all_vc"):
+            assert r[rank][name] is True, (rank, name)
         text = r[rank]["mismatch"]
         assert "do not match" in text and "rank 3: HcclAllReduce(count=8" in text and "count=16" in text
     for rank in ("0", "1", "3"):

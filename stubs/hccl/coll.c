@@ -441,8 +441,8 @@ static HcclResult staged_copy(HcRank *r, HcTask *t, const Op *op, Dest *dest) {
             if (p.len > base) {
                 uint64_t len = p.len - base < C ? p.len - base : C;
                 hc_copy(g->staging[me] + (bcast ? 0 : i * C), mine + p.src + base, len);
+                if (bcast) break; /* every receiver reads the same bytes */
             }
-            if (bcast) break;
         }
         HcclResult ret = barrier(r, t);
         if (ret != HCCL_SUCCESS) return ret;
