@@ -55,7 +55,7 @@ ACL_FUNC_VISIBILITY HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *
 
 ACL_FUNC_VISIBILITY const char *HcclGetErrorString(HcclResult code);
 
-/* Which HcclCommConfig fields the library reads: bit HCCL_COMM_CONFIG_* set for each. */
+/* How many HcclCommConfig items the library reads: every HCCL_COMM_CONFIG_* below the value returned. */
 ACL_FUNC_VISIBILITY uint32_t HcclGetCommConfigCapability(void);
 
 /* Fill config with its header (size, magic word, version) and every field's "not set" value. */
