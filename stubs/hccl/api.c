@@ -338,10 +338,10 @@ HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCount, HcclD
 HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *recvBuf, const void *recvCounts,
                           const void *recvDispls, HcclDataType dataType, HcclComm comm, aclrtStream stream) {
     static const char f[] = "HcclAllGatherV";
-    CHECK_NULL(f, stream);
     CHECK_NULL(f, comm);
     CHECK_NULL(f, recvCounts);
     CHECK_NULL(f, recvDispls);
+    CHECK_NULL(f, stream);
     Call c;
     if (!begin(&c, f, comm)) return c.ret;
     const uint64_t *counts = recvCounts, *displs = recvDispls;
@@ -483,8 +483,8 @@ HcclResult HcclAlltoAllVC(const void *sendBuf, const void *sendCountMatrix, Hccl
 
 HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
     static const char f[] = "HcclBarrier";
-    CHECK_NULL(f, comm);
     CHECK_NULL(f, stream);
+    CHECK_NULL(f, comm);
     Call c;
     if (!begin(&c, f, comm)) return c.ret;
     (void)(stream_ok(&c, stream));
