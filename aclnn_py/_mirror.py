@@ -289,8 +289,11 @@ def _scalar_bytes(function: str, pname: str, value, data_type):
                         "pass the value as a cffi pointer") from None
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
-    if not isinstance(value, (bool, int, float, np.number, np.bool_)):
+    if not isinstance(value, (bool, int, float, complex, np.number, np.bool_)) and not (
+            isinstance(value, np.generic) and value.dtype in dtypes.ML_DTYPES):  # bfloat16, the 8-bit floats
         raise errors.type_error(function, pname, value, "a number, a cffi pointer, an acl.host_ptr(...) or None")
+    if isinstance(value, (complex, np.complexfloating)) and dt.kind != "c":
+        raise TypeError(f"{function}: argument {pname!r}: a complex value ({value!r}) for the real type {dt}")
     if dt.kind in "iu" and not isinstance(value, (bool, np.bool_)):
         if isinstance(value, (float, np.floating)):
             raise TypeError(f"{function}: argument {pname!r}: a float ({value!r}) for the integer type {dt}")

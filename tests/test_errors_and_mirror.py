@@ -404,9 +404,11 @@ ATTR_TYPES = ("int64_t", "bool")
 INTARRAY_TYPES = ("const aclIntArray *", "aclIntArray *")
 
 
-def test_every_operator_in_the_headers_has_a_row():
+def test_every_moe_operator_in_the_headers_has_a_row():
+    """The table-driven high-level functions cover the MoE operators of the headers (the families go through
+    run() and the mirror, without a row)."""
     in_headers = {n[: -len("GetWorkspaceSize")] for n in SIGNATURES if n.endswith("GetWorkspaceSize")}
-    assert in_headers == {op.c_name for op in OPS} | set(DISTRIBUTED_OPS)
+    assert {n for n in in_headers if n.startswith("aclnnMoe")} == {op.c_name for op in OPS} | set(DISTRIBUTED_OPS)
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)

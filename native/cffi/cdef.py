@@ -28,7 +28,7 @@ HEADERS = (
 
 
 def all_headers(include_dir: Path = INCLUDE_DIR) -> list[str]:
-    ops = sorted(p.relative_to(include_dir).as_posix() for p in (include_dir / "aclnnop").glob("aclnn_moe_*.h"))
+    ops = sorted(p.relative_to(include_dir).as_posix() for p in (include_dir / "aclnnop").glob("aclnn_*.h"))
     return list(HEADERS) + ops
 
 
@@ -170,3 +170,8 @@ def _fake_typedefs() -> str:
 
 if __name__ == "__main__":
     print(cdef_from_headers())
+
+
+def enum_types(cdef: str) -> list[str]:
+    """The names of the enum typedefs in the declarations (``typedef enum { ... } aclrtRunMode;``)."""
+    return sorted(set(re.findall(r"typedef\s+enum\b[^{;]*\{[^}]*\}\s*(\w+)\s*;", cdef)))

@@ -25,6 +25,7 @@ aclOpExecutor *sdk_block_copy(const aclOpExecutor *ex) {
             (p) = (__typeof__(p))(void *)((char *)(uintptr_t)(p) + delta);                     \
     } while (0)
     REBASE(copy->handles);
+    REBASE(copy->elems);
     REBASE(copy->values);
     REBASE(copy->call.plan);
     copy->call.v = copy->values;
@@ -32,6 +33,11 @@ aclOpExecutor *sdk_block_copy(const aclOpExecutor *ex) {
         REBASE(copy->values[i].tensor);
         REBASE(copy->values[i].ints);
         REBASE(copy->values[i].s);
+        REBASE(copy->values[i].tensors);
+        REBASE(copy->values[i].scalars);
+        REBASE(copy->values[i].floats);
+        REBASE(copy->values[i].bools);
+        REBASE(copy->elems[i]);
     }
 #undef REBASE
     return copy;
@@ -71,8 +77,11 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {
 /* Which tensor parameters an index counts: inputs, outputs, or all (inputs first, then outputs). */
 typedef enum { COUNT_INPUTS, COUNT_OUTPUTS, COUNT_ALL } TensorCount;
 
-static bool is_input(aclStubRole r) { return r == ACLSTUB_INPUT || r == ACLSTUB_OPTIONAL_INPUT; }
-static bool is_output(aclStubRole r) { return r == ACLSTUB_OUTPUT || r == ACLSTUB_OPTIONAL_OUTPUT; }
+/* An in-place tensor (selfRef) counts among the inputs and among the outputs. */
+static bool is_input(aclStubRole r) { return r == ACLSTUB_INPUT || r == ACLSTUB_OPTIONAL_INPUT || r == ACLSTUB_INPLACE; }
+static bool is_output(aclStubRole r) {
+    return r == ACLSTUB_OUTPUT || r == ACLSTUB_OPTIONAL_OUTPUT || r == ACLSTUB_INPLACE;
+}
 
 /* The parameter of op that index designates, or -1. */
 static int tensor_param(const aclStubOpDef *op, TensorCount which, size_t index) {

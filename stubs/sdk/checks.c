@@ -4,25 +4,6 @@
 
 #include "sdk_internal.h"
 
-const char *aclStubDtypeName(aclDataType dtype) {
-    switch (dtype) {
-    case ACL_FLOAT: return "ACL_FLOAT";
-    case ACL_FLOAT16: return "ACL_FLOAT16";
-    case ACL_INT8: return "ACL_INT8";
-    case ACL_INT32: return "ACL_INT32";
-    case ACL_UINT8: return "ACL_UINT8";
-    case ACL_INT16: return "ACL_INT16";
-    case ACL_UINT16: return "ACL_UINT16";
-    case ACL_UINT32: return "ACL_UINT32";
-    case ACL_INT64: return "ACL_INT64";
-    case ACL_UINT64: return "ACL_UINT64";
-    case ACL_DOUBLE: return "ACL_DOUBLE";
-    case ACL_BOOL: return "ACL_BOOL";
-    case ACL_BF16: return "ACL_BF16";
-    default: return "an unsupported data type";
-    }
-}
-
 aclnnStatus sdk_fail(aclnnStatus status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -97,7 +78,7 @@ static aclnnStatus check_contiguous(const aclStubOpCall *call, int i) {
     return OK;
 }
 
-static bool is_output(aclStubRole role) { return role == ACLSTUB_OUTPUT || role == ACLSTUB_OPTIONAL_OUTPUT; }
+static bool is_output(aclStubRole role) { return sdk_role_writes(role) && role != ACLSTUB_OUTPUT_LIST; }
 
 aclnnStatus sdk_check_dtypes(const aclStubOpCall *call, int i) {
     if (call->v[i].tensor == NULL) return OK;

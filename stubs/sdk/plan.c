@@ -5,14 +5,17 @@
 #include "meta_internal.h"
 #include "sdk_internal.h"
 
-/* The argument kind each role takes; 0 marks roles this version declares but cannot snapshot yet. */
+/* The argument kind each role takes. */
 static const aclStubArgKind ROLE_KIND[ACLSTUB_ROLE_END] = {
     [ACLSTUB_INPUT] = ACLSTUB_KIND_TENSOR,   [ACLSTUB_OPTIONAL_INPUT] = ACLSTUB_KIND_TENSOR,
     [ACLSTUB_OUTPUT] = ACLSTUB_KIND_TENSOR,  [ACLSTUB_OPTIONAL_OUTPUT] = ACLSTUB_KIND_TENSOR,
     [ACLSTUB_INT] = ACLSTUB_KIND_INT,        [ACLSTUB_BOOL] = ACLSTUB_KIND_BOOL,
     [ACLSTUB_FLOAT] = ACLSTUB_KIND_FLOAT,    [ACLSTUB_STRING] = ACLSTUB_KIND_STRING,
     [ACLSTUB_DTYPE] = ACLSTUB_KIND_DTYPE,    [ACLSTUB_INT_ARRAY] = ACLSTUB_KIND_INT_ARRAY,
-    [ACLSTUB_SCALAR] = ACLSTUB_KIND_SCALAR,
+    [ACLSTUB_BOOL_ARRAY] = ACLSTUB_KIND_BOOL_ARRAY, [ACLSTUB_FLOAT_ARRAY] = ACLSTUB_KIND_FLOAT_ARRAY,
+    [ACLSTUB_SCALAR] = ACLSTUB_KIND_SCALAR,  [ACLSTUB_TENSOR_LIST] = ACLSTUB_KIND_TENSOR_LIST,
+    [ACLSTUB_SCALAR_LIST] = ACLSTUB_KIND_SCALAR_LIST, [ACLSTUB_INPLACE] = ACLSTUB_KIND_TENSOR,
+    [ACLSTUB_OUTPUT_LIST] = ACLSTUB_KIND_TENSOR_LIST,
 };
 
 static const char *const KIND_NAME[] = {
@@ -28,11 +31,20 @@ static const char *kind_name(aclStubArgKind k) {
     return k >= ACLSTUB_KIND_TENSOR && k <= ACLSTUB_KIND_DTYPE ? KIND_NAME[k] : "an unknown kind";
 }
 
-static bool is_tensor(aclStubRole r) { return r >= ACLSTUB_INPUT && r <= ACLSTUB_OPTIONAL_OUTPUT; }
-static bool is_handle(aclStubRole r) { return is_tensor(r) || r == ACLSTUB_INT_ARRAY || r == ACLSTUB_SCALAR; }
+/* An argument of kind `got` fits a role expecting `want` (C boxes an aclDataType, an int, as an integer). */
+static bool kind_fits(aclStubArgKind want, aclStubArgKind got) {
+    return want == got || (want == ACLSTUB_KIND_DTYPE && got == ACLSTUB_KIND_INT);
+}
+
+static bool is_tensor(aclStubRole r) { return sdk_role_is_tensor(r); }
+static bool is_list(aclStubRole r) {
+    return r == ACLSTUB_TENSOR_LIST || r == ACLSTUB_OUTPUT_LIST || r == ACLSTUB_SCALAR_LIST ||
+           r == ACLSTUB_BOOL_ARRAY || r == ACLSTUB_FLOAT_ARRAY || r == ACLSTUB_INT_ARRAY;
+}
+static bool is_handle(aclStubRole r) { return is_tensor(r) || is_list(r) || r == ACLSTUB_SCALAR; }
 static bool is_required(const aclStubParam *p) {
-    return p->role == ACLSTUB_INPUT || p->role == ACLSTUB_OUTPUT ||
-           ((p->role == ACLSTUB_INT_ARRAY || p->role == ACLSTUB_SCALAR) && !(p->flags & ACLSTUB_NULLABLE));
+    return p->role == ACLSTUB_INPUT || p->role == ACLSTUB_OUTPUT || p->role == ACLSTUB_INPLACE ||
+           ((is_list(p->role) || p->role == ACLSTUB_SCALAR) && !(p->flags & ACLSTUB_NULLABLE));
 }
 
 /* The operator's table and the boxed arguments of its entry point must agree: a mismatch is the author's bug. */
@@ -52,7 +64,7 @@ static aclnnStatus check_table(const aclStubOpDef *op, const aclStubArg *args, s
         if (ROLE_KIND[p->role] == 0)
             return sdk_fail(INNER, "%sGetWorkspaceSize: parameter '%s' has a role (%d) this version of the operator "
                             "SDK declares but does not support yet", op->name, p->name, (int)p->role);
-        if (args[i].kind != ROLE_KIND[p->role])
+        if (!kind_fits(ROLE_KIND[p->role], args[i].kind))
             return sdk_fail(INNER, "%sGetWorkspaceSize: parameter %zu '%s' is %s in the operator's table but the "
                             "entry point passes %s", op->name, i, p->name, kind_name(ROLE_KIND[p->role]),
                             kind_name(args[i].kind));
@@ -80,7 +92,6 @@ static void attribute_values(const aclStubOpDef *op, const aclStubArg *args, acl
     }
 }
 
-static size_t align_up(size_t n) { return (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t); }
 
 static aclOpExecutor *executor_of(aclStubOpCall *call) {
     return (aclOpExecutor *)(void *)((char *)call - offsetof(aclOpExecutor, call));
@@ -124,6 +135,7 @@ aclnnStatus aclStubOpPlan(const aclStubOpDef *op, const aclStubArg *args, size_t
     if (workspaceSize == NULL) return aclStubOpFail(&msg, ACLNN_ERR_PARAM_NULLPTR, "argument 'workspaceSize' is NULL");
     if (executor == NULL) return aclStubOpFail(&msg, ACLNN_ERR_PARAM_NULLPTR, "argument 'executor' is NULL");
 
+    /* Sizes first (liveness and the bytes each snapshot needs), then one allocation, then the copies. */
     aclStubTensorDesc descs[SDK_MAX_PARAMS];
     size_t num_tensors = 0, extra = 0;
     for (size_t i = 0; i < n; i++) {
@@ -142,23 +154,28 @@ aclnnStatus aclStubOpPlan(const aclStubOpDef *op, const aclStubArg *args, size_t
                 return aclStubOpFail(&msg, ACLNN_ERR_PARAM_INVALID, "argument '%s' has more than %d dimensions",
                                      params[i].name, STUB_MAX_VIEW_DIMS);
             num_tensors++;
-        } else if (role == ACLSTUB_INT_ARRAY) {
-            if (!meta_int_array_size(h, &pre[i].size))
-                return aclStubOpFail(&msg, ACLNN_ERR_PARAM_INVALID, "argument '%s' (%p) is not a live aclIntArray",
+        } else if (role == ACLSTUB_SCALAR) {
+            if (!meta_scalar_copy(h, &pre[i].dtype, pre[i].scalar))
+                return aclStubOpFail(&msg, ACLNN_ERR_PARAM_INVALID, "argument '%s' (%p) is not a live aclScalar",
                                      params[i].name, h);
-            if (pre[i].size > ((uint64_t)1 << 40) / sizeof(int64_t))
+        } else {
+            size_t each = 0;
+            ACLSTUB_TRY(sdk_list_size(&msg, i, h, &pre[i].size, &each));
+            if (pre[i].size > ((uint64_t)1 << 40) / (each + sizeof(void *)))
                 return aclStubOpFail(&msg, ACLNN_ERR_INNER, "argument '%s' holds too many values (%llu)",
                                      params[i].name, (unsigned long long)pre[i].size);
-            extra += align_up((size_t)pre[i].size * sizeof(int64_t));
-        } else if (!meta_scalar_copy(h, &pre[i].dtype, pre[i].scalar)) {
-            return aclStubOpFail(&msg, ACLNN_ERR_PARAM_INVALID, "argument '%s' (%p) is not a live aclScalar",
-                                 params[i].name, h);
+            extra += align_up((size_t)pre[i].size * each);
+            /* tensor lists also keep their element handles, which phase 2 checks again */
+            if (role == ACLSTUB_TENSOR_LIST || role == ACLSTUB_OUTPUT_LIST)
+                extra += align_up((size_t)pre[i].size * sizeof(void *));
         }
     }
 
-    /* One allocation: header, handles, values, descriptions, array values and strings, plan. */
+    /* One allocation: header, handles, list element handles, values, descriptions, array values and strings,
+     * plan. */
     size_t at_handles = align_up(sizeof(aclOpExecutor));
-    size_t at_values = at_handles + align_up(n * sizeof(void *));
+    size_t at_elems = at_handles + align_up(n * sizeof(void *));
+    size_t at_values = at_elems + align_up(n * sizeof(void *));
     size_t at_descs = at_values + align_up(n * sizeof(aclStubValue));
     size_t at_extra = at_descs + num_tensors * sizeof(aclStubTensorDesc);
     size_t at_plan = at_extra + extra;
@@ -169,6 +186,7 @@ aclnnStatus aclStubOpPlan(const aclStubOpDef *op, const aclStubArg *args, size_t
     ex->op = op;
     ex->bytes = bytes;
     ex->handles = (const void **)(void *)(base + at_handles);
+    ex->elems = (const void *const **)(void *)(base + at_elems);
     ex->values = (aclStubValue *)(void *)(base + at_values);
     memcpy(ex->values, pre, n * sizeof *pre);
     ex->call = (aclStubOpCall){op, ex->values, base + at_plan, NULL, 0};
@@ -178,17 +196,13 @@ aclnnStatus aclStubOpPlan(const aclStubOpDef *op, const aclStubArg *args, size_t
     for (size_t i = 0; i < n && status == OK; i++) {
         const void *h = args[i].handle;
         aclStubValue *v = &ex->values[i];
-        if (h && is_tensor(params[i].role)) {
+        aclStubRole role = params[i].role;
+        if (h && is_tensor(role)) {
             *desc = descs[i];
             v->tensor = desc++;
-        } else if (h && params[i].role == ACLSTUB_INT_ARRAY) {
-            int64_t *ints = (int64_t *)(void *)cursor;
-            cursor += align_up((size_t)v->size * sizeof(int64_t));
-            v->ints = ints;
-            if (!meta_int_array_copy(h, ints, v->size))
-                status = aclStubOpFail(&msg, ACLNN_ERR_PARAM_INVALID, "argument '%s' (%p) is not a live aclIntArray",
-                                       params[i].name, h);
-        } else if (h && params[i].role == ACLSTUB_STRING) {
+        } else if (h && is_list(role)) {
+            status = sdk_list_copy(&msg, i, h, v, &cursor, &ex->elems[i]);
+        } else if (h && role == ACLSTUB_STRING) {
             size_t len = strlen(h) + 1;
             memcpy(cursor, h, len);
             v->s = cursor;
@@ -211,8 +225,8 @@ aclnnStatus aclStubOpPlan(const aclStubOpDef *op, const aclStubArg *args, size_t
 
     /* Record what phase 2 checks again: every handle the kernel reads (nothing when there is nothing to do). */
     for (size_t i = 0; i < n && !ex->nothing_to_do; i++)
-        if (ex->values[i].tensor || (params[i].role == ACLSTUB_INT_ARRAY && ex->values[i].present) ||
-            (params[i].role == ACLSTUB_SCALAR && ex->values[i].present))
+        if (ex->values[i].tensor || ((is_list(params[i].role) || params[i].role == ACLSTUB_SCALAR) &&
+                                     ex->values[i].present))
             ex->handles[i] = args[i].handle;
     uint64_t workspace = ex->workspace_size = ex->nothing_to_do ? 0 : ex->call.workspace_size;
     aclOpExecutor *token = handle_insert(&sdk_executors, ex); /* published only once complete */

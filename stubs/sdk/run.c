@@ -16,7 +16,7 @@ static bool same_description(const aclStubTensorDesc *a, const aclStubTensorDesc
 }
 
 /* The tensor behind token, as phase 1 saw it but with today's data pointer; its bytes inside one device block. */
-static aclnnStatus recheck_tensor(const char *op, const char *name, const void *token, aclStubTensorDesc *desc) {
+aclnnStatus sdk_recheck_tensor(const char *op, const char *name, const void *token, aclStubTensorDesc *desc) {
     aclStubTensorDesc now;
     if (aclStubTensorDescribe(token, &now) != 1) {
         if (CHECK_ON(CHECK_MEM))
@@ -57,24 +57,18 @@ static aclnnStatus recheck(aclOpExecutor *w) {
         const void *h = w->handles[i];
         aclStubValue *v = &w->values[i];
         const char *name = op->params[i].name;
+        aclStubRole role = op->params[i].role;
         if (h == NULL) continue;
         if (v->tensor) {
-            ACLSTUB_TRY(recheck_tensor(op->name, name, h, (aclStubTensorDesc *)(uintptr_t)v->tensor));
-        } else if (op->params[i].role == ACLSTUB_INT_ARRAY) {
-            uint64_t size;
-            if (!meta_int_array_size(h, &size))
-                return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: int array '%s' (%p) was destroyed after "
-                                "%sGetWorkspaceSize", op->name, name, h, op->name);
-            /* Int arrays are immutable, so equal sizes mean the values phase 1 copied. */
-            if (size != v->size)
-                return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: int array '%s' was changed after %sGetWorkspaceSize",
-                                op->name, name, op->name);
-        } else if (op->params[i].role == ACLSTUB_SCALAR) {
+            ACLSTUB_TRY(sdk_recheck_tensor(op->name, name, h, (aclStubTensorDesc *)(uintptr_t)v->tensor));
+        } else if (role == ACLSTUB_SCALAR) {
             aclDataType dtype;
             unsigned char value[16];
             if (!meta_scalar_copy(h, &dtype, value))
                 return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: scalar '%s' (%p) was destroyed after "
                                 "%sGetWorkspaceSize", op->name, name, h, op->name);
+        } else {
+            ACLSTUB_TRY(sdk_list_recheck(w, i));
         }
     }
     return OK;
@@ -97,18 +91,42 @@ void *aclStubKernelScratch(const aclStubOpCall *call, size_t bytes) {
 
 static aclError run_kernel(void *arg);
 
-/* The device bytes the kernel reads (inputs) and writes (outputs, workspace); returns how many spans. */
+/* One span per view the kernel reads or writes (both for an in-place tensor). */
+static size_t add_view_span(aclStubCheckSpan *spans, size_t n, const char *name, const aclStubTensorDesc *t,
+                            aclStubRole role) {
+    int64_t lo, hi;
+    if (t == NULL || t->data == NULL || aclStubNumel(t) == 0 || !sdk_view_byte_range(t, &lo, &hi)) return n;
+    const char *start = (const char *)t->data + lo;
+    if (role == ACLSTUB_INPLACE)
+        spans[n++] = (aclStubCheckSpan){name, start, (size_t)(hi - lo), CHECK_READ, t};
+    spans[n++] = (aclStubCheckSpan){name, start, (size_t)(hi - lo), sdk_role_writes(role) ? CHECK_WRITE : CHECK_READ, t};
+    return n;
+}
+
+/* The device bytes the kernel reads (inputs) and writes (outputs, workspace): the number of spans, which the
+ * caller's array must hold (kernel_span_capacity). */
+static size_t kernel_span_capacity(const aclOpExecutor *w) {
+    size_t n = 1; /* workspace */
+    for (size_t i = 0; i < w->op->num_params; i++) {
+        aclStubRole role = w->op->params[i].role;
+        if (role == ACLSTUB_TENSOR_LIST || role == ACLSTUB_OUTPUT_LIST) n += w->values[i].size;
+        else n += 2;
+    }
+    return n;
+}
+
 static size_t kernel_spans(const aclOpExecutor *w, aclStubCheckSpan *spans) {
     const aclStubOpDef *op = w->op;
     size_t n = 0;
     for (size_t i = 0; i < op->num_params; i++) {
-        const aclStubTensorDesc *t = w->values[i].tensor;
+        const aclStubValue *v = &w->values[i];
         aclStubRole role = op->params[i].role;
-        int64_t lo, hi;
-        if (w->handles[i] == NULL || t == NULL || aclStubNumel(t) == 0 || !sdk_view_byte_range(t, &lo, &hi)) continue;
-        bool out = role == ACLSTUB_OUTPUT || role == ACLSTUB_OPTIONAL_OUTPUT;
-        spans[n++] = (aclStubCheckSpan){op->params[i].name, (const char *)t->data + lo, (size_t)(hi - lo),
-                                        out ? CHECK_WRITE : CHECK_READ, t};
+        if (w->handles[i] == NULL) continue;
+        if (v->tensor) {
+            n = add_view_span(spans, n, op->params[i].name, v->tensor, role);
+        } else if (v->tensors) {
+            for (uint64_t k = 0; k < v->size; k++) n = add_view_span(spans, n, op->params[i].name, &v->tensors[k], role);
+        }
     }
     if (w->call.workspace_size > 0)
         spans[n++] = (aclStubCheckSpan){"workspace", w->call.workspace, (size_t)w->call.workspace_size, CHECK_WRITE,
@@ -118,11 +136,22 @@ static size_t kernel_spans(const aclOpExecutor *w, aclStubCheckSpan *spans) {
 
 /* Queue the kernel with its spans: check mode tracks them, and lent host memory learns its users. */
 static aclnnStatus launch(aclOpExecutor *w, aclrtStream stream) {
-    aclStubCheckSpan spans[SDK_MAX_PARAMS + 1];
+    aclStubCheckSpan local[2 * SDK_MAX_PARAMS + 1];
+    size_t cap = kernel_span_capacity(w);
+    aclStubCheckSpan *spans = cap <= sizeof local / sizeof local[0] ? local : malloc(cap * sizeof *spans);
+    if (spans == NULL) {
+        const char *name = w->op->name;
+        free(w);
+        return sdk_fail(ACLNN_ERR_INNER, "%s: out of host memory for the work item", name);
+    }
     size_t n = kernel_spans(w, spans);
+    aclnnStatus status;
     if (CHECK_ON(CHECK_INIT | CHECK_SYNC))
-        return aclStubStreamLaunchChecked(stream, run_kernel, w, free, w->op->name, spans, n);
-    return aclStubStreamLaunchUsing(stream, run_kernel, w, free, w->op->name, spans, n);
+        status = aclStubStreamLaunchChecked(stream, run_kernel, w, free, w->op->name, spans, n);
+    else
+        status = aclStubStreamLaunchUsing(stream, run_kernel, w, free, w->op->name, spans, n);
+    if (spans != local) free(spans);
+    return status;
 }
 
 static aclError run_kernel(void *arg) {

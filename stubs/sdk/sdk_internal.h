@@ -19,6 +19,7 @@ struct aclOpExecutor {
     uint64_t workspace_size; /* what phase 2 must be given */
     size_t bytes;            /* of the whole allocation */
     const void **handles;    /* per parameter: the token phase 2 checks again, or NULL */
+    const void *const **elems; /* per tensor-list parameter: its element tokens (NULL entries allowed) */
     aclStubValue *values;    /* per parameter */
     aclStubOpCall call;      /* call.v == values */
     struct SdkScratch *scratch; /* while the kernel runs: its aclStubKernelScratch blocks */
@@ -26,6 +27,31 @@ struct aclOpExecutor {
 };
 
 extern HandleTable sdk_executors;
+
+static inline size_t align_up(size_t n) {
+    return (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+}
+
+/* Tensor roles: single tensors (inputs, outputs, in-place). */
+static inline bool sdk_role_is_tensor(aclStubRole r) {
+    return r == ACLSTUB_INPUT || r == ACLSTUB_OPTIONAL_INPUT || r == ACLSTUB_OUTPUT || r == ACLSTUB_OPTIONAL_OUTPUT ||
+           r == ACLSTUB_INPLACE;
+}
+static inline bool sdk_role_writes(aclStubRole r) {
+    return r == ACLSTUB_OUTPUT || r == ACLSTUB_OPTIONAL_OUTPUT || r == ACLSTUB_INPLACE || r == ACLSTUB_OUTPUT_LIST;
+}
+
+/* Lists and arrays (sdk/lists.c). Phase 1: the number of entries of list parameter i (handle h) and the bytes
+ * each entry's snapshot takes; then the snapshot into *cursor (advanced), with a tensor list's element tokens
+ * stored at *elems. 161002 for a handle or element that is not live. */
+aclnnStatus sdk_list_size(const aclStubOpCall *msg, size_t i, const void *h, uint64_t *size, size_t *each);
+aclnnStatus sdk_list_copy(const aclStubOpCall *msg, size_t i, const void *h, aclStubValue *v, char **cursor,
+                          const void *const **elems);
+/* Phase 2: list parameter i of the executor is still what phase 1 saw (tensor entries re-described with today's
+ * data addresses, their bytes inside device blocks). */
+aclnnStatus sdk_list_recheck(aclOpExecutor *w, size_t i);
+/* The tensor behind token, as phase 1 saw it but with today's data pointer; its bytes inside one device block. */
+aclnnStatus sdk_recheck_tensor(const char *op, const char *name, const void *token, aclStubTensorDesc *desc);
 
 /* A copy of executor ex (the caller holds it, e.g. under the table's read lock); NULL when out of memory. */
 aclOpExecutor *sdk_block_copy(const aclOpExecutor *ex);

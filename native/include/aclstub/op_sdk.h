@@ -63,11 +63,13 @@ typedef enum {
     ACLSTUB_STRING,          /* const char * attribute (copied; NULL allowed) */
     ACLSTUB_DTYPE,           /* aclDataType attribute */
     ACLSTUB_INT_ARRAY,       /* const aclIntArray * (NULL allowed when flagged ACLSTUB_NULLABLE) */
-    ACLSTUB_BOOL_ARRAY,      /* const aclBoolArray *: declared, not yet snapshotted by this version */
-    ACLSTUB_FLOAT_ARRAY,     /* const aclFloatArray *: declared, not yet snapshotted by this version */
+    ACLSTUB_BOOL_ARRAY,      /* const aclBoolArray * (NULL allowed when flagged ACLSTUB_NULLABLE) */
+    ACLSTUB_FLOAT_ARRAY,     /* const aclFloatArray * (NULL allowed when flagged ACLSTUB_NULLABLE) */
     ACLSTUB_SCALAR,          /* const aclScalar * (NULL allowed when flagged ACLSTUB_NULLABLE) */
-    ACLSTUB_TENSOR_LIST,     /* const aclTensorList *: declared, not yet snapshotted by this version */
-    ACLSTUB_SCALAR_LIST,     /* const aclScalarList *: declared, not yet snapshotted by this version */
+    ACLSTUB_TENSOR_LIST,     /* const aclTensorList * of inputs (NULL allowed when flagged ACLSTUB_NULLABLE) */
+    ACLSTUB_SCALAR_LIST,     /* const aclScalarList * (NULL allowed when flagged ACLSTUB_NULLABLE) */
+    ACLSTUB_INPLACE,         /* aclTensor * read and written (selfRef of the in-place variants), not NULL */
+    ACLSTUB_OUTPUT_LIST,     /* aclTensorList * of outputs (NULL allowed when flagged ACLSTUB_NULLABLE) */
     ACLSTUB_ROLE_END
 } aclStubRole;
 
@@ -106,11 +108,17 @@ typedef struct {
     int64_t strides[ACLSTUB_MAX_DIMS]; /* in elements */
 } aclStubTensorDesc;
 
+/* A copy of a scalar: its type and value bytes (aclCreateScalar's, at most 16). */
+typedef struct {
+    aclDataType dtype;
+    unsigned char value[16];
+} aclStubScalarDesc;
+
 /* One parameter's value as check and kernel see it. */
 typedef struct {
     const aclStubTensorDesc *tensor; /* tensors: NULL when absent (or ignored by check) */
     const int64_t *ints;             /* int arrays: the values (NULL when absent) */
-    uint64_t size;                   /* int arrays: number of values */
+    uint64_t size;                   /* arrays and lists: number of entries */
     int64_t i;                       /* INT attributes */
     double f;                        /* FLOAT attributes */
     bool b;                          /* BOOL attributes */
@@ -118,6 +126,11 @@ typedef struct {
     aclDataType dtype;               /* DTYPE attributes; SCALAR: the scalar's type */
     unsigned char scalar[16];        /* SCALAR: the value's bytes */
     bool present;                    /* handles: not NULL */
+    const aclStubTensorDesc *tensors; /* TENSOR_LIST, OUTPUT_LIST: one description per entry; a NULL entry has
+                                         dtype ACL_DT_UNDEFINED, rank 0 and no data */
+    const aclStubScalarDesc *scalars; /* SCALAR_LIST: one per entry (a NULL entry: dtype ACL_DT_UNDEFINED) */
+    const float *floats;              /* FLOAT_ARRAY: the values */
+    const bool *bools;                /* BOOL_ARRAY: the values */
 } aclStubValue;
 
 typedef struct aclStubOpDef aclStubOpDef;
@@ -143,6 +156,16 @@ struct aclStubOpDef {
     aclStubKernelFn kernel;      /* phase 2, on the stream; a non-zero return is the phase-2 status */
     size_t plan_size;
 };
+
+/* A family engine's operator: the definition and the row of the family's table it reads (the engine's check
+ * and kernel find the row from call->op with aclStubFamilyRow). */
+typedef struct {
+    aclStubOpDef def;
+    const void *row;
+} aclStubFamilyOp;
+static inline const void *aclStubFamilyRow(const aclStubOpCall *call) {
+    return ((const aclStubFamilyOp *)(const void *)((const char *)call->op - offsetof(aclStubFamilyOp, def)))->row;
+}
 
 /* ---- helpers for check -------------------------------------------------------------------------------- */
 
@@ -176,6 +199,60 @@ ACLSTUB_API aclnnStatus aclStubOpCheckTensor(const aclStubOpCall *call, int i);
 ACLSTUB_API aclnnStatus aclStubOpCheckDimsNonNegative(const aclStubOpCall *call, int i, aclnnStatus status);
 
 ACLSTUB_API const char *aclStubDtypeName(aclDataType dtype);
+
+/* ---- data types: CANN's categories, promotion and cast rules ------------------------------------------ */
+
+#define ACLSTUB_DT_INTS                                                                                      \
+    (ACLSTUB_DT(ACL_INT8) | ACLSTUB_DT(ACL_INT16) | ACLSTUB_DT(ACL_INT32) | ACLSTUB_DT(ACL_INT64) |          \
+     ACLSTUB_DT(ACL_UINT8))
+#define ACLSTUB_DT_UINTS (ACLSTUB_DT(ACL_UINT16) | ACLSTUB_DT(ACL_UINT32) | ACLSTUB_DT(ACL_UINT64))
+#define ACLSTUB_DT_COMPLEX (ACLSTUB_DT(ACL_COMPLEX64) | ACLSTUB_DT(ACL_COMPLEX128))
+/* FLOAT, FLOAT16, BF16 and DOUBLE */
+#define ACLSTUB_DT_REALS (ACLSTUB_DT_FLOATS | ACLSTUB_DT(ACL_DOUBLE))
+
+ACLSTUB_API bool aclStubIsFloating(aclDataType dtype);  /* DOUBLE, FLOAT, FLOAT16, BF16 and the 8/6/4-bit floats */
+ACLSTUB_API bool aclStubIsComplex(aclDataType dtype);   /* COMPLEX32, COMPLEX64, COMPLEX128 */
+ACLSTUB_API bool aclStubIsIntegral(aclDataType dtype, bool include_bool); /* INT8..INT64, UINT8..UINT64 */
+/* op::PromoteType: the common type of two operands (ACL_DT_UNDEFINED when there is none; not symmetric for
+ * unsigned types against complex ones, as CANN's table is not). */
+ACLSTUB_API aclDataType aclStubPromoteType(aclDataType a, aclDataType b);
+/* op::CanCast: complex to real, floating to integral and anything but BOOL to BOOL are refused. */
+ACLSTUB_API bool aclStubCanCast(aclDataType from, aclDataType to);
+/* The dtype list of a set as text ("ACL_FLOAT, ACL_FLOAT16"), for messages. */
+ACLSTUB_API const char *aclStubDtypeSetName(uint64_t dtypes, char *buf, size_t size);
+
+/* ---- scalars ---------------------------------------------------------------------------------------------- */
+
+/* The value of a scalar (a SCALAR parameter's dtype and bytes, or a scalar-list entry) as the op_api's
+ * aclScalar::ToDouble / ToInt64 / ToBool read it: floats converted, integers exact, complex values by their
+ * real part, BOOL as 0/1; ToFloat is ToDouble rounded to float32. */
+ACLSTUB_API double aclStubScalarToDouble(aclDataType dtype, const void *value);
+ACLSTUB_API int64_t aclStubScalarToInt64(aclDataType dtype, const void *value);
+ACLSTUB_API bool aclStubScalarToBool(aclDataType dtype, const void *value);
+/* The imaginary part (0 for real types). */
+ACLSTUB_API double aclStubScalarImag(aclDataType dtype, const void *value);
+static inline double aclStubOpScalarF64(const aclStubOpCall *call, int i) {
+    return aclStubScalarToDouble(call->v[i].dtype, call->v[i].scalar);
+}
+static inline int64_t aclStubOpScalarI64(const aclStubOpCall *call, int i) {
+    return aclStubScalarToInt64(call->v[i].dtype, call->v[i].scalar);
+}
+
+/* ---- conversions between element types (the Cast the op_api inserts) ------------------------------------ */
+
+/*
+ * n elements from src (byte stride src_stride, dtype st) to dst (byte stride dst_stride, dtype dt), as the
+ * device's Cast computes them: floats round to nearest even (FLOAT16 and BF16 included, DOUBLE to 16-bit rounded
+ * once); floats to integers truncate toward zero, saturate at the integer's range, NaN gives 0; integers to
+ * narrower integers wrap (two's complement); anything to BOOL is "not zero" (NaN is true); complex to real
+ * keeps the real part, real to complex has a zero imaginary part. false (nothing written) for a pair this
+ * version cannot convert (4-bit and 6-bit floats, strings).
+ */
+ACLSTUB_API bool aclStubCastStrided(void *dst, int64_t dst_stride, aclDataType dt, const void *src, int64_t src_stride,
+                                    aclDataType st, int64_t n);
+ACLSTUB_API bool aclStubCanConvert(aclDataType dtype);
+/* One value of dtype dt at dst from a double (the same rules), e.g. a scalar converted to a compute type. */
+ACLSTUB_API void aclStubStoreDouble(void *dst, aclDataType dt, double value);
 
 static inline const aclStubTensorDesc *aclStubOpTensor(const aclStubOpCall *call, int i) { return call->v[i].tensor; }
 static inline int64_t aclStubOpInt(const aclStubOpCall *call, int i) { return call->v[i].i; }
@@ -215,6 +292,54 @@ ACLSTUB_API void *aclStubKernelScratch(const aclStubOpCall *call, size_t bytes);
 typedef void (*aclStubRangeFn)(void *ctx, int64_t begin, int64_t end);
 ACLSTUB_API void aclStubParallelFor(int64_t n, int64_t min_chunk, aclStubRangeFn fn, void *ctx);
 ACLSTUB_API int aclStubNumThreads(void);
+
+/* ---- shapes ------------------------------------------------------------------------------------------------ */
+
+/* The broadcast of shapes a (na dims) and b (nb dims) by numpy's rules into out (max(na, nb) dims, *nout);
+ * false when a dimension pair is neither equal nor 1. */
+ACLSTUB_API bool aclStubBroadcastShape(const int64_t *a, uint32_t na, const int64_t *b, uint32_t nb, int64_t *out,
+                                       uint32_t *nout);
+/* "[2, 3, 4]" into buf (always terminated); returns buf. */
+ACLSTUB_API const char *aclStubShapeText(const int64_t *dims, uint32_t n, char *buf, size_t size);
+static inline bool aclStubShapeEqual(const int64_t *a, uint32_t na, const int64_t *b, uint32_t nb) {
+    if (na != nb) return false;
+    for (uint32_t i = 0; i < na; i++)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
+/* ---- the element iterator (in the manner of PyTorch's TensorIterator and numpy's ufunc loops) ------------ */
+
+#define ACLSTUB_ITER_MAX_OPERANDS 8
+
+/*
+ * An inner loop over n elements: data[k] points at operand k's first element and strides[k] is the byte step
+ * between its elements (0 for a broadcast or scalar operand). Operands are the outputs first, then the inputs,
+ * each in its loop dtype (the iterator converts the others block by block). ctx is the caller's.
+ */
+typedef void (*aclStubLoopFn)(char **data, const int64_t *strides, int64_t n, const void *ctx);
+
+typedef struct {
+    int num_outputs, num_inputs;
+    /* per operand, outputs first: the view, or NULL for a scalar operand (value in scalar[k]) */
+    const aclStubTensorDesc *tensor[ACLSTUB_ITER_MAX_OPERANDS];
+    aclDataType loop_dtype[ACLSTUB_ITER_MAX_OPERANDS];   /* what the loop reads (inputs) or writes (outputs) */
+    aclStubScalarDesc scalar[ACLSTUB_ITER_MAX_OPERANDS]; /* scalar operands, any dtype: converted to loop_dtype */
+    /* When set, values pass through via[k] between the tensor's dtype and the loop's: an input is cast to via[k]
+     * first, an output is rounded to via[k] first (a FLOAT16 computation run in float32, for instance). */
+    bool has_via[ACLSTUB_ITER_MAX_OPERANDS];
+    aclDataType via[ACLSTUB_ITER_MAX_OPERANDS];
+} aclStubIter;
+
+/*
+ * Runs fn over every element of output 0's shape: inputs broadcast to it (trailing dimensions aligned), every
+ * output of that shape, any strides. Dimensions are merged where every operand allows it, an operand whose
+ * dtype differs from its loop dtype is converted (aclStubCastStrided) a block at a time, and large shapes run
+ * on the stub's threads, each element computed once whatever the thread count. OK, or a kernel error status
+ * (a dtype the iterator cannot convert).
+ */
+ACLSTUB_API aclnnStatus aclStubIterRun(const aclStubOpCall *call, const aclStubIter *it, aclStubLoopFn fn,
+                                       const void *ctx);
 
 /* Element pointers of views (offsets were checked against the device block in phase 2). */
 static inline void *aclStubElem1(const aclStubTensorDesc *t, int64_t i) {
@@ -475,7 +600,17 @@ inline aclStubArg aclStubBox(const aclFloatArray *x) { return aclStubBoxHandle_(
 inline aclStubArg aclStubBox(const aclScalar *x) { return aclStubBoxHandle_(ACLSTUB_KIND_SCALAR, x); }
 inline aclStubArg aclStubBox(const aclTensorList *x) { return aclStubBoxHandle_(ACLSTUB_KIND_TENSOR_LIST, x); }
 inline aclStubArg aclStubBox(const aclScalarList *x) { return aclStubBoxHandle_(ACLSTUB_KIND_SCALAR_LIST, x); }
-inline aclStubArg aclStubBox(int64_t x) { aclStubArg a = {ACLSTUB_KIND_INT, 0, x, 0.0}; return a; }
+inline aclStubArg aclStubBoxInt_(long long x) { aclStubArg a = {ACLSTUB_KIND_INT, 0, (int64_t)x, 0.0}; return a; }
+inline aclStubArg aclStubBox(signed char x) { return aclStubBoxInt_(x); }
+inline aclStubArg aclStubBox(unsigned char x) { return aclStubBoxInt_(x); }
+inline aclStubArg aclStubBox(short x) { return aclStubBoxInt_(x); }
+inline aclStubArg aclStubBox(unsigned short x) { return aclStubBoxInt_(x); }
+inline aclStubArg aclStubBox(int x) { return aclStubBoxInt_(x); }
+inline aclStubArg aclStubBox(unsigned int x) { return aclStubBoxInt_(x); }
+inline aclStubArg aclStubBox(long x) { return aclStubBoxInt_(x); }
+inline aclStubArg aclStubBox(unsigned long x) { return aclStubBoxInt_((long long)x); }
+inline aclStubArg aclStubBox(long long x) { return aclStubBoxInt_(x); }
+inline aclStubArg aclStubBox(unsigned long long x) { return aclStubBoxInt_((long long)x); }
 inline aclStubArg aclStubBox(bool x) { aclStubArg a = {ACLSTUB_KIND_BOOL, 0, x, 0.0}; return a; }
 inline aclStubArg aclStubBox(double x) { aclStubArg a = {ACLSTUB_KIND_FLOAT, 0, 0, x}; return a; }
 inline aclStubArg aclStubBox(float x) { aclStubArg a = {ACLSTUB_KIND_FLOAT, 0, 0, x}; return a; }
@@ -494,7 +629,7 @@ static inline aclStubArg aclStubBoxInt_(int64_t x) { return (aclStubArg){ACLSTUB
 static inline aclStubArg aclStubBoxBool_(bool x) { return (aclStubArg){ACLSTUB_KIND_BOOL, NULL, x, 0.0}; }
 static inline aclStubArg aclStubBoxFloat_(double x) { return (aclStubArg){ACLSTUB_KIND_FLOAT, NULL, 0, x}; }
 static inline aclStubArg aclStubBoxString_(const char *x) { return (aclStubArg){ACLSTUB_KIND_STRING, x, 0, 0.0}; }
-static inline aclStubArg aclStubBoxDtype_(aclDataType x) { return (aclStubArg){ACLSTUB_KIND_DTYPE, NULL, (int64_t)x, 0.0}; }
+/* Integer and enum arguments (an aclDataType is an int in C) box as integers; the table's role reads them. */
 #define ACLSTUB_BOX_VALUE_(x)                                                                                 \
     _Generic((x),                                                                                            \
         const aclTensor *: aclStubBoxTensor_, aclTensor *: aclStubBoxTensor_,                                \
@@ -504,8 +639,11 @@ static inline aclStubArg aclStubBoxDtype_(aclDataType x) { return (aclStubArg){A
         const aclScalar *: aclStubBoxScalar_, aclScalar *: aclStubBoxScalar_,                                \
         const aclTensorList *: aclStubBoxTensorList_, aclTensorList *: aclStubBoxTensorList_,                \
         const aclScalarList *: aclStubBoxScalarList_, aclScalarList *: aclStubBoxScalarList_,                \
-        int64_t: aclStubBoxInt_, bool: aclStubBoxBool_, double: aclStubBoxFloat_, float: aclStubBoxFloat_,   \
-        const char *: aclStubBoxString_, char *: aclStubBoxString_, aclDataType: aclStubBoxDtype_)(x)
+        signed char: aclStubBoxInt_, unsigned char: aclStubBoxInt_, short: aclStubBoxInt_,                  \
+        unsigned short: aclStubBoxInt_, int: aclStubBoxInt_, unsigned int: aclStubBoxInt_,                   \
+        long: aclStubBoxInt_, unsigned long: aclStubBoxInt_, long long: aclStubBoxInt_,                      \
+        unsigned long long: aclStubBoxInt_, bool: aclStubBoxBool_, double: aclStubBoxFloat_,                 \
+        float: aclStubBoxFloat_, const char *: aclStubBoxString_, char *: aclStubBoxString_)(x)
 #endif
 
 /* Parameters of ACLSTUB_DEFINE_OP are (type, name) pairs in the order of the official prototype. */

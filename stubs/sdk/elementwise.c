@@ -1,0 +1,237 @@
+/*
+ * The elementwise engine (aclstub/op_elementwise.h): the op_api's rules for elementwise operators in their
+ * order, and the kernel that runs an operator's loops over the element iterator.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "aclstub/op_elementwise.h"
+#include "sdk_internal.h"
+
+#define MAX_DIM 8 /* the op_api's limit for elementwise operands */
+
+static bool is_tensor_role(aclStubRole r) {
+    return r == ACLSTUB_INPUT || r == ACLSTUB_OPTIONAL_INPUT || r == ACLSTUB_OUTPUT || r == ACLSTUB_OPTIONAL_OUTPUT ||
+           r == ACLSTUB_INPLACE;
+}
+
+/* The parameter written: the in-place variant's first operand, else the last tensor parameter. */
+static int output_index(const aclStubOpDef *op) {
+    if (op->num_params > 0 && op->params[0].role == ACLSTUB_INPLACE) return 0;
+    for (size_t i = op->num_params; i-- > 0;)
+        if (op->params[i].role == ACLSTUB_OUTPUT || op->params[i].role == ACLSTUB_OPTIONAL_OUTPUT) return (int)i;
+    return -1;
+}
+
+/* bool 0, integer 1, floating 2, complex 3: the categories scalars promote by. */
+static int category(aclDataType t) {
+    return aclStubIsComplex(t) ? 3 : aclStubIsFloating(t) ? 2 : t == ACL_BOOL ? 0 : 1;
+}
+
+/* A scalar operand joins the tensors' dtype only when its category is higher (torch's wrapped-number rule,
+ * which the op_api's scalar variants follow): then the default dtype of its category. */
+static aclDataType with_scalar(aclDataType tensors, aclDataType scalar) {
+    if ((int)tensors < 0) return scalar == ACL_DOUBLE ? ACL_FLOAT : scalar;
+    if (category(scalar) <= category(tensors)) return tensors;
+    switch (category(scalar)) {
+    case 3: return tensors == ACL_DOUBLE ? ACL_COMPLEX128 : ACL_COMPLEX64;
+    case 2: return ACL_FLOAT;
+    default: return ACL_INT64;
+    }
+}
+
+static void attribute(aclStubEwCtx *ctx, int k, const aclStubParam *p, const aclStubValue *v) {
+    if (k >= ACLSTUB_EW_MAX_ATTRS) return;
+    switch (p->role) {
+    case ACLSTUB_SCALAR:
+        if (!v->present) return;
+        ctx->f[k] = aclStubScalarToDouble(v->dtype, v->scalar);
+        ctx->fi[k] = aclStubScalarImag(v->dtype, v->scalar);
+        ctx->i[k] = aclStubScalarToInt64(v->dtype, v->scalar);
+        break;
+    case ACLSTUB_FLOAT:
+        ctx->f[k] = v->f;
+        ctx->i[k] = (int64_t)v->f;
+        break;
+    case ACLSTUB_INT:
+    case ACLSTUB_DTYPE:
+        ctx->i[k] = v->i;
+        ctx->f[k] = (double)v->i;
+        break;
+    case ACLSTUB_BOOL:
+        ctx->i[k] = v->b;
+        ctx->f[k] = v->b;
+        break;
+    default:
+        break;
+    }
+}
+
+aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
+    const aclStubOpDef *op = call->op;
+    const aclStubElementwise *fam = aclStubFamilyRow(call);
+    const aclStubParam *params = op->params;
+    char buf[256], buf2[256];
+    int out = output_index(op);
+    if (fam == NULL || fam->loops == NULL || out < 0 || fam->num_operands < 1 ||
+        (size_t)fam->num_operands > op->num_params || fam->num_operands > ACLSTUB_ITER_MAX_OPERANDS - 1)
+        return aclStubOpFail(call, ACLNN_ERR_INNER, "the elementwise row is incomplete (operands, loops, output)");
+    const aclStubTensorDesc *y = call->v[out].tensor;
+
+    /* 1. every tensor operand's dtype in the support list, in parameter order */
+    for (int k = 0; k < fam->num_operands; k++) {
+        const aclStubTensorDesc *t = call->v[k].tensor;
+        if (!is_tensor_role(params[k].role) || t == NULL) continue;
+        if ((unsigned)t->dtype >= 64 || !(fam->dtypes & ACLSTUB_DT(t->dtype)))
+            return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has data type %s; supported: %s",
+                                 params[k].name, aclStubDtypeName(t->dtype),
+                                 aclStubDtypeSetName(fam->dtypes, buf, sizeof buf));
+    }
+    if ((fam->flags & ACLSTUB_EW_OUT_IN_LIST) && ((unsigned)y->dtype >= 64 || !(fam->dtypes & ACLSTUB_DT(y->dtype))))
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has data type %s; supported: %s",
+                             params[out].name, aclStubDtypeName(y->dtype),
+                             aclStubDtypeSetName(fam->dtypes, buf, sizeof buf));
+
+    /* 2. the result dtype: tensors promoted together, then scalar operands by category */
+    aclDataType result = ACL_DT_UNDEFINED;
+    int first = -1;
+    for (int k = 0; k < fam->num_operands; k++) {
+        const aclStubTensorDesc *t = call->v[k].tensor;
+        if (!is_tensor_role(params[k].role) || t == NULL) continue;
+        if (first < 0) {
+            first = k;
+            result = t->dtype;
+            continue;
+        }
+        aclDataType next = (fam->flags & ACLSTUB_EW_NO_PROMOTE) ? (t->dtype == result ? result : ACL_DT_UNDEFINED)
+                                                                : aclStubPromoteType(result, t->dtype);
+        if ((int)next < 0)
+            return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s and %s dtype %s can not promote dtype",
+                                 params[first].name, aclStubDtypeName(result), params[k].name,
+                                 aclStubDtypeName(t->dtype));
+        result = next;
+    }
+    for (int k = 0; k < fam->num_operands; k++)
+        if (params[k].role == ACLSTUB_SCALAR && call->v[k].present) result = with_scalar(result, call->v[k].dtype);
+    if ((fam->flags & ACLSTUB_EW_INT_TO_FLOAT) && aclStubIsIntegral(result, true)) result = ACL_FLOAT;
+    if (fam->result_dtype) result = fam->result_dtype(call, result);
+    if ((fam->flags & ACLSTUB_EW_RESULT_IN_LIST) && ((unsigned)result >= 64 || !(fam->dtypes & ACLSTUB_DT(result))))
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "promoted dtype %s is not supported; supported: %s",
+                             aclStubDtypeName(result), aclStubDtypeSetName(fam->dtypes, buf, sizeof buf));
+
+    /* 3. attributes: alpha must cast to the result dtype */
+    int attr0 = fam->num_operands;
+    if ((fam->flags & ACLSTUB_EW_ATTR0_CASTS) && attr0 < (int)op->num_params && params[attr0].role == ACLSTUB_SCALAR &&
+        call->v[attr0].present) {
+        aclDataType a = call->v[attr0].dtype;
+        bool ok = result == ACL_BOOL ? aclStubIsIntegral(a, true) : aclStubCanCast(a, result);
+        if (!ok)
+            return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s can't be cast to the promote dtype %s",
+                                 params[attr0].name, aclStubDtypeName(a), aclStubDtypeName(result));
+    }
+
+    /* 4. the output's dtype */
+    aclDataType produced = (fam->flags & ACLSTUB_EW_PREDICATE) ? ACL_BOOL : result;
+    if ((fam->flags & ACLSTUB_EW_OUT_SAME) ? y->dtype != produced : !aclStubCanCast(produced, y->dtype))
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s can't be cast to the desired output type %s",
+                             (fam->flags & ACLSTUB_EW_PREDICATE) ? "result" : "promote", aclStubDtypeName(produced),
+                             aclStubDtypeName(y->dtype));
+
+    /* 5. shapes: ranks, broadcasting, the output's shape */
+    int64_t shape[ACLSTUB_MAX_DIMS];
+    uint32_t nd = 0;
+    for (int k = 0; k < fam->num_operands; k++) {
+        const aclStubTensorDesc *t = call->v[k].tensor;
+        if (!is_tensor_role(params[k].role) || t == NULL) continue;
+        ACLSTUB_RETURN_ERROR_IF(t->ndim > MAX_DIM, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; "
+                                "at most %d are supported", params[k].name, t->ndim, MAX_DIM);
+        int64_t next[ACLSTUB_MAX_DIMS];
+        uint32_t nn;
+        if (!aclStubBroadcastShape(shape, nd, t->dims, t->ndim, next, &nn))
+            return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "the shape of '%s' %s can not broadcast to %s",
+                                 params[k].name, aclStubShapeText(t->dims, t->ndim, buf, sizeof buf),
+                                 aclStubShapeText(shape, nd, buf2, sizeof buf2));
+        memcpy(shape, next, nn * sizeof shape[0]);
+        nd = nn;
+    }
+    ACLSTUB_RETURN_ERROR_IF(y->ndim > MAX_DIM, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; at "
+                            "most %d are supported", params[out].name, y->ndim, MAX_DIM);
+    if (!aclStubShapeEqual(shape, nd, y->dims, y->ndim))
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "shape of %s should be %s, but current is %s",
+                             params[out].name, aclStubShapeText(shape, nd, buf, sizeof buf),
+                             aclStubShapeText(y->dims, y->ndim, buf2, sizeof buf2));
+
+    aclStubEwPlan *plan = call->plan;
+    plan->compute = result;
+    plan->out = out;
+    int attrs = 0;
+    for (int k = fam->num_operands; k < (int)op->num_params; k++)
+        if (k != out && !is_tensor_role(params[k].role)) attribute(&plan->ctx, attrs++, &params[k], &call->v[k]);
+
+    if (fam->check) ACLSTUB_TRY(fam->check(call));
+    if (aclStubNumel(y) == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+/* The loop table's index for a computation dtype, and the dtype the loop reads and writes. */
+static int compute_index(aclDataType t, aclDataType *loop) {
+    *loop = t;
+    switch (t) {
+    case ACL_FLOAT16:
+    case ACL_BF16:
+        *loop = ACL_FLOAT;
+        return ACLSTUB_CT_F32;
+    case ACL_FLOAT: return ACLSTUB_CT_F32;
+    case ACL_DOUBLE: return ACLSTUB_CT_F64;
+    case ACL_INT8: return ACLSTUB_CT_I8;
+    case ACL_INT16: return ACLSTUB_CT_I16;
+    case ACL_INT32: return ACLSTUB_CT_I32;
+    case ACL_INT64: return ACLSTUB_CT_I64;
+    case ACL_UINT8: return ACLSTUB_CT_U8;
+    case ACL_BOOL: return ACLSTUB_CT_BOOL;
+    case ACL_UINT16: return ACLSTUB_CT_U16;
+    case ACL_UINT32: return ACLSTUB_CT_U32;
+    case ACL_UINT64: return ACLSTUB_CT_U64;
+    case ACL_COMPLEX32:
+        *loop = ACL_COMPLEX64;
+        return ACLSTUB_CT_C64;
+    case ACL_COMPLEX64: return ACLSTUB_CT_C64;
+    case ACL_COMPLEX128: return ACLSTUB_CT_C128;
+    default: return -1;
+    }
+}
+
+aclnnStatus aclStubEwKernel(const aclStubOpCall *call) {
+    const aclStubElementwise *fam = aclStubFamilyRow(call);
+    const aclStubEwPlan *plan = call->plan;
+    aclDataType loop;
+    int ct = compute_index(plan->compute, &loop);
+    aclStubLoopFn fn = ct >= 0 ? fam->loops->fn[ct] : NULL;
+    if (fn == NULL)
+        return aclStubKernelFail(call, ACLNN_ERR_INNER, "no kernel for data type %s", aclStubDtypeName(plan->compute));
+    bool via = loop != plan->compute;
+    aclStubIter it;
+    memset(&it, 0, sizeof it);
+    it.num_outputs = 1;
+    it.num_inputs = fam->num_operands;
+    it.tensor[0] = call->v[plan->out].tensor;
+    if (fam->flags & ACLSTUB_EW_PREDICATE) {
+        it.loop_dtype[0] = ACL_BOOL;
+    } else {
+        it.loop_dtype[0] = loop;
+        it.has_via[0] = via;
+        it.via[0] = plan->compute;
+    }
+    for (int k = 0; k < fam->num_operands; k++) {
+        const aclStubValue *v = &call->v[k];
+        it.tensor[k + 1] = v->tensor;
+        if (v->tensor == NULL) {
+            it.scalar[k + 1].dtype = v->dtype;
+            memcpy(it.scalar[k + 1].value, v->scalar, sizeof v->scalar);
+        }
+        it.loop_dtype[k + 1] = loop;
+        it.has_via[k + 1] = via;
+        it.via[k + 1] = plan->compute;
+    }
+    return aclStubIterRun(call, &it, fn, &plan->ctx);
+}
