@@ -276,7 +276,7 @@ def test_choose_finds_operator_library_under_opp(clean_env, tmp_path):
     clean_env.setenv("ASCEND_HOME_PATH", str(root))
     kind, reason, paths, _ = loader.choose()
     assert kind == "cann"
-    assert paths[-1] == root / "opp" / "lib64" / "libopapi_transformer.so"
+    assert paths[-2:] == (root / "opp" / "lib64" / "libopapi_transformer.so", root / "lib64" / "libhccl.so")
     assert paths[0] == root / "lib64" / "libascendcl.so" and paths[2] == root / "lib64" / "libopapi.so"
 
 
@@ -288,7 +288,7 @@ def test_choose_uses_ascend_opp_path(clean_env, tmp_path):
     clean_env.setenv("ASCEND_TOOLKIT_HOME", str(root))
     clean_env.setenv("ASCEND_OPP_PATH", str(opp))
     kind, _, paths, _ = loader.choose()
-    assert kind == "cann" and paths[2:] == (opp / "lib64" / "libopapi_transformer.so",)
+    assert kind == "cann" and paths[2:] == (opp / "lib64" / "libopapi_transformer.so", root / "lib64" / "libhccl.so")
 
 
 @pytest.mark.parametrize("present, loaded", [
@@ -322,7 +322,7 @@ def test_choose_library_set_of_a_toolkit(clean_env, tmp_path, present, loaded):
 def test_bundled_stub_loads_libopapi_with_every_operator(clean_env):
     clean_env.setenv("ACLNN_PY_BACKEND", "stub")
     _, _, paths, _ = loader.choose()
-    assert [p.name for p in paths] == ["libascendcl.so", "libnnopbase.so", "libopapi.so"]
+    assert [p.name for p in paths] == ["libascendcl.so", "libnnopbase.so", "libopapi.so", "libhccl.so"]
 
 
 @pytest.mark.parametrize("value, kind", [("stub", "stub"), ("STUB", "stub"), (" Stub ", "stub"), ("auto", None),
