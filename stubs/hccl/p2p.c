@@ -141,8 +141,10 @@ static bool step(HcRank *r, HcTask *t, Batch *b, Item *it) {
             hc_copy(it->buf, (const void *)(uintptr_t)c->ptr, it->bytes);
         } else {
             uint64_t cb = chunk_bytes(g), total = (it->bytes + cb - 1) / cb;
+            bool moved = false;
             while (it->chunks < total) {
-                if (ld(&c->written) == ld(&c->read)) return it->chunks > 0;
+                if (ld(&c->written) == ld(&c->read)) return moved; /* the sender's next chunk is not there yet */
+                moved = true;
                 uint64_t off = it->chunks * cb, len = it->bytes - off < cb ? it->bytes - off : cb;
                 hc_copy((char *)it->buf + off, g->staging[it->peer] + (uint64_t)me * cb, len);
                 it->chunks++;
