@@ -1,4 +1,5 @@
-"""aclnnMoeDistributeDispatchV2 and aclnnMoeDistributeCombineV2 on ranks of one process (threads; the group names
+"""aclnnMoeDistributeDispatchV2 and aclnnMoeDistributeCombineV2 (and V1, aclnnMoeDistributeDispatch and
+aclnnMoeDistributeCombine) on ranks of one process (threads; the group names
 resolved to communicators as the toolkit does): the dispatched rows, their order and counts against a numpy model of
 the expert layout (shared-expert ranks first), dynamic quantisation, a tensor-parallel pair, the combine of expert
 outputs back to the tokens, and the argument checks."""
@@ -201,6 +202,111 @@ def test_tensor_parallel_pair():
         assert sorted(col[mine:]) == [(1 - d % 2) + 1, (1 - d % 2) + 3]  # the partner's
         # combine: the pair's partial factors 1 and 2 add to 3, times the scale 2
         assert np.array_equal(y.astype(np.float32), np.full((bs, H), 6.0 * (d + 1), np.float32))
+
+
+def dispatch_v1(c, x, ids, w, e, *, s=0, shared=0, mask=None, tp=0, tp_rank=0, group_tp=""):
+    per = e // (w - s)
+    local = 1 if c.rank < s else per
+    bs, k = ids.shape
+    a = bs * w * max(local, k)
+    tpn = max(tp, 1)
+    ex = np.zeros((tpn * a, H), x.dtype)
+    idx = np.full(bs * k, -7, np.int32)
+    nums = np.zeros(local, np.int64)
+    epr = np.zeros(w * tpn * local, np.int32)
+    tpr = np.zeros(tpn, np.int32)
+    aclnn_py.run("aclnnMoeDistributeDispatch", x, ids, None, mask, None, c.name, w, c.rank, e, group_tp, tp, tp_rank, 0,
+                 shared, s, 0, 0, 1, out=(ex, None, idx, nums, epr, tpr, None), stream=aclnn_py.Stream.default(c.device))
+    return ex, idx, nums, epr, tpr
+
+
+def combine_v1(c, expand_x, ids, idx, epr, scales, w, e, *, s=0, shared=0, mask=None, tpr=None, tp=0, tp_rank=0,
+               group_tp=""):
+    out = np.zeros((ids.shape[0], H), expand_x.dtype)
+    aclnn_py.run("aclnnMoeDistributeCombine", expand_x, ids, idx, epr, scales, tpr, mask, None, None, None, None,
+                 c.name, w, c.rank, e, group_tp, tp, tp_rank, 0, shared, s, 0, 0, 0, 0, out=out,
+                 stream=aclnn_py.Stream.default(c.device))
+    return out
+
+
+def test_v1_dispatch_and_combine_match_v2():
+    """V1 moves the same rows with the same counts and combines them to the same tokens; its expandIdx gives each
+    slot its rank among the rows its rank sends to that expert."""
+    w, e, s, shared, bs, k = 5, 8, 1, 1, 4, 2
+    rng = np.random.default_rng(11)
+    xs = [rng.integers(-8, 9, (bs, H)).astype(BF16) for _ in range(w)]
+    ids = [np.stack([rng.choice(e, k, replace=False) for _ in range(bs)]).astype(np.int32) for _ in range(w)]
+    masks = [np.ones((bs, k), bool) for _ in range(w)]
+    masks[2][1, 0] = False
+    scales = [rng.integers(1, 4, (bs, k)).astype(np.float32) for _ in range(w)]
+
+    def body(c):
+        m = masks[c.rank]
+        ex2, _, assist, nums2, epr2, _ = dispatch(c, xs[c.rank], ids[c.rank], w, e, s=s, shared=shared, mask=m)
+        ex1, idx, nums1, epr1, _ = dispatch_v1(c, xs[c.rank], ids[c.rank], w, e, s=s, shared=shared, mask=m)
+        outs = (ex1.astype(np.float32) * (c.rank + 2)).astype(BF16)  # every expert of rank r: times r + 2
+        y1 = combine_v1(c, outs, ids[c.rank], idx, epr1, scales[c.rank], w, e, s=s, shared=shared, mask=m)
+        y2 = combine(c, outs, ids[c.rank], assist, epr2, scales[c.rank], w, e, s=s, shared=shared, mask=m)
+        return ex1, ex2, idx, nums1, nums2, epr1, epr2, y1, y2
+
+    with Ranks(w) as rs:
+        results = rs.run(body)
+    for r, (ex1, ex2, idx, nums1, nums2, epr1, epr2, y1, y2) in enumerate(results):
+        assert np.array_equal(ex1, ex2) and np.array_equal(nums1, nums2) and np.array_equal(epr1, epr2)
+        assert np.array_equal(y1, y2) and y1.astype(np.float32).any()
+        seen = {}
+        for t in range(bs):
+            for kk in range(k):
+                if masks[r][t, kk]:
+                    g = int(ids[r][t, kk])
+                    assert idx[t * k + kk] == seen.get(g, 0)
+                    seen[g] = seen.get(g, 0) + 1
+                else:
+                    assert idx[t * k + kk] == -1
+
+
+def test_v1_tensor_parallel_pair_and_a_foreign_expand_idx():
+    w, e, bs, k = 2, 2, 2, 1
+    xs = [np.full((bs, H), d + 1, BF16) for d in range(4)]
+    ids = [np.array([[d % 2], [1 - d % 2]], np.int32) for d in range(4)]
+    scales = [np.full((bs, k), 2, np.float32) for _ in range(4)]
+    ep_groups = [hccl.Communicator.init_all([tp, 2 + tp]) for tp in range(2)]
+    tp_groups = [hccl.Communicator.init_all([2 * ep, 2 * ep + 1]) for ep in range(2)]
+
+    def body(d):
+        ep_rank, tp_rank = d // 2, d % 2
+        ep, tp = ep_groups[tp_rank][ep_rank], tp_groups[ep_rank][tp_rank]
+        ex, idx, _, epr, tpr = dispatch_v1(ep, xs[d], ids[d], w, e, tp=2, tp_rank=tp_rank, group_tp=tp.name)
+        partial = (ex.astype(np.float32) * (tp_rank + 1)).astype(BF16)
+        y = combine_v1(ep, partial, ids[d], idx, epr, scales[d], w, e, tpr=tpr, tp=2, tp_rank=tp_rank,
+                       group_tp=tp.name)
+        return y
+
+    try:
+        with cf.ThreadPoolExecutor(4) as pool:
+            out = list(pool.map(body, range(4)))
+    finally:
+        for group in ep_groups + tp_groups:
+            for c in group:
+                c.close()
+    for d, y in enumerate(out):
+        assert np.array_equal(y.astype(np.float32), np.full((bs, H), 6.0 * (d + 1), np.float32))
+
+    # an expandIdx that does not come from the dispatch of these expert ids fails the combine, not a silent mix-up
+    def bad(c):
+        ex, idx, _, epr, _ = dispatch_v1(c, xs[c.rank], ids[c.rank], w, e)
+        idx = idx.copy()
+        if c.rank == 0:
+            idx[0] = 5
+        try:
+            combine_v1(c, ex, ids[c.rank], idx, epr, scales[c.rank], w, e)
+        except aclnn_py.AclStatusError as err:  # the kernel's failure, at the stream's synchronisation
+            return str(err)
+        return None
+
+    with Ranks(w) as rs:
+        msgs = rs.run(bad)
+    assert "expandIdx does not come from aclnnMoeDistributeDispatch" in msgs[0]
 
 
 @pytest.mark.parametrize("change, status, words", [
