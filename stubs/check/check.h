@@ -18,7 +18,10 @@
 #include "aclstub/op_sdk.h"
 #include "stub_internal.h"
 
-enum { CHECK_MEM = 1u, CHECK_INIT = 2u, CHECK_SYNC = 4u, CHECK_LEAK = 8u, CHECK_COLL = 16u, CHECK_ALL = 31u };
+enum {
+    CHECK_MEM = 1u, CHECK_INIT = 2u, CHECK_SYNC = 4u, CHECK_LEAK = 8u, CHECK_API = 16u, CHECK_COLL = 32u,
+    CHECK_ALL = 63u
+};
 
 /* The tools in force (0: check mode off). */
 STUB_API extern unsigned aclStubCheckTools;
@@ -45,6 +48,16 @@ STUB_API void aclStubCheckReport(unsigned tool, const char *what, const char *ca
 /* memcheck: [ptr, ptr + size) of argument `name` of `call` is not inside one live aclrtMalloc block;
  * reported as out-of-bounds, use-after-free or not-device-memory with the block's allocation site. */
 STUB_API void aclStubCheckBadSpan(const char *call, const char *name, const void *ptr, size_t size);
+
+/* The caller's call site, for a finding reported later from another thread (a kernel on a worker), and the
+ * report at such a site (site NULL: the caller's own). */
+STUB_API const void *aclStubCheckSite(void);
+STUB_API void aclStubCheckReportAt(const void *site, unsigned tool, const char *what, const char *call,
+                                   const char *fmt, ...) STUB_PRINTF(5, 6);
+
+/* memcheck: spans that reach past the size requested from aclrtMalloc into the block's padding (legal, as on
+ * a device): reported as padding-access, a warning. */
+STUB_API void aclStubCheckPadding(const char *call, const aclStubCheckSpan *spans, size_t n);
 
 /* aclStubStreamLaunch with the device spans the work reads and writes: Using validates the spans of tensors
  * once more as the work is queued and records its stream as a user of lent host memory; Checked does the
@@ -73,12 +86,9 @@ STUB_API void aclStubStreamPoke(void);
 STUB_API void aclStubBlockingBegin(void);
 STUB_API void aclStubBlockingEnd(void);
 
-/* The caller's call site (an opaque pointer, valid for the life of the process), its one-line summary, and a
- * finding reported at a site captured earlier (libhccl reports from its engine threads). */
-STUB_API const void *aclStubCheckSite(void);
+/* The one-line summary of a call site from aclStubCheckSite (libhccl names each rank's call site in its
+ * messages and reports from its engine threads with aclStubCheckReportAt). */
 STUB_API void aclStubCheckSiteText(const void *site, char *out, size_t cap);
-STUB_API void aclStubCheckReportAt(unsigned tool, const char *what, const char *call, const void *site,
-                                   const char *message);
 
 /* leakcheck: a handle of `kind` (HandleKind) was created or destroyed. */
 STUB_API void aclStubCheckHandleNew(int kind, const void *token);
@@ -96,7 +106,16 @@ STUB_API void aclStubCheckFreeText(char *text);
 STUB_API void aclStubCheckStop(void);
 STUB_API void aclStubCheckSetSiteHook(size_t (*hook)(char *buf, size_t cap));
 
+/* apicheck from a client that reports its own API errors (a Python client: see check_api_error): `call`
+ * returned `status` with `message`, reported at the client's call site. */
+STUB_API void aclStubCheckApiError(const char *call, int status, const char *message);
+
 /* ---- inside libascendcl.so ---------------------------------------------------------------------------- */
+
+/* apicheck: an API call records the message of the error it is about to return (aclStubSetErrMsg). Not
+ * while check_api_quiet is set: the thread runs queued work, whose failures the synchronisation reports. */
+void check_api_error(const char *message);
+extern _Thread_local unsigned check_api_quiet;
 
 typedef struct CheckSite CheckSite;
 
@@ -105,9 +124,14 @@ typedef struct CheckSite CheckSite;
 const CheckSite *check_site_here(void);
 void check_site_prepare(void);
 const CheckSite *check_site_locked(void);
+/* The native frames of the caller only (never the Python hook: safe under any lock); whether a Python client
+ * installed its site hook. */
+const CheckSite *check_site_native(void);
+bool check_site_hook_installed(void);
 
 /* Memory: a block was handed out; is about to be released; a release of something that is not a block. */
-void check_alloc(void *start, size_t size, bool device, bool lent); /* lent: host memory, neither poisoned nor tracked by initcheck */
+/* usable: size with the device's padding; lent: host memory, neither poisoned nor tracked by initcheck */
+void check_alloc(void *start, size_t size, size_t usable, bool device, bool lent);
 void check_free(const char *call, const void *start, bool device);
 void check_bad_free(const char *call, const void *ptr, bool device);
 

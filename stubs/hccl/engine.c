@@ -173,7 +173,7 @@ static void finish(HcRank *r, HcTask *t) {
                                : t->status == HCCL_E_UNAVAIL       ? "destroyed-communicator-in-use"
                                : t->kind >= HC_SEND                ? "unmatched-send-recv"
                                                                    : "mismatched-collective";
-            aclStubCheckReportAt(CHECK_COLL, what, task_call(t), t->site_token, t->msg);
+            aclStubCheckReportAt(t->site_token, CHECK_COLL, what, task_call(t), "%s", t->msg);
         }
     }
     HcGroup *g = r->g;
