@@ -1,7 +1,7 @@
 """ops-nn index/: gathers (GatherV2/V3, IndexSelect, Take, Embedding, Gather, GatherNd, Flip) and scatters (Scatter,
 ScatterValue, ScatterAdd, ScatterReduce and in-place variants, IndexAdd(V2), IndexCopy, IndexFill(Tensor), ScatterNd,
 ScatterNdUpdate, TfScatterAdd, InplacePut) against torch. Samples keep duplicate indices only where the result does
-not depend on their order (sums), and name the out-of-range cases in tests/test_index_ops.py."""
+not depend on their order (sums), and name the out-of-range cases in tests/test_op_index.py."""
 
 from __future__ import annotations
 

@@ -120,8 +120,15 @@ static aclStubScalarDesc scalar_as(const aclStubValue *v, aclDataType dt) {
     aclStubScalarDesc s;
     memset(&s, 0, sizeof s);
     s.dtype = dt;
-    if (!aclStubCastStrided(s.value, 0, dt, v->scalar, 0, v->dtype, 1))
-        aclStubStoreDouble(s.value, dt, aclStubScalarToDouble(v->dtype, v->scalar));
+    union { /* aligned copies: the conversions load and store whole elements */
+        max_align_t align;
+        unsigned char bytes[16];
+    } in, out;
+    memcpy(in.bytes, v->scalar, sizeof in.bytes);
+    memset(out.bytes, 0, sizeof out.bytes);
+    if (!aclStubCastStrided(out.bytes, 0, dt, in.bytes, 0, v->dtype, 1))
+        aclStubStoreDouble(out.bytes, dt, aclStubScalarToDouble(v->dtype, v->scalar));
+    memcpy(s.value, out.bytes, sizeof s.value);
     return s;
 }
 

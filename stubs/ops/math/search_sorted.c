@@ -180,7 +180,13 @@ static aclnnStatus search_sorteds_check(aclStubOpCall *call) {
     float f = (float)aclStubScalarToDouble(sv->dtype, sv->scalar);
     memset(&p->value, 0, sizeof p->value);
     p->value.dtype = seq->dtype;
-    aclStubCastStrided(p->value.value, 0, seq->dtype, &f, 0, ACL_FLOAT, 1);
+    union {
+        max_align_t align;
+        unsigned char bytes[16];
+    } v;
+    memset(v.bytes, 0, sizeof v.bytes);
+    aclStubCastStrided(v.bytes, 0, seq->dtype, &f, 0, ACL_FLOAT, 1);
+    memcpy(p->value.value, v.bytes, sizeof p->value.value);
     if (out->dtype != (call->v[SS_INT32].b ? ACL_INT32 : ACL_INT64))
         return aclStubOpFail(call, INVALID, "out dtype %s should be %s.", aclStubDtypeName(out->dtype),
                              call->v[SS_INT32].b ? "ACL_INT32" : "ACL_INT64");
@@ -201,8 +207,13 @@ static aclnnStatus search_sorteds_check(aclStubOpCall *call) {
 static aclnnStatus search_sorteds_kernel(const aclStubOpCall *call) {
     const SearchPlan *p = call->plan;
     const aclStubTensorDesc *out = T(SS_OUT);
+    union {
+        max_align_t align;
+        unsigned char bytes[16];
+    } v; /* an aligned element */
+    memcpy(v.bytes, p->value.value, sizeof v.bytes);
     aclStubTensorDesc self = {.dtype = p->value.dtype, .format = ACL_FORMAT_ND, .ndim = 1, .offset = 0,
-                              .data = (void *)p->value.value};
+                              .data = v.bytes};
     self.dims[0] = 1, self.strides[0] = 1;
     aclStubTensorDesc o1 = *out; /* its first element */
     o1.ndim = 1, o1.dims[0] = 1, o1.strides[0] = 1;

@@ -67,8 +67,14 @@ static aclnnStatus start_from_self(const aclStubOpCall *call, const aclStubTenso
 
 /* A scalar's value as `dtype` bytes. */
 static void scalar_as(unsigned char *buf, aclDataType dtype, aclDataType sdt, const unsigned char *value) {
-    memset(buf, 0, 16);
-    aclStubCastStrided(buf, 0, dtype, value, 0, sdt, 1);
+    union { /* aligned copies: the conversions load and store whole elements */
+        max_align_t align;
+        unsigned char bytes[16];
+    } in, out;
+    memcpy(in.bytes, value, sizeof in.bytes);
+    memset(out.bytes, 0, sizeof out.bytes);
+    aclStubCastStrided(out.bytes, 0, dtype, in.bytes, 0, sdt, 1);
+    memcpy(buf, out.bytes, sizeof out.bytes);
 }
 
 /* ---- element-wise scatter (torch's scatter_) ----------------------------------------------------------------------- */
