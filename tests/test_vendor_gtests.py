@@ -37,6 +37,10 @@ def load_cases() -> dict:
 
 
 CASES = load_cases()
+# Cases the extractor records wrongly (a variable reassigned between calls, a NULL out-pointer, a status name it
+# misreads): not replayed; each must still name a case of the data.
+MISEXTRACTED = {k: v for k, v in json.loads((DATA.parent / "gtest_misextracted.json").read_text()).items()
+                if not k.startswith("_")}
 EXPORTED = sorted(op for op in registered_ops() if op in CASES)
 
 
@@ -156,10 +160,18 @@ def agrees(expected, status) -> bool:
 def test_vendor_gtest_statuses(op):
     wrong = []
     for case in CASES[op]:
+        if case["test"] in MISEXTRACTED:
+            continue
         status, message = phase1(case)
         if not agrees(case["status"], status):
             wrong.append(f"{case['test']}: expected {case['status']}, got {status} {message}")
     assert not wrong, f"{len(wrong)} of {len(CASES[op])} cases disagree:\n" + "\n".join(wrong)
+
+
+def test_misextracted_cases_exist():
+    """Every case listed as misextracted is a case of the data (a stale entry would hide nothing)."""
+    known = {case["test"] for cases in CASES.values() for case in cases}
+    assert set(MISEXTRACTED) <= known, sorted(set(MISEXTRACTED) - known)
 
 
 def test_the_replayed_operators_are_exported():

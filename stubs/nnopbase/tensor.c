@@ -193,6 +193,36 @@ aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
 
 bool aclStubTensorIsLive(const aclTensor *tensor) { return handle_is_live(&tensors, tensor); }
 
+bool meta_tensor_set_view_shape(const aclTensor *tensor, const int64_t *dims, uint64_t ndim) {
+    aclTensor *t = acquire_tensor(tensor, true);
+    if (!t) return false;
+    bool ok = true;
+    if (ndim > t->ndim && !(ndim <= INLINE_DIMS && is_inline(t, t->dims) && is_inline(t, t->strides))) {
+        int64_t *d = malloc(ndim * sizeof *d), *s = malloc(ndim * sizeof *s);
+        if (d && s) {
+            if (!is_inline(t, t->dims)) free(t->dims);
+            if (!is_inline(t, t->strides)) free(t->strides);
+            t->dims = d;
+            t->strides = s;
+        } else {
+            free(d);
+            free(s);
+            ok = false;
+        }
+    }
+    if (ok) {
+        t->ndim = ndim;
+        int64_t stride = 1;
+        for (uint64_t i = ndim; i-- > 0;) {
+            t->dims[i] = dims[i];
+            t->strides[i] = stride;
+            stride *= dims[i] > 0 ? dims[i] : 1;
+        }
+    }
+    release_tensor();
+    return ok;
+}
+
 int aclStubTensorDescribe(const aclTensor *tensor, aclStubTensorDesc *desc) {
     const aclTensor *t = acquire_tensor(tensor, false);
     if (!t) return 0;

@@ -158,8 +158,13 @@ aclnnStatus aclStubIterRun(const aclStubOpCall *call, const aclStubIter *it, acl
         if (t == NULL) {
             if (k < pl.nout)
                 return aclStubKernelFail(call, ACLNN_ERR_INNER, "element iterator: output %d is not a tensor", k);
-            if (!convert((char *)pl.scalar[k], 0, pl.loop[k], (const char *)it->scalar[k].value, 0,
-                         it->scalar[k].dtype, pl.has_via[k], pl.via[k], 1))
+            union { /* the scalar's bytes sit at offset 4 of aclStubScalarDesc: an aligned copy for the cast */
+                max_align_t align;
+                unsigned char bytes[sizeof it->scalar[k].value];
+            } value;
+            memcpy(value.bytes, it->scalar[k].value, sizeof value.bytes);
+            if (!convert((char *)pl.scalar[k], 0, pl.loop[k], (const char *)value.bytes, 0, it->scalar[k].dtype,
+                         pl.has_via[k], pl.via[k], 1))
                 return aclStubKernelFail(call, ACLNN_ERR_INNER, "cannot convert a %s scalar to %s",
                                          aclStubDtypeName(it->scalar[k].dtype), aclStubDtypeName(pl.loop[k]));
             pl.base[k] = (char *)pl.scalar[k];

@@ -90,6 +90,13 @@ void *aclStubKernelScratch(const aclStubOpCall *call, size_t bytes) {
     return block->bytes;
 }
 
+void aclStubKernelSetOutputShape(const aclStubOpCall *call, int i, const int64_t *dims, uint32_t ndim) {
+    aclOpExecutor *w = (aclOpExecutor *)((char *)call - offsetof(aclOpExecutor, call));
+    if (i < 0 || (size_t)i >= w->op->num_params || w->handles[i] == NULL || !sdk_role_writes(w->op->params[i].role))
+        return;
+    (void)meta_tensor_set_view_shape(w->handles[i], dims, ndim);
+}
+
 void aclStubKernelCheckIndices(const aclStubOpCall *call, int param, int64_t n, int64_t lo, int64_t hi,
                                int64_t drop, const char *meaning) {
     const aclOpExecutor *w = (const aclOpExecutor *)((const char *)call - offsetof(aclOpExecutor, call));

@@ -60,6 +60,10 @@ class OpInfo:
     samples: Callable | None = None    # custom: samples(dtype, rng) -> list of Sample
     also: tuple = ()               # further entry points this entry's tests reach (other variants)
     native16: bool = False         # the oracle runs on 16-bit tensors as they are (not in float32)
+    # custom calls: call(sample, expected) runs the operator and returns its result(s) (an array or a sequence of
+    # arrays: outputs of any layout, in-place targets, output lists); expected is the oracle's result (ref's
+    # tensors, e.g. to shape the outputs), which the results are compared with
+    call: Callable | None = None
 
     def variants(self) -> list[str]:
         return [v for v in (self.name, self.scalar, self.inplace, self.inplace_scalar) if v] + list(self.also)

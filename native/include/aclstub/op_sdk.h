@@ -285,6 +285,14 @@ ACLSTUB_API void *aclStubKernelScratch(const aclStubOpCall *call, size_t bytes);
 #define aclStubKernelOutOfMemory(call) aclStubKernelFail((call), ACLNN_ERR_INNER, "out of host memory for the kernel's buffers")
 
 /*
+ * From a kernel: output parameter i gets the view shape dims[0 .. ndim) (row-major strides), as a device refreshes
+ * the shape of a data-dependent output (nonzero, unique, masked_select) when the work runs; the caller allocates
+ * the largest shape and reads the real one with aclGetViewShape after synchronizing. A tensor destroyed since
+ * phase 2 is left alone.
+ */
+ACLSTUB_API void aclStubKernelSetOutputShape(const aclStubOpCall *call, int i, const int64_t *dims, uint32_t ndim);
+
+/*
  * Run fn(ctx, begin, end) over [0, n) split into contiguous chunks, one per thread of the stub's pool.
  * Chunks depend on n and the thread count only, and every item must be computed independently of the
  * others, so results do not depend on the thread count. Calls from several threads are serialised.

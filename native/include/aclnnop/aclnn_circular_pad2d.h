@@ -1,0 +1,23 @@
+/* aclnnCircularPad2d (ops-math conversion/circular_pad). */
+#ifndef ACLNNOP_ACLNN_CIRCULAR_PAD2D_H_
+#define ACLNNOP_ACLNN_CIRCULAR_PAD2D_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnCircularPad2dGetWorkspaceSize(const aclTensor *self, const aclIntArray *padding,
+                                                         aclTensor *out, uint64_t *workspaceSize,
+                                                         aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnCircularPad2d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                         aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_CIRCULAR_PAD2D_H_ */

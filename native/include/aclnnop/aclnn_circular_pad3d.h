@@ -1,0 +1,23 @@
+/* aclnnCircularPad3d (ops-math conversion/circular_pad). */
+#ifndef ACLNNOP_ACLNN_CIRCULAR_PAD3D_H_
+#define ACLNNOP_ACLNN_CIRCULAR_PAD3D_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnCircularPad3dGetWorkspaceSize(const aclTensor *self, const aclIntArray *padding,
+                                                         aclTensor *out, uint64_t *workspaceSize,
+                                                         aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnCircularPad3d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                         aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_CIRCULAR_PAD3D_H_ */

@@ -1,0 +1,21 @@
+/* aclnnDiag (ops-math conversion/diag_v2). */
+#ifndef ACLNNOP_ACLNN_DIAG_H_
+#define ACLNNOP_ACLNN_DIAG_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnDiagGetWorkspaceSize(const aclTensor *self, int64_t diagonal, aclTensor *out,
+                                                uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnDiag(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_DIAG_H_ */

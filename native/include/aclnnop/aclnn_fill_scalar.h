@@ -1,0 +1,22 @@
+/* aclnnInplaceFillScalar (ops-math conversion/fill). */
+#ifndef ACLNNOP_ACLNN_FILL_SCALAR_H_
+#define ACLNNOP_ACLNN_FILL_SCALAR_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(
+    aclTensor *selfRef, const aclScalar *value, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnInplaceFillScalar(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                             aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_FILL_SCALAR_H_ */

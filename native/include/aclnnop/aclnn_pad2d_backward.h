@@ -1,0 +1,30 @@
+/* aclnnReflectionPad2dBackward, aclnnReplicationPad2dBackward (ops-math conversion/pad_v3_grad_replicate). */
+#ifndef ACLNNOP_ACLNN_PAD2D_BACKWARD_H_
+#define ACLNNOP_ACLNN_PAD2D_BACKWARD_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnReflectionPad2dBackwardGetWorkspaceSize(
+    const aclTensor *gradOutput, const aclTensor *self, const aclIntArray *padding, aclTensor *gradInput, uint64_t
+    *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnReflectionPad2dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                   const aclrtStream stream);
+
+ACLNN_API aclnnStatus aclnnReplicationPad2dBackwardGetWorkspaceSize(
+    const aclTensor *gradOutput, const aclTensor *self, const aclIntArray *padding, aclTensor *gradInput, uint64_t
+    *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnReplicationPad2dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                    const aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_PAD2D_BACKWARD_H_ */

@@ -1,0 +1,23 @@
+/* aclnnSplitWithSize (ops-math conversion/split_v). */
+#ifndef ACLNNOP_ACLNN_SPLIT_WITH_SIZE_H_
+#define ACLNNOP_ACLNN_SPLIT_WITH_SIZE_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnSplitWithSizeGetWorkspaceSize(const aclTensor *self, const aclIntArray *splitSize,
+                                                         int64_t dim, aclTensorList *out, uint64_t *workspaceSize,
+                                                         aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnSplitWithSize(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                         aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_SPLIT_WITH_SIZE_H_ */
