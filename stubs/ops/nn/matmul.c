@@ -1,0 +1,534 @@
+/*
+ * Matrix products of ops-nn matmul/ (mat_mul_v3, batch_mat_mul_v3, mv, addmv): aclnnMatmul, aclnnMm,
+ * aclnnBatchMatMul, aclnnAddmm, aclnnBaddbmm, aclnnAddbmm (with their in-place variants), aclnnMv, aclnnAddmv,
+ * on the matmul engine (aclstub/op_matmul.h).
+ *
+ * Every operator follows its op_api's checks in order; the computation type comes from the cube's dtype table
+ * and cubeMathType (aclStubMmComputeFor), the product is rounded once to its result type, and an addition
+ * (beta * self + alpha * product) is computed in float32 and rounded once to out's dtype.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "aclnnop/aclnn_addbmm.h"
+#include "aclnnop/aclnn_addmm.h"
+#include "aclnnop/aclnn_addmv.h"
+#include "aclnnop/aclnn_baddbmm.h"
+#include "aclnnop/aclnn_batch_matmul.h"
+#include "aclnnop/aclnn_matmul.h"
+#include "aclnnop/aclnn_mm.h"
+#include "aclnnop/aclnn_mv.h"
+#include "aclstub/op_matmul.h"
+
+#define FLT ACLSTUB_DT_FLOATS
+#define OUT_ANY ACLSTUB_ANY_LAYOUT /* outputs are written through their strides (the op_api's ViewCopy) */
+
+static char shape_buf[2][160];
+static const char *shp(int k, const aclStubTensorDesc *t) {
+    return aclStubShapeText(t->dims, t->ndim, shape_buf[k & 1], sizeof shape_buf[0]);
+}
+
+static bool float_is(float v, float x) { return fabsf(v - x) <= 1.1920929e-07f; } /* the op_api's epsilon test */
+static float scalar_f32(const aclStubOpCall *call, int i) { return (float)aclStubOpScalarF64(call, i); }
+
+/* The cube's dtype check (Dav2201MatMulRule::CheckInput): dtypes come from the tables; cubeMathType here. */
+static aclnnStatus check_cube(const aclStubOpCall *call, int cmt_param) {
+    return aclStubMmCheckCubeMathType(call, (int)(int8_t)aclStubOpInt(call, cmt_param));
+}
+
+/* The product a @ b of two views with batch dims broadcast (Matmul's shape rules); 1-D a is a row, 1-D b a column. */
+typedef struct {
+    int nbatch;
+    int64_t batch[ACLSTUB_MM_MAX_BATCH];
+    int64_t m, k, n;
+    int64_t shape[ACLSTUB_MM_MAX_BATCH + 2];
+    int rank;
+} Shape;
+
+static bool product_shape(const aclStubTensorDesc *a, const aclStubTensorDesc *b, Shape *s) {
+    memset(s, 0, sizeof *s);
+    int na = (int)a->ndim, nb = (int)b->ndim;
+    s->m = na >= 2 ? a->dims[na - 2] : 1;
+    s->k = a->dims[na - 1];
+    s->n = nb >= 2 ? b->dims[nb - 1] : 1;
+    int ba = na > 2 ? na - 2 : 0, bb = nb > 2 ? nb - 2 : 0;
+    uint32_t nout = 0;
+    if (!aclStubBroadcastShape(a->dims, (uint32_t)ba, b->dims, (uint32_t)bb, s->batch, &nout)) return false;
+    s->nbatch = (int)nout;
+    for (int d = 0; d < s->nbatch; d++) s->shape[s->rank++] = s->batch[d];
+    if (na >= 2) s->shape[s->rank++] = s->m;
+    if (nb >= 2) s->shape[s->rank++] = s->n;
+    return true;
+}
+
+static int64_t shape_numel(const int64_t *dims, int n) {
+    int64_t v = 1;
+    for (int i = 0; i < n; i++) v *= dims[i] > 0 ? dims[i] : 0;
+    return v;
+}
+
+static bool is_contiguous(const aclStubTensorDesc *t) {
+    int64_t expect = 1;
+    for (uint32_t d = t->ndim; d-- > 0;) {
+        if (t->dims[d] != 1 && t->strides[d] != expect) return false;
+        expect *= t->dims[d];
+    }
+    return true;
+}
+
+/* A contiguous view of `data` (offset in elements) with the given dims. */
+static aclStubTensorDesc contiguous_view(aclDataType dtype, void *data, int64_t offset, const int64_t *dims, int rank) {
+    aclStubTensorDesc t;
+    memset(&t, 0, sizeof t);
+    t.dtype = dtype;
+    t.format = ACL_FORMAT_ND;
+    t.ndim = (uint32_t)rank;
+    t.offset = offset;
+    t.data = data;
+    int64_t s = 1;
+    for (int d = rank; d-- > 0;) {
+        t.dims[d] = dims[d];
+        t.strides[d] = s;
+        s *= dims[d] > 0 ? dims[d] : 1;
+    }
+    return t;
+}
+
+/* Fills the engine's description of a @ b into out (out has the product's shape: batch, m, n). */
+static void describe(aclStubMatmul *mm, const Shape *s, const aclStubTensorDesc *a, const aclStubTensorDesc *b,
+                     const aclStubTensorDesc *out, aclStubMmCompute compute, aclDataType result) {
+    memset(mm, 0, sizeof *mm);
+    mm->nbatch = s->nbatch;
+    memcpy(mm->batch, s->batch, sizeof s->batch);
+    mm->m = s->m, mm->n = s->n, mm->k = s->k;
+    mm->a = aclStubMatOfView(a, s->nbatch, s->batch, false, true);
+    mm->b = aclStubMatOfView(b, s->nbatch, s->batch, false, false);
+    /* out: the product's dims (batch, m, n) with m or n dropped for 1-D operands */
+    aclStubTensorDesc o = *out;
+    int64_t dims[ACLSTUB_MM_MAX_BATCH + 2], strides[ACLSTUB_MM_MAX_BATCH + 2];
+    int r = 0, src = 0;
+    for (int d = 0; d < s->nbatch; d++, src++) dims[r] = s->batch[d], strides[r++] = out->strides[src];
+    dims[r] = s->m, strides[r++] = a->ndim >= 2 ? out->strides[src++] : 0;
+    dims[r] = s->n, strides[r++] = b->ndim >= 2 ? out->strides[src++] : 0;
+    o.ndim = (uint32_t)r;
+    memcpy(o.dims, dims, sizeof(int64_t) * (size_t)r);
+    memcpy(o.strides, strides, sizeof(int64_t) * (size_t)r);
+    mm->out = aclStubMatOfView(&o, s->nbatch, s->batch, false, true);
+    mm->add.dtype = ACL_DT_UNDEFINED;
+    mm->compute = compute;
+    mm->result = result;
+    mm->alpha = 1.0f, mm->beta = 1.0f;
+}
+
+/* ---- aclnnMatmul, aclnnMm, aclnnBatchMatMul ------------------------------------------------------------ */
+
+enum { P_SELF, P_MAT2, P_OUT, P_CMT };
+static const aclStubParam kMatmulParams[] = {
+    [P_SELF] = {"self", ACLSTUB_INPUT, FLT},
+    [P_MAT2] = {"mat2", ACLSTUB_INPUT, FLT},
+    [P_OUT] = {"out", ACLSTUB_OUTPUT, FLT, NULL, OUT_ANY},
+    [P_CMT] = {"cubeMathType", ACLSTUB_INT},
+};
+
+typedef struct {
+    bool reshaped; /* out has another shape of the same size (written in row-major order) */
+} MatmulPlan;
+
+static aclnnStatus matmul_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = aclStubOpTensor(call, P_SELF), *mat2 = aclStubOpTensor(call, P_MAT2),
+                            *out = aclStubOpTensor(call, P_OUT);
+    MatmulPlan *plan = call->plan;
+    ACLSTUB_TRY(check_cube(call, P_CMT));
+    ACLSTUB_RETURN_ERROR_IF(self->ndim > 6 || mat2->ndim > 6, call, ACLNN_ERR_PARAM_INVALID,
+                            "self %s and mat2 %s must have at most 6 dimensions", shp(0, self), shp(1, mat2));
+    ACLSTUB_RETURN_ERROR_IF(self->ndim == 0 || mat2->ndim == 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "Matmul not support %s, %s", shp(0, self), shp(1, mat2));
+    int64_t kb = mat2->ndim <= 2 ? mat2->dims[0] : mat2->dims[mat2->ndim - 2];
+    ACLSTUB_RETURN_ERROR_IF(self->dims[self->ndim - 1] != kb, call, ACLNN_ERR_PARAM_INVALID,
+                            "The k-axis of the two inputs are different %s, %s", shp(0, self), shp(1, mat2));
+    Shape s;
+    ACLSTUB_RETURN_ERROR_IF(!product_shape(self, mat2, &s), call, ACLNN_ERR_PARAM_INVALID, "Broadcast %s and %s failed.",
+                            shp(0, self), shp(1, mat2));
+    int64_t numel = shape_numel(s.shape, s.rank);
+    if (aclStubNumel(out) == 0 && (aclStubNumel(self) == 0 || aclStubNumel(mat2) == 0)) return aclStubOpNothingToDo(call);
+    /* the result is reshaped to out's shape before the copy into out: the sizes must agree */
+    ACLSTUB_RETURN_ERROR_IF(aclStubNumel(out) != numel, call, ACLNN_ERR_INNER_NULLPTR,
+                            "the product has shape %s, which cannot be reshaped to out's shape %s",
+                            aclStubShapeText(s.shape, (uint32_t)s.rank, shape_buf[0], sizeof shape_buf[0]),
+                            shp(1, out));
+    plan->reshaped = !aclStubShapeEqual(out->dims, out->ndim, s.shape, (uint32_t)s.rank);
+    if (numel == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+/* Runs mm into out, or into a contiguous scratch copied into out in row-major order when out has another shape. */
+static aclnnStatus run_into(const aclStubOpCall *call, aclStubMatmul *mm, const Shape *s, const aclStubTensorDesc *a,
+                            const aclStubTensorDesc *b, const aclStubTensorDesc *out, bool reshaped) {
+    if (!reshaped) {
+        aclStubMatmul m2 = *mm;
+        describe(mm, s, a, b, out, m2.compute, m2.result);
+        return aclStubMatmulRun(call, mm);
+    }
+    int64_t numel = aclStubNumel(out);
+    size_t es = aclDataTypeSize(out->dtype);
+    void *data = out->data;
+    int64_t offset = out->offset;
+    char *tmp = NULL;
+    if (!is_contiguous(out)) {
+        tmp = aclStubKernelScratch(call, (size_t)numel * es);
+        if (tmp == NULL) return aclStubKernelOutOfMemory(call);
+        data = tmp, offset = 0;
+    }
+    aclStubTensorDesc flat = contiguous_view(out->dtype, data, offset, s->shape, s->rank);
+    aclStubMatmul m2 = *mm;
+    describe(mm, s, a, b, &flat, m2.compute, m2.result);
+    ACLSTUB_TRY(aclStubMatmulRun(call, mm));
+    if (tmp != NULL)
+        for (int64_t i = 0; i < numel; i++) memcpy(aclStubElemAt(out, i), tmp + (size_t)i * es, es);
+    return OK;
+}
+
+static aclnnStatus matmul_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *self = aclStubOpTensor(call, P_SELF), *mat2 = aclStubOpTensor(call, P_MAT2),
+                            *out = aclStubOpTensor(call, P_OUT);
+    const MatmulPlan *plan = call->plan;
+    int cmt = (int)(int8_t)aclStubOpInt(call, P_CMT);
+    Shape s;
+    product_shape(self, mat2, &s);
+    aclStubMatmul mm;
+    if (self->ndim == 1 && mat2->ndim == 1) {
+        /* the op_api's Dot: the promoted dtype, cubeMathType ignored */
+        aclDataType t = aclStubPromoteType(self->dtype, mat2->dtype);
+        mm.compute = t == ACL_FLOAT ? ACLSTUB_MM_FP32 : t == ACL_BF16 ? ACLSTUB_MM_BF16 : ACLSTUB_MM_FP16;
+        mm.result = t;
+    } else {
+        mm.compute = aclStubMmComputeFor(self->dtype, mat2->dtype, cmt);
+        mm.result = aclStubMmResultFor(mm.compute, out->dtype, cmt);
+    }
+    return run_into(call, &mm, &s, self, mat2, out, plan->reshaped);
+}
+
+static const aclStubOpDef kMatmul = {"aclnnMatmul", kMatmulParams, 4, NULL, matmul_check, matmul_kernel,
+                                     sizeof(MatmulPlan)};
+ACLSTUB_DEFINE_OP(aclnnMatmul, kMatmul, (const aclTensor *, self), (const aclTensor *, mat2), (aclTensor *, out),
+                  (int8_t, cubeMathType))
+
+/* aclnnMm: 2-D operands and out (the op_api checks out's shape). */
+static aclnnStatus mm_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = aclStubOpTensor(call, P_SELF), *mat2 = aclStubOpTensor(call, P_MAT2),
+                            *out = aclStubOpTensor(call, P_OUT);
+    ACLSTUB_TRY(check_cube(call, P_CMT));
+    ACLSTUB_RETURN_ERROR_IF(mat2->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "mat2 must be 2-D, got %s", shp(0, mat2));
+    ACLSTUB_RETURN_ERROR_IF(self->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "self must be 2-D, got %s", shp(0, self));
+    ACLSTUB_RETURN_ERROR_IF(mat2->dims[0] != self->dims[1], call, ACLNN_ERR_PARAM_INVALID,
+                            "The k-axis of the two inputs are different, self Kdim[%lld], mat2 Kdim[%lld].",
+                            (long long)self->dims[1], (long long)mat2->dims[0]);
+    ACLSTUB_RETURN_ERROR_IF(out->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "out must be 2-D, got %s", shp(0, out));
+    ACLSTUB_RETURN_ERROR_IF(out->dims[0] != self->dims[0] || out->dims[1] != mat2->dims[1], call,
+                            ACLNN_ERR_PARAM_INVALID,
+                            "output's shape is not match input, out_m[%lld] must be same with self_m[%lld], "
+                            "out_n[%lld] must be same with mat2_n[%lld].",
+                            (long long)out->dims[0], (long long)self->dims[0], (long long)out->dims[1],
+                            (long long)mat2->dims[1]);
+    if (aclStubNumel(out) == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+static aclnnStatus plain_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *self = aclStubOpTensor(call, P_SELF), *mat2 = aclStubOpTensor(call, P_MAT2),
+                            *out = aclStubOpTensor(call, P_OUT);
+    int cmt = (int)(int8_t)aclStubOpInt(call, P_CMT);
+    Shape s;
+    product_shape(self, mat2, &s);
+    aclStubMatmul mm;
+    aclStubMmCompute c = aclStubMmComputeFor(self->dtype, mat2->dtype, cmt);
+    describe(&mm, &s, self, mat2, out, c, aclStubMmResultFor(c, out->dtype, cmt));
+    return aclStubMatmulRun(call, &mm);
+}
+
+static const aclStubOpDef kMm = {"aclnnMm", kMatmulParams, 4, NULL, mm_check, plain_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnMm, kMm, (const aclTensor *, self), (const aclTensor *, mat2), (aclTensor *, out),
+                  (int8_t, cubeMathType))
+
+/* aclnnBatchMatMul: 3-D operands, the batch of 1 broadcast. */
+static aclnnStatus bmm_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = aclStubOpTensor(call, P_SELF), *mat2 = aclStubOpTensor(call, P_MAT2),
+                            *out = aclStubOpTensor(call, P_OUT);
+    ACLSTUB_TRY(check_cube(call, P_CMT));
+    ACLSTUB_RETURN_ERROR_IF(self->ndim != 3 || mat2->ndim != 3 || out->ndim != 3, call, ACLNN_ERR_PARAM_INVALID,
+                            "self, mat2 and out must be 3-D, got self %s, mat2 %s, out %u-D", shp(0, self),
+                            shp(1, mat2), out->ndim);
+    ACLSTUB_RETURN_ERROR_IF(self->dims[2] != mat2->dims[1], call, ACLNN_ERR_PARAM_INVALID,
+                            "self's last dim and mat2's penultimate dim shoule be same, self [%lld], mat2 [%lld].",
+                            (long long)self->dims[2], (long long)mat2->dims[1]);
+    ACLSTUB_RETURN_ERROR_IF(self->dims[0] != mat2->dims[0] && self->dims[0] != 1 && mat2->dims[0] != 1, call,
+                            ACLNN_ERR_PARAM_INVALID,
+                            "self's first dim and mat2's first dim shoule be same, or at least one of the self's first "
+                            "dim and mat2's first dim is 1.Now self [%lld], mat2 [%lld].",
+                            (long long)self->dims[0], (long long)mat2->dims[0]);
+    int64_t b = self->dims[0] >= mat2->dims[0] ? self->dims[0] : mat2->dims[0];
+    ACLSTUB_RETURN_ERROR_IF(out->dims[1] != self->dims[1] || out->dims[2] != mat2->dims[2] || out->dims[0] != b, call,
+                            ACLNN_ERR_PARAM_INVALID,
+                            "output's shape is not match input, out_m[%lld] must be same with self_m[%lld], out_n[%lld] "
+                            "must be same with other_n[%lld], out_batch[%lld] must be same with input_batch[%lld].",
+                            (long long)out->dims[1], (long long)self->dims[1], (long long)out->dims[2],
+                            (long long)mat2->dims[2], (long long)out->dims[0], (long long)b);
+    if (self->dims[0] == 0 || self->dims[1] == 0 || mat2->dims[2] == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+static const aclStubOpDef kBmm = {"aclnnBatchMatMul", kMatmulParams, 4, NULL, bmm_check, plain_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnBatchMatMul, kBmm, (const aclTensor *, self), (const aclTensor *, mat2), (aclTensor *, out),
+                  (int8_t, cubeMathType))
+
+/* ---- aclnnAddmm, aclnnBaddbmm, aclnnAddbmm and their in-place variants ------------------------------------ */
+
+/*
+ * out = beta * self + alpha * (mat1 @ mat2), self broadcast to the product. The op_api's branches: alpha == 0
+ * gives beta * self (no product), beta == 0 gives alpha * product (self not read), an empty reduction (K == 0)
+ * gives beta * self for Addmm, the zero product otherwise.
+ */
+typedef enum { ADDMM, BADDBMM, ADDBMM } AddKind;
+typedef struct {
+    AddKind kind;
+    int self, mat1, mat2, beta, alpha, out, cmt; /* parameter indices */
+} AddRow;
+
+typedef struct {
+    bool nothing;
+} AddPlan;
+
+static aclnnStatus add_check(aclStubOpCall *call) {
+    const AddRow *row = aclStubFamilyRow(call);
+    const aclStubTensorDesc *self = aclStubOpTensor(call, row->self), *m1 = aclStubOpTensor(call, row->mat1),
+                            *m2 = aclStubOpTensor(call, row->mat2), *out = aclStubOpTensor(call, row->out);
+    int cmt = (int)(int8_t)aclStubOpInt(call, row->cmt);
+    ACLSTUB_TRY(check_cube(call, row->cmt));
+    int64_t prod[3];
+    if (row->kind == ADDMM) {
+        ACLSTUB_RETURN_ERROR_IF(m1->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "mat1 must be 2-D, got %s", shp(0, m1));
+        ACLSTUB_RETURN_ERROR_IF(m2->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "mat2 must be 2-D, got %s", shp(0, m2));
+        ACLSTUB_RETURN_ERROR_IF(m1->dims[1] != m2->dims[0], call, ACLNN_ERR_PARAM_INVALID,
+                                "The k-axis of the two inputs are different.");
+        ACLSTUB_RETURN_ERROR_IF(self->ndim > 2, call, ACLNN_ERR_PARAM_INVALID, "The dim of self should be less than 3.");
+        prod[0] = m1->dims[0], prod[1] = m2->dims[1];
+        int64_t b[2];
+        uint32_t nb;
+        ACLSTUB_RETURN_ERROR_IF(!aclStubBroadcastShape(self->dims, self->ndim, prod, 2, b, &nb) ||
+                                    !aclStubShapeEqual(b, nb, prod, 2),
+                                call, ACLNN_ERR_PARAM_INVALID, "self %s cannot broadcast to [%lld, %lld]", shp(0, self),
+                                (long long)prod[0], (long long)prod[1]);
+        ACLSTUB_RETURN_ERROR_IF(out->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "out must be 2-D, got %s", shp(0, out));
+        if (prod[0] == 0 || prod[1] == 0) {
+            ACLSTUB_RETURN_ERROR_IF(aclStubNumel(out) != 0, call, ACLNN_ERR_PARAM_INVALID,
+                                    "Shape of out should be empty, but the current is %s.", shp(0, out));
+        } else {
+            ACLSTUB_RETURN_ERROR_IF(out->dims[0] != prod[0] || out->dims[1] != prod[1], call, ACLNN_ERR_PARAM_INVALID,
+                                    "Shape of out should be [%lld,%lld], but the current is %s.", (long long)prod[0],
+                                    (long long)prod[1], shp(0, out));
+        }
+        ACLSTUB_RETURN_ERROR_IF(cmt > 4, call, ACLNN_ERR_PARAM_INVALID,
+                                "The value of cubeMathType only support {0: KEEP_DTYPE, 1: ALLOW_FP32_DOWN_PRECISION, "
+                                "2: USE_FP16, 3: USE_HF32, 4: USE_FP32_ADD}, but got %d",
+                                cmt);
+        if (aclStubNumel(self) == 0 || prod[0] == 0 || prod[1] == 0) return aclStubOpNothingToDo(call);
+        return OK;
+    }
+    ACLSTUB_RETURN_ERROR_IF(m1->ndim != 3, call, ACLNN_ERR_PARAM_INVALID, "batch1 must be 3-D, got %s", shp(0, m1));
+    ACLSTUB_RETURN_ERROR_IF(m2->ndim != 3, call, ACLNN_ERR_PARAM_INVALID, "batch2 must be 3-D, got %s", shp(0, m2));
+    ACLSTUB_RETURN_ERROR_IF(m1->dims[2] != m2->dims[1], call, ACLNN_ERR_PARAM_INVALID,
+                            "batch1's last dim and batch2's penultimate dim shoule be same, batch1 [%lld], batch2 [%lld].",
+                            (long long)m1->dims[2], (long long)m2->dims[1]);
+    if (row->kind == BADDBMM) {
+        ACLSTUB_RETURN_ERROR_IF(m1->dims[0] != m2->dims[0] && m1->dims[0] != 1 && m2->dims[0] != 1, call,
+                                ACLNN_ERR_PARAM_INVALID, "mat1's batch dim and mat2's batch dim can not broadcast");
+        bool mat_empty = m1->dims[0] == 0 || m1->dims[1] == 0 || m2->dims[2] == 0;
+        ACLSTUB_RETURN_ERROR_IF((aclStubNumel(self) == 0) != mat_empty, call, ACLNN_ERR_PARAM_INVALID,
+                                "self and batch1@batch2 should be both empty tensors, or not, self is [%d], "
+                                "batch1@batch2 is [%d].",
+                                aclStubNumel(self) == 0, mat_empty);
+        int64_t bmm[3] = {m1->dims[0], m1->dims[1], m2->dims[2]}, b[ACLSTUB_MAX_DIMS];
+        uint32_t nb;
+        ACLSTUB_RETURN_ERROR_IF(!aclStubBroadcastShape(self->dims, self->ndim, bmm, 3, b, &nb), call,
+                                ACLNN_ERR_PARAM_INVALID, "Shape of self and batch1@batch2 can't broadcast.");
+        ACLSTUB_RETURN_ERROR_IF(!aclStubShapeEqual(b, nb, out->dims, out->ndim), call, ACLNN_ERR_PARAM_INVALID,
+                                "Shape of out should be %s, but current is %s.",
+                                aclStubShapeText(b, nb, shape_buf[0], sizeof shape_buf[0]), shp(1, out));
+        ACLSTUB_RETURN_ERROR_IF((b[0] != 1 && m1->dims[0] == 1) || (b[1] != 1 && m1->dims[1] == 1) ||
+                                    (b[2] != 1 && m2->dims[2] == 1),
+                                call, ACLNN_ERR_PARAM_INVALID,
+                                "batch1@batch2's shape should be same with broadcastShape, broadcastShape %s",
+                                aclStubShapeText(b, nb, shape_buf[0], sizeof shape_buf[0]));
+        ACLSTUB_RETURN_ERROR_IF(cmt > 4, call, ACLNN_ERR_PARAM_INVALID,
+                                "The value of cubeMathType only support {0: KEEP_DTYPE, 1: ALLOW_FP32_DOWN_PRECISION, "
+                                "2: USE_FP16, 3: USE_HF32, 4: USE_FP32_ADD}, but got %d",
+                                cmt);
+        if (mat_empty) return aclStubOpNothingToDo(call);
+        return OK;
+    }
+    /* ADDBMM: self broadcast to (M, N), batch dims equal */
+    ACLSTUB_RETURN_ERROR_IF(m1->dims[0] != m2->dims[0], call, ACLNN_ERR_PARAM_INVALID,
+                            "batch1's first dim [%lld] and batch2's first dim [%lld] should be same.",
+                            (long long)m1->dims[0], (long long)m2->dims[0]);
+    bool mat_empty = m1->dims[1] == 0 || m2->dims[2] == 0;
+    ACLSTUB_RETURN_ERROR_IF((aclStubNumel(self) == 0) != mat_empty, call, ACLNN_ERR_PARAM_INVALID,
+                            "self and batch1@batch2 should be both empty tensors, or not, self is [%d], batch1@batch2 is "
+                            "[%d].",
+                            aclStubNumel(self) == 0, mat_empty);
+    prod[0] = m1->dims[1], prod[1] = m2->dims[2];
+    int64_t b[ACLSTUB_MAX_DIMS];
+    uint32_t nb;
+    ACLSTUB_RETURN_ERROR_IF(self->ndim > 2 || !aclStubBroadcastShape(self->dims, self->ndim, prod, 2, b, &nb) ||
+                                !aclStubShapeEqual(b, nb, prod, 2),
+                            call, ACLNN_ERR_PARAM_INVALID, "self %s cannot broadcast to [%lld, %lld]", shp(0, self),
+                            (long long)prod[0], (long long)prod[1]);
+    ACLSTUB_RETURN_ERROR_IF(!aclStubShapeEqual(out->dims, out->ndim, prod, 2), call, ACLNN_ERR_PARAM_INVALID,
+                            "Shape of out should be [%lld, %lld], but current is %s.", (long long)prod[0],
+                            (long long)prod[1], shp(0, out));
+    ACLSTUB_RETURN_ERROR_IF(cmt > 4, call, ACLNN_ERR_PARAM_INVALID,
+                            "The value of cubeMathType only support {0: KEEP_DTYPE, 1: ALLOW_FP32_DOWN_PRECISION, 2: "
+                            "USE_FP16, 3: USE_HF32, 4: USE_FP32_ADD}, but got %d",
+                            cmt);
+    if (mat_empty) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+static aclnnStatus add_kernel(const aclStubOpCall *call) {
+    const AddRow *row = aclStubFamilyRow(call);
+    const aclStubTensorDesc *self = aclStubOpTensor(call, row->self), *m1 = aclStubOpTensor(call, row->mat1),
+                            *m2 = aclStubOpTensor(call, row->mat2), *out = aclStubOpTensor(call, row->out);
+    int cmt = (int)(int8_t)aclStubOpInt(call, row->cmt);
+    float alpha = scalar_f32(call, row->alpha), beta = scalar_f32(call, row->beta);
+    Shape s;
+    memset(&s, 0, sizeof s);
+    s.m = m1->dims[m1->ndim - 2], s.k = m1->dims[m1->ndim - 1], s.n = m2->dims[m2->ndim - 1];
+    if (row->kind != ADDMM) {
+        s.nbatch = 1;
+        s.batch[0] = m1->dims[0] > m2->dims[0] ? m1->dims[0] : m2->dims[0];
+    }
+    aclStubMmCompute c = aclStubMmComputeFor(m1->dtype, m2->dtype, cmt);
+    aclStubMatmul mm;
+    memset(&mm, 0, sizeof mm);
+    mm.nbatch = s.nbatch;
+    memcpy(mm.batch, s.batch, sizeof s.batch);
+    mm.m = s.m, mm.n = s.n, mm.k = s.k;
+    mm.a = aclStubMatOfView(m1, s.nbatch, s.batch, false, true);
+    mm.b = aclStubMatOfView(m2, s.nbatch, s.batch, false, false);
+    mm.out = aclStubMatOfView(out, row->kind == BADDBMM ? 1 : 0, s.batch, false, true);
+    mm.compute = c;
+    /* the epilogue keeps the product in float32 (the op_api computes 16-bit additions with a float32 product) */
+    mm.result = ACL_FLOAT;
+    mm.sum_batches = row->kind == ADDBMM;
+    mm.alpha = alpha;
+    mm.beta = beta;
+    bool alpha0 = float_is(alpha, 0.0f), beta0 = float_is(beta, 0.0f);
+    mm.add = aclStubMatOfView(self, row->kind == BADDBMM ? 1 : 0, s.batch, false, true);
+    if (row->kind == ADDMM && (alpha0 || s.k == 0)) {
+        /* beta * self only */
+        mm.k = 0;
+        mm.alpha = 0.0f;
+        mm.skip_product = true;
+    } else if (beta0) {
+        mm.add.dtype = ACL_DT_UNDEFINED;
+        if (float_is(alpha, 1.0f)) {
+            mm.alpha = 1.0f;
+            mm.result = aclStubMmResultFor(c, out->dtype, cmt);
+        }
+    }
+    if (float_is(mm.alpha, 1.0f)) mm.alpha = 1.0f;
+    if (float_is(mm.beta, 1.0f)) mm.beta = 1.0f;
+    return aclStubMatmulRun(call, &mm);
+}
+
+#define PARAM(NAME, ROLE, DT, FLAGS) {.name = NAME, .role = ROLE, .dtypes = DT, .flags = FLAGS}
+#define ADD_PARAMS(N0, N1, N2)                                                                                     \
+    {PARAM(N0, ACLSTUB_INPUT, FLT, 0), PARAM(N1, ACLSTUB_INPUT, FLT, 0),                          \
+     PARAM(N2, ACLSTUB_INPUT, FLT, 0), PARAM("beta", ACLSTUB_SCALAR, 0, 0),                             \
+     PARAM("alpha", ACLSTUB_SCALAR, 0, 0), PARAM("out", ACLSTUB_OUTPUT, FLT, OUT_ANY),                        \
+     PARAM("cubeMathType", ACLSTUB_INT, 0, 0)}
+#define INPLACE_PARAMS(N0, N1, N2)                                                                                 \
+    {PARAM(N0, ACLSTUB_INPLACE, FLT, OUT_ANY), PARAM(N1, ACLSTUB_INPUT, FLT, 0),                  \
+     PARAM(N2, ACLSTUB_INPUT, FLT, 0), PARAM("beta", ACLSTUB_SCALAR, 0, 0),                             \
+     PARAM("alpha", ACLSTUB_SCALAR, 0, 0), PARAM("cubeMathType", ACLSTUB_INT, 0, 0)}
+
+static const aclStubParam kAddmmParams[] = ADD_PARAMS("self", "mat1", "mat2");
+static const aclStubParam kInplaceAddmmParams[] = INPLACE_PARAMS("selfRef", "mat1", "mat2");
+static const aclStubParam kBaddbmmParams[] = ADD_PARAMS("self", "batch1", "batch2");
+static const aclStubParam kInplaceBaddbmmParams[] = INPLACE_PARAMS("selfRef", "batch1", "batch2");
+
+static const AddRow kAddmmRow = {ADDMM, 0, 1, 2, 3, 4, 5, 6}, kInplaceAddmmRow = {ADDMM, 0, 1, 2, 3, 4, 0, 5};
+static const AddRow kBaddbmmRow = {BADDBMM, 0, 1, 2, 3, 4, 5, 6}, kInplaceBaddbmmRow = {BADDBMM, 0, 1, 2, 3, 4, 0, 5};
+static const AddRow kAddbmmRow = {ADDBMM, 0, 1, 2, 3, 4, 5, 6}, kInplaceAddbmmRow = {ADDBMM, 0, 1, 2, 3, 4, 0, 5};
+
+#define ADD_OP(NAME, PARAMS, ROW)                                                                             \
+    static const aclStubFamilyOp k##NAME = {{#NAME, PARAMS, ACLSTUB_LEN(PARAMS), NULL, add_check, add_kernel, 0}, &ROW};
+ADD_OP(aclnnAddmm, kAddmmParams, kAddmmRow)
+ADD_OP(aclnnInplaceAddmm, kInplaceAddmmParams, kInplaceAddmmRow)
+ADD_OP(aclnnBaddbmm, kBaddbmmParams, kBaddbmmRow)
+ADD_OP(aclnnInplaceBaddbmm, kInplaceBaddbmmParams, kInplaceBaddbmmRow)
+ADD_OP(aclnnAddbmm, kBaddbmmParams, kAddbmmRow)
+ADD_OP(aclnnInplaceAddbmm, kInplaceBaddbmmParams, kInplaceAddbmmRow)
+
+ACLSTUB_DEFINE_OP(aclnnAddmm, kaclnnAddmm.def, (const aclTensor *, self), (const aclTensor *, mat1),
+                  (const aclTensor *, mat2), (const aclScalar *, beta), (const aclScalar *, alpha), (aclTensor *, out),
+                  (int8_t, cubeMathType))
+ACLSTUB_DEFINE_OP(aclnnInplaceAddmm, kaclnnInplaceAddmm.def, (const aclTensor *, selfRef), (const aclTensor *, mat1),
+                  (const aclTensor *, mat2), (const aclScalar *, beta), (const aclScalar *, alpha),
+                  (int8_t, cubeMathType))
+ACLSTUB_DEFINE_OP(aclnnBaddbmm, kaclnnBaddbmm.def, (const aclTensor *, self), (const aclTensor *, batch1),
+                  (const aclTensor *, batch2), (const aclScalar *, beta), (const aclScalar *, alpha),
+                  (aclTensor *, out), (int8_t, cubeMathType))
+ACLSTUB_DEFINE_OP(aclnnInplaceBaddbmm, kaclnnInplaceBaddbmm.def, (const aclTensor *, selfRef),
+                  (const aclTensor *, batch1), (const aclTensor *, batch2), (const aclScalar *, beta),
+                  (const aclScalar *, alpha), (int8_t, cubeMathType))
+ACLSTUB_DEFINE_OP(aclnnAddbmm, kaclnnAddbmm.def, (const aclTensor *, self), (const aclTensor *, batch1),
+                  (const aclTensor *, batch2), (const aclScalar *, beta), (const aclScalar *, alpha),
+                  (aclTensor *, out), (int8_t, cubeMathType))
+ACLSTUB_DEFINE_OP(aclnnInplaceAddbmm, kaclnnInplaceAddbmm.def, (aclTensor *, selfRef), (const aclTensor *, batch1),
+                  (const aclTensor *, batch2), (const aclScalar *, beta), (const aclScalar *, alpha),
+                  (int8_t, cubeMathType))
+
+/* ---- aclnnMv ------------------------------------------------------------------------------------------------- */
+
+enum { MV_SELF, MV_VEC, MV_OUT, MV_CMT };
+static const aclStubParam kMvParams[] = {
+    [MV_SELF] = {"self", ACLSTUB_INPUT, FLT},
+    [MV_VEC] = {"vec", ACLSTUB_INPUT, FLT},
+    [MV_OUT] = {"out", ACLSTUB_OUTPUT, FLT, "vec", OUT_ANY},
+    [MV_CMT] = {"cubeMathType", ACLSTUB_INT},
+};
+
+static aclnnStatus mv_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = aclStubOpTensor(call, MV_SELF), *vec = aclStubOpTensor(call, MV_VEC),
+                            *out = aclStubOpTensor(call, MV_OUT);
+    ACLSTUB_RETURN_ERROR_IF(aclStubNumel(self) != 0 && self->dtype != vec->dtype, call, ACLNN_ERR_PARAM_INVALID,
+                            "self's dtype %s must be the same as vec's %s", aclStubDtypeName(self->dtype),
+                            aclStubDtypeName(vec->dtype));
+    ACLSTUB_TRY(check_cube(call, MV_CMT));
+    ACLSTUB_RETURN_ERROR_IF(self->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "self must be 2-D, got %s", shp(0, self));
+    ACLSTUB_RETURN_ERROR_IF(vec->ndim != 1, call, ACLNN_ERR_PARAM_INVALID, "vec must be 1-D, got %s", shp(0, vec));
+    ACLSTUB_RETURN_ERROR_IF(out->ndim != 1, call, ACLNN_ERR_PARAM_INVALID, "out must be 1-D, got %s", shp(0, out));
+    ACLSTUB_RETURN_ERROR_IF(vec->dims[0] != self->dims[1], call, ACLNN_ERR_PARAM_INVALID,
+                            "vec's shape %s must be [%lld]", shp(0, vec), (long long)self->dims[1]);
+    ACLSTUB_RETURN_ERROR_IF(out->dims[0] != self->dims[0], call, ACLNN_ERR_PARAM_INVALID,
+                            "out's shape %s must be [%lld]", shp(0, out), (long long)self->dims[0]);
+    if (aclStubNumel(out) == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+static aclnnStatus mv_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *self = aclStubOpTensor(call, MV_SELF), *vec = aclStubOpTensor(call, MV_VEC),
+                            *out = aclStubOpTensor(call, MV_OUT);
+    int cmt = (int)(int8_t)aclStubOpInt(call, MV_CMT);
+    Shape s;
+    product_shape(self, vec, &s);
+    aclStubMatmul mm;
+    aclStubMmCompute c = aclStubMmComputeFor(vec->dtype, vec->dtype, cmt == 4 ? 0 : cmt);
+    describe(&mm, &s, self, vec, out, c, aclStubMmResultFor(c, out->dtype, cmt));
+    return aclStubMatmulRun(call, &mm);
+}
+
+static const aclStubOpDef kMv = {"aclnnMv", kMvParams, 4, NULL, mv_check, mv_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnMv, kMv, (const aclTensor *, self), (const aclTensor *, vec), (aclTensor *, out),
+                  (int8_t, cubeMathType))
