@@ -446,3 +446,42 @@ aclnnStatus aclStubMatmulRun(const aclStubOpCall *call, const aclStubMatmul *mm)
     aclStubParallelFor(pl.slots, 1, run_slots, &job);
     return OK;
 }
+
+/* ---- the vector unit's dot product ------------------------------------------------------------------------- */
+
+aclnnStatus aclStubMmDot(const aclStubOpCall *call, const aclStubTensorDesc *x, const aclStubTensorDesc *y,
+                         aclDataType t, void *out, aclDataType out_dtype) {
+    int64_t n = aclStubNumel(x);
+    unsigned char result[16] = {0};
+    if (t == ACL_INT8 || t == ACL_UINT8 || t == ACL_INT32) {
+        int64_t acc = 0, a, b;
+        for (int64_t i = 0; i < n; i++) {
+            aclStubCastStrided(&a, 0, ACL_INT64, aclStubElem1(x, i), 0, x->dtype, 1);
+            aclStubCastStrided(&b, 0, ACL_INT64, aclStubElem1(y, i), 0, y->dtype, 1);
+            acc = (int64_t)((uint64_t)acc + (uint64_t)a * (uint64_t)b);
+        }
+        aclStubCastStrided(result, 0, t, &acc, 0, ACL_INT64, 1);
+    } else {
+        float *v = aclStubKernelScratch(call, sizeof(float) * (size_t)(2 * n + 1));
+        if (v == NULL) return aclStubKernelOutOfMemory(call);
+        float *w = v + n;
+        uint16_t h;
+        /* each operand as t (rounded once when it was wider), then widened */
+        for (int64_t i = 0; i < n; i++) {
+            if (t == ACL_FLOAT) {
+                aclStubCastStrided(&v[i], 0, ACL_FLOAT, aclStubElem1(x, i), 0, x->dtype, 1);
+                aclStubCastStrided(&w[i], 0, ACL_FLOAT, aclStubElem1(y, i), 0, y->dtype, 1);
+            } else {
+                aclStubCastStrided(&h, 0, t, aclStubElem1(x, i), 0, x->dtype, 1);
+                v[i] = aclStubLoadPtrF32(t, &h);
+                aclStubCastStrided(&h, 0, t, aclStubElem1(y, i), 0, y->dtype, 1);
+                w[i] = aclStubLoadPtrF32(t, &h);
+            }
+        }
+        aclStubRowMulF32(v, v, w, n);
+        float sum = n > 0 ? aclStubReduceSumF32(v, n) : 0.0f;
+        aclStubStorePtrF32(t, result, sum);
+    }
+    aclStubCastStrided(out, 0, out_dtype, result, 0, t, 1);
+    return OK;
+}

@@ -121,6 +121,15 @@ ACLSTUB_API aclDataType aclStubMmResultFor(aclStubMmCompute compute, aclDataType
  */
 ACLSTUB_API aclnnStatus aclStubMmCheckCubeMathType(const aclStubOpCall *call, int cube_math_type);
 
+/*
+ * The dot product of two 1-D views of n elements as the vector unit computes it (the Dot kernel of ops-math):
+ * both read as dtype t (converted first when their dtype differs); FLOAT, FLOAT16, BF16: the products rounded to
+ * float32, summed in the AI Core's ReduceSum order (aclStubReduceSumF32), rounded once to t; INT8, UINT8, INT32:
+ * the exact sum wrapped to t. The result, of dtype t, is stored at out as out_dtype (the device's Cast).
+ */
+ACLSTUB_API aclnnStatus aclStubMmDot(const aclStubOpCall *call, const aclStubTensorDesc *x, const aclStubTensorDesc *y,
+                                     aclDataType t, void *out, aclDataType out_dtype);
+
 /* "[2, 3]" style name of a computation ("FLOAT", "HFLOAT32", ...), for messages and docs. */
 ACLSTUB_API const char *aclStubMmComputeName(aclStubMmCompute compute);
 

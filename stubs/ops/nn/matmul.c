@@ -367,29 +367,27 @@ static aclnnStatus add_check(aclStubOpCall *call) {
         if (mat_empty) return aclStubOpNothingToDo(call);
         return OK;
     }
-    /* ADDBMM: self broadcast to (M, N), batch dims equal */
-    ACLSTUB_RETURN_ERROR_IF(m1->dims[0] != m2->dims[0], call, ACLNN_ERR_PARAM_INVALID,
-                            "batch1's first dim [%lld] and batch2's first dim [%lld] should be same.",
-                            (long long)m1->dims[0], (long long)m2->dims[0]);
+    /* ADDBMM: the batch dims broadcast, self (1-D or 2-D) broadcasts to (M, N) */
+    ACLSTUB_RETURN_ERROR_IF(m1->dims[0] != m2->dims[0] && m1->dims[0] != 1 && m2->dims[0] != 1, call,
+                            ACLNN_ERR_PARAM_INVALID, "self's batch dim and mat2's batch dim can not broadcast");
     bool mat_empty = m1->dims[1] == 0 || m2->dims[2] == 0;
     ACLSTUB_RETURN_ERROR_IF((aclStubNumel(self) == 0) != mat_empty, call, ACLNN_ERR_PARAM_INVALID,
-                            "self and batch1@batch2 should be both empty tensors, or not, self is [%d], batch1@batch2 is "
-                            "[%d].",
+                            "self and batch1@batch2's last two dims should be both empty or not, self is [%d], "
+                            "batch1@batch2 is [%d]",
                             aclStubNumel(self) == 0, mat_empty);
+    ACLSTUB_RETURN_ERROR_IF(self->ndim < 1 || self->ndim > 2, call, ACLNN_ERR_PARAM_INVALID,
+                            "self must have 1 or 2 dimensions, got %s", shp(0, self));
     prod[0] = m1->dims[1], prod[1] = m2->dims[2];
     int64_t b[ACLSTUB_MAX_DIMS];
     uint32_t nb;
-    ACLSTUB_RETURN_ERROR_IF(self->ndim > 2 || !aclStubBroadcastShape(self->dims, self->ndim, prod, 2, b, &nb) ||
-                                !aclStubShapeEqual(b, nb, prod, 2),
-                            call, ACLNN_ERR_PARAM_INVALID, "self %s cannot broadcast to [%lld, %lld]", shp(0, self),
-                            (long long)prod[0], (long long)prod[1]);
-    ACLSTUB_RETURN_ERROR_IF(!aclStubShapeEqual(out->dims, out->ndim, prod, 2), call, ACLNN_ERR_PARAM_INVALID,
+    ACLSTUB_RETURN_ERROR_IF(!aclStubBroadcastShape(self->dims, self->ndim, prod, 2, b, &nb), call,
+                            ACLNN_ERR_PARAM_INVALID, "Shape of self and batch1@batch2's last two dims can't broadcast.");
+    ACLSTUB_RETURN_ERROR_IF(!aclStubShapeEqual(b, nb, out->dims, out->ndim), call, ACLNN_ERR_PARAM_INVALID,
+                            "Shape of out should be %s, but current is %s.",
+                            aclStubShapeText(b, nb, shape_buf[0], sizeof shape_buf[0]), shp(1, out));
+    ACLSTUB_RETURN_ERROR_IF(!aclStubShapeEqual(b, nb, prod, 2), call, ACLNN_ERR_PARAM_INVALID,
                             "Shape of out should be [%lld, %lld], but current is %s.", (long long)prod[0],
-                            (long long)prod[1], shp(0, out));
-    ACLSTUB_RETURN_ERROR_IF(cmt > 4, call, ACLNN_ERR_PARAM_INVALID,
-                            "The value of cubeMathType only support {0: KEEP_DTYPE, 1: ALLOW_FP32_DOWN_PRECISION, 2: "
-                            "USE_FP16, 3: USE_HF32, 4: USE_FP32_ADD}, but got %d",
-                            cmt);
+                            (long long)prod[1], aclStubShapeText(b, nb, shape_buf[0], sizeof shape_buf[0]));
     if (mat_empty) return aclStubOpNothingToDo(call);
     return OK;
 }
@@ -424,17 +422,14 @@ static aclnnStatus add_kernel(const aclStubOpCall *call) {
     mm.beta = beta;
     bool alpha0 = float_is(alpha, 0.0f), beta0 = float_is(beta, 0.0f);
     mm.add = aclStubMatOfView(self, row->kind == BADDBMM ? 1 : 0, s.batch, false, true);
-    if (row->kind == ADDMM && (alpha0 || s.k == 0)) {
-        /* beta * self only */
-        mm.k = 0;
-        mm.alpha = 0.0f;
+    if ((row->kind != BADDBMM && alpha0) || (row->kind == ADDMM && s.k == 0)) {
+        /* beta * self alone (Addbmm: zeros when beta is 0 too) */
         mm.skip_product = true;
+        if (row->kind == ADDBMM && beta0) mm.add.dtype = ACL_DT_UNDEFINED;
     } else if (beta0) {
+        /* self is not read: alpha * product */
         mm.add.dtype = ACL_DT_UNDEFINED;
-        if (float_is(alpha, 1.0f)) {
-            mm.alpha = 1.0f;
-            mm.result = aclStubMmResultFor(c, out->dtype, cmt);
-        }
+        if (float_is(alpha, 1.0f) && !mm.sum_batches) mm.result = aclStubMmResultFor(c, out->dtype, cmt);
     }
     if (float_is(mm.alpha, 1.0f)) mm.alpha = 1.0f;
     if (float_is(mm.beta, 1.0f)) mm.beta = 1.0f;
@@ -532,3 +527,181 @@ static aclnnStatus mv_kernel(const aclStubOpCall *call) {
 static const aclStubOpDef kMv = {"aclnnMv", kMvParams, 4, NULL, mv_check, mv_kernel, 0};
 ACLSTUB_DEFINE_OP(aclnnMv, kMv, (const aclTensor *, self), (const aclTensor *, vec), (aclTensor *, out),
                   (int8_t, cubeMathType))
+
+/* ---- aclnnAddmv ------------------------------------------------------------------------------------------------ */
+
+/*
+ * out = beta * self + alpha * (mat @ vec) in the op_api's dtype chain: the product in promote(mat, vec) (the cube
+ * for FLOAT, FLOAT16 and BF16, rounded to the cube's output type; an exact sum wrapped to the type for integers;
+ * a double sum for DOUBLE; any(mat & vec) for BOOL), times alpha in promote(alpha, that) when alpha != 1; self
+ * times beta in promote(beta, self) when beta != 1; their sum in the promotion of both, cast to out.
+ */
+#define ADDMV_DT                                                                                              \
+    (ACLSTUB_DT_FLOATS | ACLSTUB_DT(ACL_INT32) | ACLSTUB_DT(ACL_INT64) | ACLSTUB_DT(ACL_INT16) |               \
+     ACLSTUB_DT(ACL_INT8) | ACLSTUB_DT(ACL_UINT8) | ACLSTUB_DT(ACL_DOUBLE) | ACLSTUB_DT(ACL_BOOL))
+enum { AMV_SELF, AMV_MAT, AMV_VEC, AMV_ALPHA, AMV_BETA, AMV_OUT, AMV_CMT };
+static const aclStubParam kAddmvParams[] = {
+    [AMV_SELF] = {"self", ACLSTUB_INPUT, ADDMV_DT},
+    [AMV_MAT] = {"mat", ACLSTUB_INPUT, ADDMV_DT},
+    [AMV_VEC] = {"vec", ACLSTUB_INPUT, ADDMV_DT},
+    [AMV_ALPHA] = {"alpha", ACLSTUB_SCALAR},
+    [AMV_BETA] = {"beta", ACLSTUB_SCALAR},
+    [AMV_OUT] = {"out", ACLSTUB_OUTPUT, ADDMV_DT, NULL, OUT_ANY},
+    [AMV_CMT] = {"cubeMathType", ACLSTUB_INT},
+};
+
+/* A value of the chain: integral types exact in int64 (wrapped to their width), the others in double. */
+typedef struct {
+    aclDataType t;
+    int64_t i;
+    double f;
+} Val;
+
+static bool is_int_type(aclDataType t) { return aclStubIsIntegral(t, true); }
+
+static Val val_cast(Val v, aclDataType t) {
+    Val r = {t, 0, 0.0};
+    unsigned char buf[16];
+    if (is_int_type(v.t))
+        aclStubCastStrided(buf, 0, t, &v.i, 0, ACL_INT64, 1);
+    else
+        aclStubCastStrided(buf, 0, t, &v.f, 0, ACL_DOUBLE, 1);
+    if (is_int_type(t))
+        aclStubCastStrided(&r.i, 0, ACL_INT64, buf, 0, t, 1);
+    else
+        aclStubCastStrided(&r.f, 0, ACL_DOUBLE, buf, 0, t, 1);
+    return r;
+}
+
+static Val val_of(aclDataType t, const void *p) {
+    Val r = {t, 0, 0.0};
+    if (is_int_type(t))
+        aclStubCastStrided(&r.i, 0, ACL_INT64, p, 0, t, 1);
+    else
+        aclStubCastStrided(&r.f, 0, ACL_DOUBLE, p, 0, t, 1);
+    return r;
+}
+
+/* a op b in type t (both already of type t): BOOL multiplies as AND and adds as OR. */
+static Val val_op(Val a, Val b, bool mul) {
+    Val r = a;
+    if (a.t == ACL_BOOL) {
+        r.i = mul ? (a.i && b.i) : (a.i || b.i);
+        return r;
+    }
+    if (is_int_type(a.t)) {
+        r.i = mul ? (int64_t)((uint64_t)a.i * (uint64_t)b.i) : (int64_t)((uint64_t)a.i + (uint64_t)b.i);
+    } else {
+        r.f = mul ? a.f * b.f : a.f + b.f;
+    }
+    return val_cast(r, a.t);
+}
+
+static Val scalar_val(const aclStubOpCall *call, int i) { return val_of(call->v[i].dtype, call->v[i].scalar); }
+
+static aclnnStatus addmv_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = aclStubOpTensor(call, AMV_SELF), *mat = aclStubOpTensor(call, AMV_MAT),
+                            *vec = aclStubOpTensor(call, AMV_VEC), *out = aclStubOpTensor(call, AMV_OUT);
+    for (int i = AMV_ALPHA; i <= AMV_BETA; i++) {
+        aclDataType t = call->v[i].dtype;
+        ACLSTUB_RETURN_ERROR_IF((unsigned)t >= 64 || !(ADDMV_DT & ACLSTUB_DT(t)), call, ACLNN_ERR_PARAM_INVALID,
+                                "argument '%s' has data type %s, which addmv does not support", aclStubOpName(call, i),
+                                aclStubDtypeName(t));
+    }
+    float alpha = scalar_f32(call, AMV_ALPHA), beta = scalar_f32(call, AMV_BETA);
+    aclDataType p = aclStubPromoteType(mat->dtype, vec->dtype);
+    ACLSTUB_RETURN_ERROR_IF((int)p < 0 || p == ACL_DT_UNDEFINED, call, ACLNN_ERR_PARAM_INVALID,
+                            "Mat dtype %s and Vec dtype %s can not promote dtype.", aclStubDtypeName(mat->dtype),
+                            aclStubDtypeName(vec->dtype));
+    aclDataType p2 = float_is(alpha, 1.0f) ? p : aclStubPromoteType(call->v[AMV_ALPHA].dtype, p);
+    aclDataType p3 = float_is(beta, 1.0f) ? self->dtype : aclStubPromoteType(call->v[AMV_BETA].dtype, self->dtype);
+    aclDataType fin = aclStubPromoteType(p3, p2);
+    ACLSTUB_RETURN_ERROR_IF((int)p2 < 0 || (int)p3 < 0 || (int)fin < 0 || fin == ACL_DT_UNDEFINED, call,
+                            ACLNN_ERR_PARAM_INVALID, "the dtypes of beta*self and alpha*(mat@vec) can not promote.");
+    ACLSTUB_RETURN_ERROR_IF(!aclStubCanCast(fin, out->dtype), call, ACLNN_ERR_PARAM_INVALID,
+                            "the result dtype %s can not cast to out's dtype %s", aclStubDtypeName(fin),
+                            aclStubDtypeName(out->dtype));
+    ACLSTUB_RETURN_ERROR_IF(self->ndim > 1 || mat->ndim != 2 || vec->ndim != 1 || out->ndim != 1, call,
+                            ACLNN_ERR_PARAM_INVALID,
+                            "Expect input tensor dim [0/1,2,1,1], but receive self [%u], mat [%u], vec [%u], out [%u].",
+                            self->ndim, mat->ndim, vec->ndim, out->ndim);
+    ACLSTUB_RETURN_ERROR_IF(mat->dims[1] != vec->dims[0] || mat->dims[0] != out->dims[0] ||
+                                (self->ndim != 0 && mat->dims[0] != self->dims[0] &&
+                                 (self->dims[0] != 1 || float_is(alpha, 0.0f))),
+                            call, ACLNN_ERR_PARAM_INVALID,
+                            "Input tensor shape not satisfy, current shape : self %s, mat %s, vec %u-D, out %u-D.",
+                            shp(0, self), shp(1, mat), vec->ndim, out->ndim);
+    ACLSTUB_TRY(check_cube(call, AMV_CMT));
+    if (aclStubNumel(self) == 0 || aclStubNumel(out) == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+static aclnnStatus addmv_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *self = aclStubOpTensor(call, AMV_SELF), *mat = aclStubOpTensor(call, AMV_MAT),
+                            *vec = aclStubOpTensor(call, AMV_VEC), *out = aclStubOpTensor(call, AMV_OUT);
+    int cmt = (int)(int8_t)aclStubOpInt(call, AMV_CMT);
+    float alpha = scalar_f32(call, AMV_ALPHA), beta = scalar_f32(call, AMV_BETA);
+    int64_t m = mat->dims[0], k = mat->dims[1];
+    aclDataType p = aclStubPromoteType(mat->dtype, vec->dtype);
+    bool product = !float_is(alpha, 0.0f) && aclStubNumel(mat) != 0 && aclStubNumel(vec) != 0;
+    Val *prod = aclStubKernelScratch(call, sizeof(Val) * (size_t)(m > 0 ? m : 1));
+    if (prod == NULL) return aclStubKernelOutOfMemory(call);
+    if (product && (ACLSTUB_DT_FLOATS & ACLSTUB_DT(p))) {
+        /* the cube, its output of type p (16-bit results rounded), read back */
+        aclStubMmCompute c = aclStubMmComputeFor(mat->dtype, vec->dtype, cmt == 4 ? 0 : cmt);
+        aclDataType r = aclStubMmResultFor(c, p, cmt == 4 ? 0 : cmt);
+        float *tmp = aclStubKernelScratch(call, sizeof(float) * (size_t)m);
+        if (tmp == NULL) return aclStubKernelOutOfMemory(call);
+        int64_t dims[1] = {m};
+        aclStubTensorDesc o = contiguous_view(ACL_FLOAT, tmp, 0, dims, 1);
+        Shape s;
+        product_shape(mat, vec, &s);
+        aclStubMatmul mm;
+        describe(&mm, &s, mat, vec, &o, c, r);
+        ACLSTUB_TRY(aclStubMatmulRun(call, &mm));
+        for (int64_t i = 0; i < m; i++) prod[i] = val_cast((Val){ACL_FLOAT, 0, tmp[i]}, p);
+    } else if (product) {
+        for (int64_t i = 0; i < m; i++) {
+            Val acc = val_cast((Val){ACL_INT64, 0, 0.0}, p);
+            for (int64_t j = 0; j < k; j++) {
+                Val a = val_cast(val_of(mat->dtype, aclStubElem2(mat, i, j)), p);
+                Val b = val_cast(val_of(vec->dtype, aclStubElem1(vec, j)), p);
+                acc = val_op(acc, val_op(a, b, true), false);
+            }
+            prod[i] = acc;
+        }
+    }
+    aclDataType p2 = float_is(alpha, 1.0f) ? p : aclStubPromoteType(call->v[AMV_ALPHA].dtype, p);
+    Val alpha_v = val_cast(scalar_val(call, AMV_ALPHA), p2);
+    bool with_self = !product || !float_is(beta, 0.0f);
+    aclDataType p3 = float_is(beta, 1.0f) ? self->dtype : aclStubPromoteType(call->v[AMV_BETA].dtype, self->dtype);
+    Val beta_v = val_cast(scalar_val(call, AMV_BETA), p3);
+    for (int64_t i = 0; i < out->dims[0]; i++) {
+        Val r = {ACL_DT_UNDEFINED, 0, 0.0}, sv = r;
+        if (product) {
+            r = prod[i];
+            if (!float_is(alpha, 1.0f)) r = val_op(val_cast(r, p2), alpha_v, true);
+        }
+        if (with_self) {
+            const void *sp = self->ndim == 0 ? aclStubElemAt(self, 0) : aclStubElem1(self, self->dims[0] == 1 ? 0 : i);
+            sv = val_of(self->dtype, sp);
+            if (!float_is(beta, 1.0f)) sv = val_op(val_cast(sv, p3), beta_v, true);
+        }
+        if (product && with_self) {
+            aclDataType t = aclStubPromoteType(sv.t, r.t);
+            r = val_op(val_cast(sv, t), val_cast(r, t), false);
+        } else if (with_self) {
+            r = sv;
+        }
+        if (is_int_type(r.t))
+            aclStubCastStrided(aclStubElem1(out, i), 0, out->dtype, &r.i, 0, ACL_INT64, 1);
+        else
+            aclStubCastStrided(aclStubElem1(out, i), 0, out->dtype, &r.f, 0, ACL_DOUBLE, 1);
+    }
+    return OK;
+}
+
+static const aclStubOpDef kAddmv = {"aclnnAddmv", kAddmvParams, ACLSTUB_LEN(kAddmvParams), NULL, addmv_check,
+                                    addmv_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnAddmv, kAddmv, (const aclTensor *, self), (const aclTensor *, mat), (const aclTensor *, vec),
+                  (const aclScalar *, alpha), (const aclScalar *, beta), (aclTensor *, out), (int8_t, cubeMathType))
