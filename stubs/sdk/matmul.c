@@ -373,6 +373,8 @@ static void run_tile(const Plan *pl, const Slot *sl, int64_t t) {
         return;
     }
     /* the sum over the batch, in batch order, of the products each rounded to the result type */
+    if (pl->items == 0)
+        for (int64_t r = 0; r < mr; r++) memset(sl->acc + r * nc, 0, (size_t)nc * 4);
     for (int64_t b = 0; b < pl->items; b++) {
         float *p = sl->p;
         tile_product(pl, sl, b, i0, mr, j0, nc, p, nc);
@@ -414,7 +416,7 @@ aclnnStatus aclStubMatmulRun(const aclStubOpCall *call, const aclStubMatmul *mm)
     pl.esize_out = aclDataTypeSize(mm->out.dtype);
     pl.items = 1;
     for (int d = 0; d < mm->nbatch; d++) pl.items *= mm->batch[d] > 0 ? mm->batch[d] : 0;
-    if (pl.items == 0) return OK;
+    if (pl.items == 0 && !mm->sum_batches) return OK; /* an empty sum over the batch is zero */
     if (mm->m > INT_MAX || mm->n > INT_MAX)
         return aclStubKernelFail(call, ACLNN_ERR_INNER, "a product of %lld x %lld is larger than the BLAS takes",
                                  (long long)mm->m, (long long)mm->n);

@@ -415,8 +415,9 @@ static aclnnStatus add_kernel(const aclStubOpCall *call) {
     mm.b = aclStubMatOfView(m2, s.nbatch, s.batch, false, false);
     mm.out = aclStubMatOfView(out, row->kind == BADDBMM ? 1 : 0, s.batch, false, true);
     mm.compute = c;
-    /* the epilogue keeps the product in float32 (the op_api computes 16-bit additions with a float32 product) */
-    mm.result = ACL_FLOAT;
+    /* The op_api adds a float32 product (its 16-bit additions ask the cube for float32 results), but under USE_FP16
+     * the product is the cube's 16-bit one; Addbmm sums products of out's result type (a BatchMatMul into out) */
+    mm.result = aclStubMmResultFor(c, row->kind == ADDBMM ? out->dtype : ACL_FLOAT, cmt);
     mm.sum_batches = row->kind == ADDBMM;
     mm.alpha = alpha;
     mm.beta = beta;
@@ -429,7 +430,7 @@ static aclnnStatus add_kernel(const aclStubOpCall *call) {
     } else if (beta0) {
         /* self is not read: alpha * product */
         mm.add.dtype = ACL_DT_UNDEFINED;
-        if (float_is(alpha, 1.0f) && !mm.sum_batches) mm.result = aclStubMmResultFor(c, out->dtype, cmt);
+        mm.result = aclStubMmResultFor(c, out->dtype, cmt);
     }
     if (float_is(mm.alpha, 1.0f)) mm.alpha = 1.0f;
     if (float_is(mm.beta, 1.0f)) mm.beta = 1.0f;
