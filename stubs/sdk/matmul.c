@@ -142,6 +142,11 @@ static int64_t item_offset(const aclStubMatmul *mm, const aclStubMat *x, int64_t
     return off;
 }
 
+const void *aclStubMatElem(const aclStubMatmul *mm, const aclStubMat *x, int64_t item, int64_t i, int64_t j) {
+    int64_t e = item_offset(mm, x, item) + i * x->rs + j * x->cs;
+    return (const char *)x->data + e * (int64_t)aclDataTypeSize(x->dtype);
+}
+
 /* Element e of an INT4 stack (two to a byte, the even element low). */
 static inline int int4_at(const void *data, int64_t e) {
     uint8_t byte = ((const uint8_t *)data)[e >> 1];
@@ -486,4 +491,67 @@ aclnnStatus aclStubMmDot(const aclStubOpCall *call, const aclStubTensorDesc *x, 
     }
     aclStubCastStrided(out, 0, out_dtype, result, 0, t, 1);
     return OK;
+}
+
+/* ---- dequantisation of integer products --------------------------------------------------------------------- */
+
+static float scale_value(const aclStubMat *m, const void *p) {
+    switch (m->dtype) {
+    case ACL_UINT64:
+    case ACL_INT64: {
+        uint64_t u;
+        memcpy(&u, p, 8);
+        return aclStubQuantParamScale(u);
+    }
+    default: return aclStubLoadPtrF32(m->dtype, p);
+    }
+}
+
+static inline int8_t round_int8(float v) {
+    v = v == v ? v : 0.0f;
+    float r = __builtin_rintf(v);
+    r = r < 127.0f ? r : 127.0f;
+    r = r > -128.0f ? r : -128.0f;
+    return (int8_t)(int32_t)r;
+}
+
+void aclStubMmDequantRow(const aclStubMatmul *mm, const aclStubMmRow *row) {
+    const aclStubMmDequant *dq = mm->ctx;
+    int64_t n = row->n, item = row->item, i = row->i;
+    float *v = row->tmp;
+    bool int_bias = dq->bias.dtype == ACL_INT32, float_bias = dq->bias.dtype != ACL_DT_UNDEFINED && !int_bias;
+    float pt = dq->pertoken.dtype != ACL_DT_UNDEFINED
+                   ? aclStubLoadPtrF32(dq->pertoken.dtype, aclStubMatElem(mm, &dq->pertoken, item, i, 0))
+                   : 1.0f;
+    bool has_pt = dq->pertoken.dtype != ACL_DT_UNDEFINED;
+    size_t es = aclDataTypeSize(mm->out.dtype);
+    for (int64_t c = 0; c < n; c++) {
+        int64_t j = row->j0 + c;
+        int32_t a = row->q[c];
+        if (int_bias) a = (int32_t)((uint32_t)a + (uint32_t) * (const int32_t *)aclStubMatElem(mm, &dq->bias, item, 0, j));
+        char *o = (char *)row->out + c * row->out_cs * (int64_t)es;
+        if (mm->out.dtype == ACL_INT32) {
+            memcpy(o, &a, 4);
+            continue;
+        }
+        const void *sp = aclStubMatElem(mm, &dq->scale, item, 0, j);
+        float f = (float)a * scale_value(&dq->scale, sp);
+        if (has_pt) f = f * pt;
+        if (float_bias) f = f + aclStubLoadPtrF32(dq->bias.dtype, aclStubMatElem(mm, &dq->bias, item, 0, j));
+        if (mm->out.dtype == ACL_INT8) {
+            float off = 0.0f;
+            if (dq->offset.dtype != ACL_DT_UNDEFINED)
+                off = aclStubLoadPtrF32(dq->offset.dtype, aclStubMatElem(mm, &dq->offset, item, 0, j));
+            else if (dq->scale.dtype == ACL_UINT64 || dq->scale.dtype == ACL_INT64) {
+                uint64_t u;
+                memcpy(&u, sp, 8);
+                off = (float)aclStubQuantParamOffset(u);
+            }
+            *(int8_t *)o = round_int8(f + off);
+            continue;
+        }
+        v[c] = f;
+    }
+    if (mm->out.dtype != ACL_INT32 && mm->out.dtype != ACL_INT8)
+        aclStubCastStrided(row->out, row->out_cs * (int64_t)es, mm->out.dtype, v, 4, ACL_FLOAT, n);
 }

@@ -98,6 +98,36 @@ struct aclStubMatmul {
     const void *ctx; /* for row_fn */
 };
 
+/* Element (i, j) of batch item `item` (row-major over mm's batch dimensions) of the stack x. */
+ACLSTUB_API const void *aclStubMatElem(const aclStubMatmul *mm, const aclStubMat *x, int64_t item, int64_t i,
+                                       int64_t j);
+
+/*
+ * The dequantisation of integer products (a row function for ACLSTUB_MM_INT; mm->ctx points to this): for the
+ * int32 sum q at (i, j) of an item, a = q + bias[j] when bias is INT32 (wrapping); v = float32(a) * scale[j]
+ * (FLOAT, BF16, or the float32 of a UINT64/INT64 quantisation parameter of aclnnTransQuantParam: its low 32
+ * bits); v *= pertoken[i] when given; v += bias[j] when bias is FLOAT, FLOAT16 or BF16 (every step rounded to
+ * float32). An INT8 out gets round-half-even(v + offset[j]) saturated to [-128, 127], the offset a FLOAT or the
+ * 9-bit offset of a quantisation parameter (bits 37..45); an INT32 out gets a; other outs v narrowed to their
+ * dtype. Absent stacks have dtype ACL_DT_UNDEFINED; a stack with zero strides broadcasts.
+ */
+typedef struct {
+    aclStubMat scale, offset, pertoken, bias;
+} aclStubMmDequant;
+ACLSTUB_API void aclStubMmDequantRow(const aclStubMatmul *mm, const aclStubMmRow *row);
+
+/* The float32 scale and the offset packed in a UINT64/INT64 quantisation parameter (aclnnTransQuantParam). */
+static inline float aclStubQuantParamScale(uint64_t u) {
+    uint32_t bits = (uint32_t)u;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+static inline int aclStubQuantParamOffset(uint64_t u) {
+    int v = (int)((u >> 37) & 0x1ffu);
+    return v >= 256 ? v - 512 : v;
+}
+
 /* The product, from a kernel. OK, or a kernel status (out of memory for the packed operands and tiles). */
 ACLSTUB_API aclnnStatus aclStubMatmulRun(const aclStubOpCall *call, const aclStubMatmul *mm);
 
