@@ -555,3 +555,48 @@ void aclStubMmDequantRow(const aclStubMatmul *mm, const aclStubMmRow *row) {
     if (mm->out.dtype != ACL_INT32 && mm->out.dtype != ACL_INT8)
         aclStubCastStrided(row->out, row->out_cs * (int64_t)es, mm->out.dtype, v, 4, ACL_FLOAT, n);
 }
+
+/* ---- weight-only dequantisation -------------------------------------------------------------------------------- */
+
+typedef struct {
+    const aclStubTensorDesc *w, *scale, *offset;
+    int64_t group, n;
+    aclDataType dtype;
+    uint16_t *dst;
+} Antiquant;
+
+/* Rows of a dequantisation parameter: 1 unless it is (groups, n). */
+static int64_t param_rows(const aclStubTensorDesc *t) { return t->ndim == 2 ? t->dims[0] : 1; }
+
+static float param_value(const aclStubTensorDesc *t, int64_t r, int64_t c) {
+    int64_t rows = param_rows(t), cols = aclStubNumel(t) / rows;
+    const void *p = aclStubElemAt(t, (rows == 1 ? 0 : r) * cols + (cols == 1 ? 0 : c));
+    if (t->dtype == ACL_UINT64 || t->dtype == ACL_INT64) {
+        uint64_t u;
+        memcpy(&u, p, 8);
+        return aclStubQuantParamScale(u);
+    }
+    if (t->dtype == ACL_INT32) return (float)*(const int32_t *)p;
+    return aclStubLoadPtrF32(t->dtype, p);
+}
+
+static void antiquant_rows(void *ctx, int64_t begin, int64_t end) {
+    const Antiquant *a = ctx;
+    aclStubMmCompute c16 = a->dtype == ACL_BF16 ? ACLSTUB_MM_BF16 : ACLSTUB_MM_FP16;
+    for (int64_t r = begin; r < end; r++) {
+        int64_t grp = a->group > 0 ? r / a->group : 0;
+        for (int64_t c = 0; c < a->n; c++) {
+            int64_t e = a->w->offset + r * a->w->strides[0] + c * a->w->strides[1];
+            float v = a->w->dtype == ACL_INT4 ? (float)int4_at(a->w->data, e) : (float)((const int8_t *)a->w->data)[e];
+            if (a->offset) v = aclStubMmRound(c16, v + param_value(a->offset, grp, c));
+            v = v * param_value(a->scale, grp, c);
+            aclStubStorePtrF32(a->dtype, &a->dst[r * a->n + c], v);
+        }
+    }
+}
+
+void aclStubMmAntiquantWeight(const aclStubTensorDesc *w, const aclStubTensorDesc *scale,
+                              const aclStubTensorDesc *offset, int64_t group, aclDataType dtype, void *dst) {
+    Antiquant a = {w, scale, offset, group, w->dims[1], dtype, dst};
+    aclStubParallelFor(w->dims[0], 64, antiquant_rows, &a);
+}

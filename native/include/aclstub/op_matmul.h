@@ -116,6 +116,16 @@ typedef struct {
 } aclStubMmDequant;
 ACLSTUB_API void aclStubMmDequantRow(const aclStubMatmul *mm, const aclStubMmRow *row);
 
+/*
+ * The weight-only dequantisation of the pseudo-quantised products (WeightQuantBatchMatmul, GroupedMatmul):
+ * dst (k x n, row-major, of dtype FLOAT16 or BF16) = (w + offset) * scale, each step rounded to that dtype, for the
+ * (k, n) INT8/INT4 view w; scale and offset (offset may be NULL) hold 1 value, n values (1-D or (1, n)), or
+ * (ceil(k / group), n) values for groups of `group` rows of k (group 0: not grouped); FLOAT16, BF16, INT32 offsets
+ * or UINT64/INT64 quantisation-parameter scales. Runs on the stub's threads.
+ */
+ACLSTUB_API void aclStubMmAntiquantWeight(const aclStubTensorDesc *w, const aclStubTensorDesc *scale,
+                                          const aclStubTensorDesc *offset, int64_t group, aclDataType dtype, void *dst);
+
 /* The float32 scale and the offset packed in a UINT64/INT64 quantisation parameter (aclnnTransQuantParam). */
 static inline float aclStubQuantParamScale(uint64_t u) {
     uint32_t bits = (uint32_t)u;

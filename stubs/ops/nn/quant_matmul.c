@@ -627,65 +627,20 @@ static aclnnStatus wq_check(aclStubOpCall *call) {
     return OK;
 }
 
-typedef struct {
-    const WqArgs *a;
-    const aclStubTensorDesc *w;
-    uint16_t *wq; /* (k, n) dequantised weight, x's dtype */
-    int64_t k, n;
-} WqDeq;
-
-static float param_at(const aclStubTensorDesc *t, int64_t r, int64_t c) {
-    int64_t rows = wq_param_rows(t), cols = wq_param_cols(t);
-    int64_t i = (rows == 1 ? 0 : r) * cols + (cols == 1 ? 0 : c);
-    const void *p = aclStubElemAt(t, i);
-    if (t->dtype == ACL_UINT64 || t->dtype == ACL_INT64) {
-        uint64_t u;
-        memcpy(&u, p, 8);
-        return aclStubQuantParamScale(u);
-    }
-    if (t->dtype == ACL_INT32) return (float)*(const int32_t *)p;
-    return aclStubLoadPtrF32(t->dtype, p);
-}
-
-static void wq_dequant_rows(void *ctx, int64_t begin, int64_t end) {
-    const WqDeq *d = ctx;
-    aclDataType xt = d->a->x->dtype;
-    int64_t g = d->a->group;
-    for (int64_t r = begin; r < end; r++) {
-        int64_t grp = g > 0 ? r / g : 0;
-        for (int64_t c = 0; c < d->n; c++) {
-            int64_t e = d->w->offset + r * d->w->strides[0] + c * d->w->strides[1];
-            float w;
-            if (d->w->dtype == ACL_INT4) {
-                uint8_t byte = ((const uint8_t *)d->w->data)[e >> 1];
-                int v = (e & 1) ? byte >> 4 : byte & 15;
-                w = (float)(v >= 8 ? v - 16 : v);
-            } else {
-                w = (float)((const int8_t *)d->w->data)[e];
-            }
-            float v = w;
-            if (d->a->offset) v = aclStubMmRound(xt == ACL_BF16 ? ACLSTUB_MM_BF16 : ACLSTUB_MM_FP16,
-                                                 v + param_at(d->a->offset, grp, c));
-            v = v * param_at(d->a->scale, grp, c);
-            aclStubStorePtrF32(xt, &d->wq[r * d->n + c], v);
-        }
-    }
-}
-
 static aclnnStatus wq_kernel(const aclStubOpCall *call) {
     WqArgs a = wq_args(call);
     aclStubTensorDesc w = int4_view(a.w);
     int64_t m = a.x->dims[0], k = a.x->dims[1], n = w.dims[1];
-    WqDeq d = {&a, &w, aclStubKernelScratch(call, sizeof(uint16_t) * (size_t)(k * n)), k, n};
-    if (d.wq == NULL) return aclStubKernelOutOfMemory(call);
-    aclStubParallelFor(k, 64, wq_dequant_rows, &d);
+    uint16_t *wq = aclStubKernelScratch(call, sizeof(uint16_t) * (size_t)(k * n));
+    if (wq == NULL) return aclStubKernelOutOfMemory(call);
+    aclStubMmAntiquantWeight(&w, a.scale, a.offset, a.group, a.x->dtype, wq);
     aclStubMatmul mm;
     memset(&mm, 0, sizeof mm);
     mm.m = m, mm.n = n, mm.k = k;
     mm.a = aclStubMatOfView(a.x, 0, mm.batch, false, true);
     aclStubTensorDesc wv;
     memset(&wv, 0, sizeof wv);
-    wv.dtype = a.x->dtype, wv.ndim = 2, wv.data = d.wq, wv.dims[0] = k, wv.dims[1] = n, wv.strides[0] = n,
+    wv.dtype = a.x->dtype, wv.ndim = 2, wv.data = wq, wv.dims[0] = k, wv.dims[1] = n, wv.strides[0] = n,
     wv.strides[1] = 1;
     mm.b = aclStubMatOfView(&wv, 0, mm.batch, false, false);
     mm.compute = a.x->dtype == ACL_BF16 ? ACLSTUB_MM_BF16 : ACLSTUB_MM_FP16;
