@@ -117,6 +117,23 @@ static bool parse_round_mode(const char *s, RoundMode *mode) {
     return false;
 }
 
+/* The formats op::IsPrivateFormat calls private (the 5-D and fractal layouts). */
+static bool private_format(const aclStubTensorDesc *t) {
+    switch (t->format) {
+    case ACL_FORMAT_NC1HWC0:
+    case ACL_FORMAT_FRACTAL_Z:
+    case ACL_FORMAT_NC1HWC0_C04:
+    case ACL_FORMAT_FRACTAL_NZ:
+    case ACL_FORMAT_NDC1HWC0:
+    case ACL_FORMAT_FRACTAL_NZ_C0_16:
+    case ACL_FORMAT_FRACTAL_NZ_C0_32:
+    case ACL_FORMAT_FRACTAL_NZ_C0_2:
+    case ACL_FORMAT_FRACTAL_NZ_C0_4:
+    case ACL_FORMAT_FRACTAL_NZ_C0_8: return true;
+    default: return false;
+    }
+}
+
 static int64_t rows_of(const aclStubTensorDesc *t) {
     int64_t n = aclStubNumel(t), l = last_dim(t);
     return l > 0 ? n / l : 0;
@@ -716,6 +733,10 @@ static aclnnStatus qz_check(aclStubOpCall *call) {
     ACLSTUB_RETURN_ERROR_IF(bf && (x->dtype != ACL_BF16 || sc->dtype != ACL_BF16 || (zp && zp->dtype != ACL_BF16)),
                             call, ACLNN_ERR_PARAM_INVALID,
                             "when scales or zeroPoints are BF16, x, scales and zeroPoints must all be BF16");
+    ACLSTUB_RETURN_ERROR_IF(private_format(x) || private_format(sc) || private_format(out), call,
+                            ACLNN_ERR_PARAM_INVALID, "Format of x, scales or out only support ND.");
+    ACLSTUB_RETURN_ERROR_IF(zp && private_format(zp), call, ACLNN_ERR_PARAM_INVALID,
+                            "Format of zeroPoints only support ND.");
     if (aclStubNumel(x) == 0) return aclStubOpNothingToDo(call);
     return OK;
 }
