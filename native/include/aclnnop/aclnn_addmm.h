@@ -1,4 +1,4 @@
-/* aclnnAddmm, aclnnInplaceAddmm, aclnnAddmmWeightNz (ops-nn matmul/mat_mul_v3). */
+/* aclnnAddmm, aclnnInplaceAddmm (ops-nn matmul/mat_mul_v3). */
 #ifndef ACLNNOP_ACLNN_ADDMM_H_
 #define ACLNNOP_ACLNN_ADDMM_H_
 
@@ -24,14 +24,6 @@ ACLNN_API aclnnStatus aclnnAddmm(void *workspace, uint64_t workspaceSize, aclOpE
 
 ACLNN_API aclnnStatus aclnnInplaceAddmm(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                                         aclrtStream stream);
-
-ACLNN_API aclnnStatus aclnnAddmmWeightNzGetWorkspaceSize(const aclTensor *self, const aclTensor *mat1,
-                                                         const aclTensor *mat2, const aclScalar *beta,
-                                                         const aclScalar *alpha, aclTensor *out, int8_t cubeMathType,
-                                                         uint64_t *workspaceSize, aclOpExecutor **executor);
-
-ACLNN_API aclnnStatus aclnnAddmmWeightNz(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
-                                         aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -472,8 +472,8 @@ static aclnnStatus qv_check(aclStubOpCall *call) {
                             call, ACLNN_ERR_PARAM_INVALID,
                             "x1 and x2 must be INT8, bias INT32, deqScale UINT64 and out FLOAT16");
     bool t1 = v2 && aclStubOpBool(call, QV_ADJ1), t2 = v2 && aclStubOpBool(call, QV_ADJ2);
-    ACLSTUB_RETURN_ERROR_IF(x1->ndim < 2 || x2->ndim < 2 || x1->ndim > MAX_DIMS || x2->ndim > MAX_DIMS, call,
-                            ACLNN_ERR_PARAM_INVALID, "x1 %s and x2 %s must have 2 to 6 dimensions", shp(0, x1),
+    ACLSTUB_RETURN_ERROR_IF(x1->ndim < 2 || x2->ndim < 2 || x1->ndim > 3 || x2->ndim > 3, call,
+                            ACLNN_ERR_PARAM_INVALID, "x1 %s and x2 %s must have 2 or 3 dimensions", shp(0, x1),
                             shp(1, x2));
     int64_t m = mat_dim(x1, t1, true), k = mat_dim(x1, t1, false), k2 = mat_dim(x2, t2, true),
             n = mat_dim(x2, t2, false);
