@@ -202,6 +202,50 @@ def addmv_samples(dtype, rng):
     ]
 
 
+# ---- gemm, transpose_batch_mat_mul ------------------------------------------------------------------------------------
+
+
+def gemm_ref(a, b, c, alpha, beta, ta, tb, cmt):
+    """alpha * op(A) @ op(B) + beta * C with the cube's product (16-bit operands: rounded to their type first)."""
+    a, b = (a.T if ta else a), (b.T if tb else b)
+    if a.shape[1] == 0:
+        return (beta * c.float()).expand(a.shape[0], b.shape[1]).to(a.dtype)
+    p = product(a.float(), b.float(), cmt)
+    if a.dtype in (torch.float16, torch.bfloat16):
+        p = p.to(a.dtype).float()
+    r = alpha * p if alpha != 1 else p
+    return (r if beta == 0 else r + beta * c.float()).to(a.dtype)
+
+
+def gemm_samples(dtype, rng):
+    s = lambda *shape: arr(rng, shape, dtype)  # noqa: E731
+    return [Sample((s(3, 4), s(4, 5), s(3, 5), 1.5, 0.5, 0, 0), (0,), "plain"),
+            Sample((s(4, 3), s(5, 4), s(5), 1.0, 1.0, 1, 1), (1,), "both transposed, C a row"),
+            Sample((s(3, 4), s(4, 5), s(3, 5), 2.0, 0.0, 0, 0), (0,), "beta 0"),
+            Sample((s(3, 0), s(0, 5), s(3, 1), 1.0, 2.0, 0, 0), (0,), "empty reduction")]
+
+
+def tbmm_ref(x1, x2, bias, scale, p1, p2, py, cmt, bsf):
+    """x1 and x2 permuted to (B, M, K) and (B, K, N); the (B, M, N) product written as (M, B, N), or as
+    (f, M, B / f * N) for a batch split f."""
+    a, b = x1.permute(*p1).float(), x2.permute(*p2).float()
+    if x1.dtype == torch.float32 and cmt == 3:
+        a, b = hf32(a), hf32(b)
+    r = torch.matmul(a, b)  # (B, M, N)
+    if bsf > 1:
+        bb, m, n = r.shape
+        return r.reshape(bsf, bb // bsf, m, n).permute(0, 2, 1, 3).reshape(bsf, m, bb // bsf * n)
+    return r.permute(1, 0, 2)
+
+
+def tbmm_samples(dtype, rng):
+    s = lambda *shape: arr(rng, shape, dtype)  # noqa: E731
+    return [Sample((s(5, 3, 8), s(3, 8, 4), None, None, [1, 0, 2], [0, 1, 2], [1, 0, 2], 0, 1), (), "x1 (M, B, K)"),
+            Sample((s(3, 5, 8), s(3, 8, 4), None, None, [0, 1, 2], [0, 1, 2], [1, 0, 2], 3, 1), (), "x1 (B, M, K)"),
+            Sample((s(5, 3, 8), s(3, 4, 8), None, None, [1, 0, 2], [0, 2, 1], [1, 0, 2], 1, 1), (), "x2 (B, N, K)"),
+            Sample((s(5, 4, 8), s(4, 8, 3), None, None, [1, 0, 2], [0, 1, 2], [1, 0, 2], 0, 2), (), "batch split 2")]
+
+
 ENTRIES = [
     OpInfo("aclnnMatmul", lambda a, b, cmt: product(a, b, cmt), FLOATS, kind="custom", samples=matmul_samples,
            tol=MM_TOL),
@@ -216,4 +260,6 @@ ENTRIES = [
            tol=MM_TOL, native16=True),
     OpInfo("aclnnMv", lambda a, v, cmt: product(a, v, cmt), FLOATS, kind="custom", samples=mv_samples, tol=MM_TOL),
     OpInfo("aclnnAddmv", addmv_ref, ADDMV_DTYPES, kind="custom", samples=addmv_samples, tol=MM_TOL, native16=True),
+    OpInfo("aclnnGemm", gemm_ref, FLOATS, kind="custom", samples=gemm_samples, tol=MM_TOL, native16=True),
+    OpInfo("aclnnTransposeBatchMatMul", tbmm_ref, FLOATS, kind="custom", samples=tbmm_samples, tol=MM_TOL),
 ]

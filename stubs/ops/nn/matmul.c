@@ -16,9 +16,11 @@
 #include "aclnnop/aclnn_addmv.h"
 #include "aclnnop/aclnn_baddbmm.h"
 #include "aclnnop/aclnn_batch_matmul.h"
+#include "aclnnop/aclnn_gemm.h"
 #include "aclnnop/aclnn_matmul.h"
 #include "aclnnop/aclnn_mm.h"
 #include "aclnnop/aclnn_mv.h"
+#include "aclnnop/aclnn_transpose_batch_mat_mul.h"
 #include "aclstub/op_matmul.h"
 
 #define FLT ACLSTUB_DT_FLOATS
@@ -27,6 +29,12 @@
 static char shape_buf[2][160];
 static const char *shp(int k, const aclStubTensorDesc *t) {
     return aclStubShapeText(t->dims, t->ndim, shape_buf[k & 1], sizeof shape_buf[0]);
+}
+
+/* ND-like formats (the op_api refuses the NZ ones) */
+static bool sdk_nd(const aclStubTensorDesc *t) {
+    return t->format == ACL_FORMAT_ND || t->format == ACL_FORMAT_NCHW || t->format == ACL_FORMAT_NHWC ||
+           t->format == ACL_FORMAT_NCDHW || t->format == ACL_FORMAT_NCL;
 }
 
 static bool float_is(float v, float x) { return fabsf(v - x) <= 1.1920929e-07f; } /* the op_api's epsilon test */
@@ -706,3 +714,264 @@ static const aclStubOpDef kAddmv = {"aclnnAddmv", kAddmvParams, ACLSTUB_LEN(kAdd
                                     addmv_kernel, 0};
 ACLSTUB_DEFINE_OP(aclnnAddmv, kAddmv, (const aclTensor *, self), (const aclTensor *, mat), (const aclTensor *, vec),
                   (const aclScalar *, alpha), (const aclScalar *, beta), (aclTensor *, out), (int8_t, cubeMathType))
+
+/* ---- aclnnGemm ---------------------------------------------------------------------------------------------------- */
+
+/*
+ * out = alpha * op(A) @ op(B) + beta * C, op transposing when transA/transB is set (A given as (k, m), B as (n, k)),
+ * C broadcast to (m, n). The op_api's branches on Atlas A2: an empty reduction gives beta * C; beta 0 leaves C out;
+ * the product is the cube's (rounded to its 16-bit type for 16-bit operands) before the float32 epilogue.
+ */
+enum { G_A, G_B, G_C, G_ALPHA, G_BETA, G_TA, G_TB, G_OUT, G_CMT };
+static const aclStubParam kGemmParams[] = {
+    [G_A] = {"A", ACLSTUB_INPUT, FLT},
+    [G_B] = {"B", ACLSTUB_INPUT, FLT},
+    [G_C] = {"C", ACLSTUB_INPUT, FLT},
+    [G_ALPHA] = {"alpha", ACLSTUB_FLOAT},
+    [G_BETA] = {"beta", ACLSTUB_FLOAT},
+    [G_TA] = {"transA", ACLSTUB_INT},
+    [G_TB] = {"transB", ACLSTUB_INT},
+    [G_OUT] = {"out", ACLSTUB_OUTPUT, FLT, NULL, OUT_ANY},
+    [G_CMT] = {"cubeMathType", ACLSTUB_INT},
+};
+
+static aclnnStatus gemm_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *a = aclStubOpTensor(call, G_A), *b = aclStubOpTensor(call, G_B),
+                            *c = aclStubOpTensor(call, G_C), *out = aclStubOpTensor(call, G_OUT);
+    bool ta = aclStubOpInt(call, G_TA) != 0, tb = aclStubOpInt(call, G_TB) != 0;
+    ACLSTUB_RETURN_ERROR_IF(a->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "A must be 2-D, got %s", shp(0, a));
+    ACLSTUB_RETURN_ERROR_IF(b->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "B must be 2-D, got %s", shp(0, b));
+    int64_t m = a->dims[ta ? 1 : 0], k = a->dims[ta ? 0 : 1], kb = b->dims[tb ? 1 : 0], n = b->dims[tb ? 0 : 1];
+    ACLSTUB_RETURN_ERROR_IF(k != kb, call, ACLNN_ERR_PARAM_INVALID, "The k-axis of the two inputs are different.");
+    int64_t prod[2] = {m, n}, bc[ACLSTUB_MAX_DIMS];
+    uint32_t nb;
+    ACLSTUB_RETURN_ERROR_IF(!aclStubBroadcastShape(c->dims, c->ndim, prod, 2, bc, &nb) || !aclStubShapeEqual(bc, nb, prod, 2),
+                            call, ACLNN_ERR_PARAM_INVALID, "C %s cannot broadcast to [%lld, %lld]", shp(0, c),
+                            (long long)m, (long long)n);
+    if (m == 0 || n == 0)
+        ACLSTUB_RETURN_ERROR_IF(aclStubNumel(out) != 0, call, ACLNN_ERR_PARAM_INVALID, "out must be empty, got %s",
+                                shp(0, out));
+    else
+        ACLSTUB_RETURN_ERROR_IF(out->ndim != 2 || out->dims[0] != m || out->dims[1] != n, call,
+                                ACLNN_ERR_PARAM_INVALID, "out's shape %s must be [%lld, %lld]", shp(0, out),
+                                (long long)m, (long long)n);
+    ACLSTUB_TRY(check_cube(call, G_CMT));
+    if (aclStubNumel(c) == 0 || m == 0 || n == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+static aclnnStatus gemm_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *a = aclStubOpTensor(call, G_A), *b = aclStubOpTensor(call, G_B),
+                            *c = aclStubOpTensor(call, G_C), *out = aclStubOpTensor(call, G_OUT);
+    bool ta = aclStubOpInt(call, G_TA) != 0, tb = aclStubOpInt(call, G_TB) != 0;
+    int cmt = (int)(int8_t)aclStubOpInt(call, G_CMT);
+    float alpha = (float)aclStubOpFloat(call, G_ALPHA), beta = (float)aclStubOpFloat(call, G_BETA);
+    aclStubMatmul mm;
+    memset(&mm, 0, sizeof mm);
+    mm.m = a->dims[ta ? 1 : 0], mm.k = a->dims[ta ? 0 : 1], mm.n = b->dims[tb ? 0 : 1];
+    mm.a = aclStubMatOfView(a, 0, mm.batch, ta, true);
+    mm.b = aclStubMatOfView(b, 0, mm.batch, tb, false);
+    mm.out = aclStubMatOfView(out, 0, mm.batch, false, true);
+    mm.compute = aclStubMmComputeFor(a->dtype, b->dtype, cmt == 4 ? 0 : cmt);
+    mm.result = mm.compute == ACLSTUB_MM_FP16 ? ACL_FLOAT16 : mm.compute == ACLSTUB_MM_BF16 ? ACL_BF16 : ACL_FLOAT;
+    mm.alpha = float_is(alpha, 1.0f) ? 1.0f : alpha;
+    mm.beta = float_is(beta, 1.0f) ? 1.0f : beta;
+    mm.add = float_is(beta, 0.0f) ? (aclStubMat){.dtype = ACL_DT_UNDEFINED} : aclStubMatOfView(c, 0, mm.batch, false, true);
+    if (mm.k == 0) mm.skip_product = true; /* beta * C */
+    return aclStubMatmulRun(call, &mm);
+}
+
+static const aclStubOpDef kGemm = {"aclnnGemm", kGemmParams, ACLSTUB_LEN(kGemmParams), NULL, gemm_check, gemm_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnGemm, kGemm, (const aclTensor *, A), (const aclTensor *, B), (const aclTensor *, C),
+                  (float, alpha), (float, beta), (int64_t, transA), (int64_t, transB), (aclTensor *, out),
+                  (int8_t, cubeMathType))
+
+/* ---- aclnnTransposeBatchMatMul ------------------------------------------------------------------------------------ */
+
+/*
+ * out = permute(x1', x2') with x1' = x1 read as (B, M, K) (permX1 [1, 0, 2]: x1 is (M, B, K)), x2' as (B, K, N)
+ * (permX2 [0, 2, 1]: x2 is (B, N, K)) and out (M, B, N) (permY [1, 0, 2]); batchSplitFactor f > 1 writes
+ * (f, M, B / f * N); a scale (B * N UINT64/INT64 parameters) quantises a FLOAT16 product to an INT8 (M, 1, B * N) out.
+ * HFLOAT32 only under USE_HF32 (3); the product is rounded once to out's dtype.
+ */
+enum { T_X1, T_X2, T_BIAS, T_SCALE, T_P1, T_P2, T_PY, T_CMT, T_BSF, T_OUT };
+static const aclStubParam kTbmmParams[] = {
+    [T_X1] = {"x1", ACLSTUB_INPUT},
+    [T_X2] = {"x2", ACLSTUB_INPUT},
+    [T_BIAS] = {"bias", ACLSTUB_OPTIONAL_INPUT},
+    [T_SCALE] = {"scale", ACLSTUB_OPTIONAL_INPUT},
+    [T_P1] = {"permX1", ACLSTUB_INT_ARRAY},
+    [T_P2] = {"permX2", ACLSTUB_INT_ARRAY},
+    [T_PY] = {"permY", ACLSTUB_INT_ARRAY},
+    [T_CMT] = {"cubeMathType", ACLSTUB_INT},
+    [T_BSF] = {"batchSplitFactor", ACLSTUB_INT},
+    [T_OUT] = {"out", ACLSTUB_OUTPUT, 0, NULL, OUT_ANY},
+};
+
+static bool perm_is(const aclStubOpCall *call, int i, int a, int b, int c) {
+    const int64_t *p = call->v[i].ints;
+    return call->v[i].size == 3 && p[0] == a && p[1] == b && p[2] == c;
+}
+
+static aclnnStatus tbmm_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *x1 = aclStubOpTensor(call, T_X1), *x2 = aclStubOpTensor(call, T_X2),
+                            *scale = aclStubOpTensor(call, T_SCALE), *out = aclStubOpTensor(call, T_OUT);
+    int64_t bsf = (int32_t)aclStubOpInt(call, T_BSF);
+    char buf[256];
+    ACLSTUB_RETURN_ERROR_IF(x1->ndim != 3 || x2->ndim != 3, call, ACLNN_ERR_PARAM_INVALID,
+                            "x1 %s and x2 %s must be 3-D", shp(0, x1), shp(1, x2));
+    ACLSTUB_RETURN_ERROR_IF(call->v[T_P1].size != 3 || call->v[T_P2].size != 3 || call->v[T_PY].size != 3, call,
+                            ACLNN_ERR_PARAM_INVALID, "permX1, permX2 and permY must have 3 entries");
+    ACLSTUB_TRY(check_cube(call, T_CMT));
+    ACLSTUB_RETURN_ERROR_IF(scale && bsf != 1, call, ACLNN_ERR_PARAM_INVALID,
+                            "batchSplitFactor must be 1 with a scale, got %lld", (long long)bsf);
+    ACLSTUB_RETURN_ERROR_IF(x1->format == ACL_FORMAT_FRACTAL_NZ || out->format == ACL_FORMAT_FRACTAL_NZ, call,
+                            ACLNN_ERR_PARAM_INVALID, "x1 and out do not support the NZ format");
+    ACLSTUB_RETURN_ERROR_IF(x1->dtype != x2->dtype, call, ACLNN_ERR_PARAM_INVALID,
+                            "x1's dtype %s and x2's dtype %s must be the same", aclStubDtypeName(x1->dtype),
+                            aclStubDtypeName(x2->dtype));
+    ACLSTUB_RETURN_ERROR_IF(!(FLT & ACLSTUB_DT(x1->dtype)), call, ACLNN_ERR_PARAM_INVALID,
+                            "x1 has data type %s; supported: %s", aclStubDtypeName(x1->dtype),
+                            aclStubDtypeSetName(FLT, buf, sizeof buf));
+    ACLSTUB_RETURN_ERROR_IF(!sdk_nd(x2), call, ACLNN_ERR_PARAM_INVALID, "x2's NZ format is not supported here");
+    if (scale) {
+        ACLSTUB_RETURN_ERROR_IF(scale->dtype != ACL_INT64 && scale->dtype != ACL_UINT64, call, ACLNN_ERR_PARAM_INVALID,
+                                "scale must be INT64 or UINT64, got %s", aclStubDtypeName(scale->dtype));
+        ACLSTUB_RETURN_ERROR_IF(x1->dtype != ACL_FLOAT16, call, ACLNN_ERR_PARAM_INVALID,
+                                "a scale needs FLOAT16 x1 and x2, got %s", aclStubDtypeName(x1->dtype));
+    }
+    uint64_t odt = FLT | ACLSTUB_DT(ACL_INT8);
+    ACLSTUB_RETURN_ERROR_IF(!(odt & ACLSTUB_DT(out->dtype)), call, ACLNN_ERR_PARAM_INVALID,
+                            "out has data type %s; supported: %s", aclStubDtypeName(out->dtype),
+                            aclStubDtypeSetName(odt, buf, sizeof buf));
+    ACLSTUB_RETURN_ERROR_IF(!perm_is(call, T_P1, 1, 0, 2) && !perm_is(call, T_P1, 0, 1, 2), call,
+                            ACLNN_ERR_PARAM_INVALID, "the perm of x1 should be [0, 1, 2] or [1, 0, 2].");
+    ACLSTUB_RETURN_ERROR_IF(!perm_is(call, T_P2, 0, 1, 2) && !perm_is(call, T_P2, 0, 2, 1), call,
+                            ACLNN_ERR_PARAM_INVALID, "the perm of x2 should be [0, 1, 2] or [0, 2, 1].");
+    ACLSTUB_RETURN_ERROR_IF(!perm_is(call, T_PY, 1, 0, 2), call, ACLNN_ERR_PARAM_INVALID,
+                            "the perm of y should be [1, 0, 2].");
+    const int64_t *p1 = call->v[T_P1].ints, *p2 = call->v[T_P2].ints;
+    bool t1 = p1[0] == 1, t2 = p2[1] == 2;
+    int64_t k1 = x1->dims[p1[2]], k2 = x2->dims[p2[1]], b = x2->dims[p2[0]], n = x2->dims[p2[2]], m = x1->dims[p1[1]];
+    ACLSTUB_RETURN_ERROR_IF(k1 != k2, call, ACLNN_ERR_PARAM_INVALID, "The k-axis of the two inputs are different %s, %s",
+                            shp(0, x1), shp(1, x2));
+    ACLSTUB_RETURN_ERROR_IF(n >= 65536 || b >= 65536, call, ACLNN_ERR_PARAM_INVALID,
+                            "Batch and N should be less than 65536.");
+    ACLSTUB_RETURN_ERROR_IF(!t1 && k1 >= 65536, call, ACLNN_ERR_PARAM_INVALID,
+                            "When x1 is not transposed([B,M,K]), K should be less than 65536.");
+    ACLSTUB_RETURN_ERROR_IF(t1 && (k1 >= 65536 || b * k1 >= 65536) && (scale || bsf != 1), call,
+                            ACLNN_ERR_PARAM_INVALID,
+                            "When x1 is transposed([M,B,K]) and Batch * K > 65535, input scale or batch_split_factor != 1 "
+                            "are not supported.");
+    ACLSTUB_RETURN_ERROR_IF(t2 && (scale || bsf != 1 || !t1), call, ACLNN_ERR_PARAM_INVALID,
+                            "When x2 is transposed, input scale or batch_split_factor != 1 are not supported, permX1 "
+                            "must be [1,0,2].");
+    if (scale)
+        ACLSTUB_RETURN_ERROR_IF(scale->ndim != 1 || scale->dims[0] != b * n || b * n >= 65536, call,
+                                ACLNN_ERR_PARAM_INVALID, "scale %s must be [%lld] (batch * n, below 65536)",
+                                shp(0, scale), (long long)(b * n));
+    ACLSTUB_RETURN_ERROR_IF(bsf <= 0, call, ACLNN_ERR_PARAM_INVALID, "batchSplitFactor must be positive, got %lld",
+                            (long long)bsf);
+    ACLSTUB_RETURN_ERROR_IF(bsf > 1 && x1->dims[p1[0]] % bsf != 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "batchSplitFactor %lld must divide the batch %lld", (long long)bsf,
+                            (long long)x1->dims[p1[0]]);
+    ACLSTUB_RETURN_ERROR_IF(aclStubNumel(x1) == 0 || aclStubNumel(x2) == 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "x1 and x2 must not be empty");
+    ACLSTUB_RETURN_ERROR_IF(aclStubOpTensor(call, T_BIAS) != NULL, call, ACLNN_ERR_PARAM_INVALID,
+                            "bias is reserved: pass nullptr");
+    int64_t want[3] = {m, b, n};
+    if (scale) want[1] = 1, want[2] = b * n;
+    if (bsf > 1) want[0] = bsf, want[1] = m, want[2] = b / bsf * n;
+    ACLSTUB_RETURN_ERROR_IF(!aclStubShapeEqual(out->dims, out->ndim, want, 3), call, ACLNN_ERR_PARAM_INVALID,
+                            "out's shape %s should be %s", shp(0, out), aclStubShapeText(want, 3, buf, sizeof buf));
+    ACLSTUB_RETURN_ERROR_IF(scale && out->dtype != ACL_INT8, call, ACLNN_ERR_PARAM_INVALID,
+                            "with a scale out must be INT8, got %s", aclStubDtypeName(out->dtype));
+    return OK;
+}
+
+typedef struct {
+    const aclStubTensorDesc *scale;
+    int64_t n;
+} TbmmQuant;
+
+/* the INT8 out of a scaled product: round-half-even(p * scale + offset) per (batch, column) */
+static void tbmm_quant_row(const aclStubMatmul *mm, const aclStubMmRow *row) {
+    const TbmmQuant *q = mm->ctx;
+    for (int64_t j = 0; j < row->n; j++) {
+        uint64_t u;
+        memcpy(&u, aclStubElem1(q->scale, row->item * q->n + row->j0 + j), 8);
+        float v = row->f[j] * aclStubQuantParamScale(u) + (float)aclStubQuantParamOffset(u);
+        v = v == v ? __builtin_rintf(v) : 0.0f;
+        v = v < 127.0f ? (v > -128.0f ? v : -128.0f) : 127.0f;
+        *((int8_t *)row->out + j * row->out_cs) = (int8_t)(int32_t)v;
+    }
+}
+
+static aclnnStatus tbmm_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *x1 = aclStubOpTensor(call, T_X1), *x2 = aclStubOpTensor(call, T_X2),
+                            *scale = aclStubOpTensor(call, T_SCALE), *out = aclStubOpTensor(call, T_OUT);
+    const int64_t *p1 = call->v[T_P1].ints, *p2 = call->v[T_P2].ints;
+    int64_t bsf = (int32_t)aclStubOpInt(call, T_BSF);
+    int cmt = (int)(int8_t)aclStubOpInt(call, T_CMT);
+    int64_t b = x2->dims[p2[0]], m = x1->dims[p1[1]], k = x1->dims[p1[2]], n = x2->dims[p2[2]];
+    /* logical views: x1 (B, M, K), x2 (B, K, N), out (B, M, N) */
+    aclStubTensorDesc a = *x1, w = *x2, o = *out;
+    for (int d = 0; d < 3; d++) {
+        a.dims[d] = x1->dims[p1[d]], a.strides[d] = x1->strides[p1[d]];
+        w.dims[d] = x2->dims[p2[d]], w.strides[d] = x2->strides[p2[d]];
+    }
+    o.dims[0] = b, o.dims[1] = m, o.dims[2] = n;
+    if (scale) { /* (M, 1, B * N) */
+        o.strides[0] = n * out->strides[2], o.strides[1] = out->strides[0], o.strides[2] = out->strides[2];
+    } else if (bsf > 1) { /* (f, M, B / f * N): batch b at (b / (B / f), m, (b % (B / f)) * N + n) */
+        o.strides[0] = 0; /* set per split below */
+    } else { /* (M, B, N) */
+        o.strides[0] = out->strides[1], o.strides[1] = out->strides[0], o.strides[2] = out->strides[2];
+    }
+    aclStubMatmul mm;
+    memset(&mm, 0, sizeof mm);
+    mm.m = m, mm.k = k, mm.n = n;
+    mm.compute = x1->dtype == ACL_FLOAT ? (cmt == 3 ? ACLSTUB_MM_HF32 : ACLSTUB_MM_FP32)
+                                        : aclStubMmComputeFor(x1->dtype, x2->dtype, 0);
+    mm.result = ACL_FLOAT;
+    mm.alpha = mm.beta = 1.0f;
+    mm.add.dtype = ACL_DT_UNDEFINED;
+    TbmmQuant q = {scale, n};
+    if (scale) mm.row_fn = tbmm_quant_row, mm.ctx = &q;
+    if (bsf > 1) { /* two batch dims: (f, B / f) */
+        int64_t per = b / bsf;
+        mm.nbatch = 2;
+        mm.batch[0] = bsf, mm.batch[1] = per;
+        aclStubTensorDesc a4 = a, w4 = w, o4 = o;
+        a4.ndim = w4.ndim = o4.ndim = 4;
+        const aclStubTensorDesc *src[2] = {&a, &w};
+        aclStubTensorDesc *dst[2] = {&a4, &w4};
+        for (int i = 0; i < 2; i++) {
+            dst[i]->dims[0] = bsf, dst[i]->strides[0] = per * src[i]->strides[0];
+            dst[i]->dims[1] = per, dst[i]->strides[1] = src[i]->strides[0];
+            dst[i]->dims[2] = src[i]->dims[1], dst[i]->strides[2] = src[i]->strides[1];
+            dst[i]->dims[3] = src[i]->dims[2], dst[i]->strides[3] = src[i]->strides[2];
+        }
+        o4.dims[0] = bsf, o4.strides[0] = out->strides[0];
+        o4.dims[1] = per, o4.strides[1] = n * out->strides[2];
+        o4.dims[2] = m, o4.strides[2] = out->strides[1];
+        o4.dims[3] = n, o4.strides[3] = out->strides[2];
+        mm.a = aclStubMatOfView(&a4, 2, mm.batch, false, true);
+        mm.b = aclStubMatOfView(&w4, 2, mm.batch, false, false);
+        mm.out = aclStubMatOfView(&o4, 2, mm.batch, false, true);
+        return aclStubMatmulRun(call, &mm);
+    }
+    mm.nbatch = 1;
+    mm.batch[0] = b;
+    mm.a = aclStubMatOfView(&a, 1, mm.batch, false, true);
+    mm.b = aclStubMatOfView(&w, 1, mm.batch, false, false);
+    mm.out = aclStubMatOfView(&o, 1, mm.batch, false, true);
+    return aclStubMatmulRun(call, &mm);
+}
+
+static const aclStubOpDef kTbmm = {"aclnnTransposeBatchMatMul", kTbmmParams, ACLSTUB_LEN(kTbmmParams), NULL,
+                                   tbmm_check, tbmm_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnTransposeBatchMatMul, kTbmm, (const aclTensor *, x1), (const aclTensor *, x2),
+                  (const aclTensor *, bias), (const aclTensor *, scale), (const aclIntArray *, permX1),
+                  (const aclIntArray *, permX2), (const aclIntArray *, permY), (int8_t, cubeMathType),
+                  (const int32_t, batchSplitFactor), (aclTensor *, out))
