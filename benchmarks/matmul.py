@@ -3,6 +3,7 @@
     python benchmarks/matmul.py                 # 2048^3 and the other shapes below (a few minutes)
     python benchmarks/matmul.py --quick         # small shapes (seconds)
     python benchmarks/matmul.py --threads 1     # everything single-threaded
+    python benchmarks/matmul.py --only 2048^3 --dtypes float32,bfloat16   # the targets only
 
 The stub runs its OpenBLAS single-threaded inside each of its own threads (tiles fixed by the shape, so results
 do not depend on the thread count); numpy's OpenBLAS and torch get the same number of threads. Every row times
@@ -27,6 +28,9 @@ def parse_args(argv=None):
     p.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                    else os.cpu_count(), help="threads of the stub, numpy's BLAS and torch (default: usable cores)")
     p.add_argument("--repeat", type=int, default=None, help="samples per median (default 5, --quick 3)")
+    p.add_argument("--only", default="", help="the shapes whose label contains this text (e.g. 2048^3)")
+    p.add_argument("--dtypes", default="float32,float16,bfloat16", help="comma-separated (default: all three)")
+    p.add_argument("--no-torch", action="store_true", help="leave torch out (its 16-bit CPU products are slow)")
     return p.parse_args(argv)
 
 
@@ -84,17 +88,19 @@ def main() -> int:
     rng = np.random.default_rng(0)
     rows, bad = [], False
     for label, op, sa, sb, trans in shapes(args.quick):
+        if args.only not in label:
+            continue
         a32 = rng.uniform(-1, 1, sa).astype(np.float32)
         b32 = rng.uniform(-1, 1, sb[:-2] + (sb[-1], sb[-2]) if trans else sb).astype(np.float32)
         if trans:
             b32 = b32.swapaxes(-1, -2)
-        for dt in ("float32", "float16", "bfloat16"):
+        for dt in args.dtypes.split(","):
             a, b = a32.astype(NP[dt]), b32.astype(NP[dt])
             out = np.empty(np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1]), NP[dt])
             a_np, b_np = a.astype(np.float32), b.astype(np.float32)
             variants = {"stub": (lambda: aclnn_py.run(op, a, b, 0, out=out), repeat),
                         "numpy": (lambda: np.matmul(a_np, b_np), repeat)}
-            if torch is not None:
+            if torch is not None and not args.no_torch:
                 ta, tb = (torch.from_numpy(x.view(np.int16)).view(torch.bfloat16) if dt == "bfloat16"
                           else torch.from_numpy(x) for x in (a, b))
                 variants["torch"] = (lambda: torch.matmul(ta, tb), repeat)
@@ -108,6 +114,8 @@ def main() -> int:
                          fmt_time(times.get("torch", float("nan"))),
                          fmt_ratio(ratio(times["numpy"], times["stub"])),
                          fmt_ratio(ratio(times.get("torch", float("nan")), times["stub"])), f"{err:.2f}"])
+            print(f"  {label} {dt}: stub {fmt_time(times['stub'])}, numpy {fmt_time(times['numpy'])}", file=sys.stderr,
+                  flush=True)
     print(table(["shape", "dtype", "stub ms", "numpy fp32 ms", "torch ms", "np/stub", "torch/stub", "max err"],
                 rows, "llrrrrrr"))
     return 1 if bad else 0
