@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
 
@@ -82,7 +83,8 @@ def main() -> int:
     print(f"threads: {args.threads} (stub kernel threads, OPENBLAS_NUM_THREADS for numpy, torch.set_num_threads); "
           f"load average {os.getloadavg()[0]:.2f}; {repeat} interleaved samples, medians")
     print("columns: stub, numpy fp32, torch: ms per call; np/stub = numpy fp32 time / stub time (1/1.2 = 0.83 is "
-          "the issue's bound for fp32, 0.5 for the 16-bit rows); torch/stub likewise; max err = the largest error "
+          "the issue's bound for fp32, 0.5 for the 16-bit rows); torch/stub likewise; cpu ms = the process's CPU time "
+          "per call (every thread; on a loaded machine the fairer comparison of the work done); max err = the largest error "
           "against the float64 product of the same (rounded) operands, in units of the result dtype's epsilon "
           "times sqrt(K) times the largest |a||b| row product\n")
     rng = np.random.default_rng(0)
@@ -104,7 +106,17 @@ def main() -> int:
                 ta, tb = (torch.from_numpy(x.view(np.int16)).view(torch.bfloat16) if dt == "bfloat16"
                           else torch.from_numpy(x) for x in (a, b))
                 variants["torch"] = (lambda: torch.matmul(ta, tb), repeat)
+            cpu = {k: [] for k in variants}
+
+            def cpu_timed(name, fn):
+                def call():
+                    c0 = time.process_time()
+                    fn()
+                    cpu[name].append(time.process_time() - c0)
+                return call
+            variants = {k: (cpu_timed(k, fn), n) for k, (fn, n) in variants.items()}
             times = {k: median(v) for k, v in interleave(variants).items()}
+            cpus = {k: median(v[1:]) for k, v in cpu.items()}  # the warm-up call left out
             exact = np.matmul(a.astype(np.float64), b.astype(np.float64))
             scale = np.sqrt(sa[-1]) * float(ml_dtypes.finfo(NP[dt]).eps) * \
                 np.abs(np.matmul(np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64)))).max()
@@ -113,11 +125,13 @@ def main() -> int:
             rows.append([label, dt, fmt_time(times["stub"]), fmt_time(times["numpy"]),
                          fmt_time(times.get("torch", float("nan"))),
                          fmt_ratio(ratio(times["numpy"], times["stub"])),
-                         fmt_ratio(ratio(times.get("torch", float("nan")), times["stub"])), f"{err:.2f}"])
+                         fmt_ratio(ratio(times.get("torch", float("nan")), times["stub"])),
+                         fmt_time(cpus["stub"]), fmt_time(cpus["numpy"]), fmt_ratio(ratio(cpus["numpy"], cpus["stub"])),
+                         f"{err:.2f}"])
             print(f"  {label} {dt}: stub {fmt_time(times['stub'])}, numpy {fmt_time(times['numpy'])}", file=sys.stderr,
                   flush=True)
-    print(table(["shape", "dtype", "stub ms", "numpy fp32 ms", "torch ms", "np/stub", "torch/stub", "max err"],
-                rows, "llrrrrrr"))
+    print(table(["shape", "dtype", "stub ms", "numpy fp32 ms", "torch ms", "np/stub", "torch/stub", "stub cpu ms",
+                 "numpy cpu ms", "np/stub cpu", "max err"], rows, "llrrrrrrrrr"))
     return 1 if bad else 0
 
 

@@ -23,6 +23,10 @@
 #define BLAS_TRANS 112
 extern void scipy_cblas_sgemm(int order, int transa, int transb, int m, int n, int k, float alpha, const float *a,
                               int lda, const float *b, int ldb, float beta, float *c, int ldc);
+extern void scipy_cblas_sgemv(int order, int trans, int m, int n, float alpha, const float *a, int lda, const float *x,
+                              int incx, float beta, float *y, int incy);
+extern void scipy_cblas_dgemv(int order, int trans, int m, int n, double alpha, const double *a, int lda,
+                              const double *x, int incx, double beta, double *y, int incy);
 extern void scipy_cblas_dgemm(int order, int transa, int transb, int m, int n, int k, double alpha, const double *a,
                               int lda, const double *b, int ldb, double beta, double *c, int ldc);
 extern void scipy_openblas_set_num_threads(int num_threads);
@@ -31,6 +35,7 @@ extern void scipy_openblas_set_num_threads(int num_threads);
 #define TN_MIN 512      /* columns of a tile: at least, */
 #define TN_MAX 4096     /* and at most */
 #define KC 4096         /* the reduction is accumulated in chunks of at most KC */
+#define GEMV_PANEL (INT64_C(1) << 18) /* one-row products: k chunks of at most this many elements of b per tile */
 #define MIN_TILE_FLOPS (INT64_C(1) << 20) /* a slot gets at least this much work */
 
 /* The BLAS runs in the calling thread only: the stub's threads share the tiles. */
@@ -256,6 +261,14 @@ static void pack(const Plan *pl, const aclStubMat *x, int64_t off, int64_t r0, i
             /* to the 16-bit computation type first (rounded once), then widened */
             aclStubCastStrided(tmp16, 2, via, s, sstride, x->dtype, len);
             aclStubRowLoadF32(d, tmp16, via, len);
+        } else if (x->dtype == ACL_FLOAT16 || x->dtype == ACL_BF16) {
+            /* exact widening: gathered into a contiguous line first when strided */
+            const uint16_t *line = (const uint16_t *)s;
+            if (sstride != 2) {
+                for (int64_t e = 0; e < len; e++) tmp16[e] = *(const uint16_t *)(s + e * sstride);
+                line = tmp16;
+            }
+            aclStubRowLoadF32(d, line, x->dtype, len);
         } else {
             aclStubCastStrided(d, 4, ACL_FLOAT, s, sstride, x->dtype, len);
             if (mm->compute == ACLSTUB_MM_HF32 && x->dtype == ACL_FLOAT)
@@ -268,6 +281,29 @@ static void pack(const Plan *pl, const aclStubMat *x, int64_t off, int64_t r0, i
 static void gemm(const Plan *pl, int64_t mr, int64_t nc, int64_t kk, const void *a, bool ta, int64_t lda,
                  const void *b, bool tb, int64_t ldb, bool accumulate, void *c, int64_t ldc) {
     int oa = ta ? BLAS_TRANS : BLAS_NO_TRANS, ob = tb ? BLAS_TRANS : BLAS_NO_TRANS;
+    if (mr == 1) {
+        /* one row: c = op(b)^T x, a matrix-vector product (reads b once, no packing); x is a's row */
+        int incx = ta ? (int)lda : 1;
+        int tr = tb ? BLAS_NO_TRANS : BLAS_TRANS, rows = tb ? (int)nc : (int)kk, cols = tb ? (int)kk : (int)nc;
+        if (pl->is_int)
+            scipy_cblas_dgemv(BLAS_ROW_MAJOR, tr, rows, cols, 1.0, b, (int)ldb, a, incx, accumulate ? 1.0 : 0.0, c, 1);
+        else
+            scipy_cblas_sgemv(BLAS_ROW_MAJOR, tr, rows, cols, 1.0f, b, (int)ldb, a, incx, accumulate ? 1.0f : 0.0f, c,
+                              1);
+        return;
+    }
+    if (nc == 1) {
+        /* one column: c = op(a) y, y being b's column; c's entries ldc apart */
+        int incy = tb ? 1 : (int)ldb;
+        int tr = ta ? BLAS_TRANS : BLAS_NO_TRANS, rows = ta ? (int)kk : (int)mr, cols = ta ? (int)mr : (int)kk;
+        if (pl->is_int)
+            scipy_cblas_dgemv(BLAS_ROW_MAJOR, tr, rows, cols, 1.0, a, (int)lda, b, incy, accumulate ? 1.0 : 0.0, c,
+                              (int)ldc);
+        else
+            scipy_cblas_sgemv(BLAS_ROW_MAJOR, tr, rows, cols, 1.0f, a, (int)lda, b, incy, accumulate ? 1.0f : 0.0f, c,
+                              (int)ldc);
+        return;
+    }
     if (pl->is_int)
         scipy_cblas_dgemm(BLAS_ROW_MAJOR, oa, ob, (int)mr, (int)nc, (int)kk, 1.0, a, (int)lda, b, (int)ldb,
                           accumulate ? 1.0 : 0.0, c, (int)ldc);
@@ -331,7 +367,12 @@ static void epilogue_row(const Plan *pl, const Slot *sl, const aclStubMmRow *row
         else
             for (int64_t j = 0; j < n; j++) v[j] = v[j] + sl->tmp[j];
     }
-    aclStubCastStrided(row->out, row->out_cs * (int64_t)pl->esize_out, mm->out.dtype, v, 4, ACL_FLOAT, n);
+    if (row->out_cs == 1 && (mm->out.dtype == ACL_FLOAT16 || mm->out.dtype == ACL_BF16))
+        aclStubRowStoreF32(row->out, v, mm->out.dtype, n); /* the same rounding, vectorised */
+    else if (row->out_cs == 1 && mm->out.dtype == ACL_FLOAT)
+        memcpy(row->out, v, (size_t)n * 4);
+    else
+        aclStubCastStrided(row->out, row->out_cs * (int64_t)pl->esize_out, mm->out.dtype, v, 4, ACL_FLOAT, n);
 }
 
 static void finish_tile(const Plan *pl, const Slot *sl, int64_t item, int64_t i0, int64_t mr, int64_t j0,
@@ -431,6 +472,8 @@ aclnnStatus aclStubMatmulRun(const aclStubOpCall *call, const aclStubMatmul *mm)
     tn = tn < TN_MIN ? TN_MIN : tn > TN_MAX ? TN_MAX : tn;
     pl.tn = mm->n < tn ? mm->n : tn;
     pl.kc = mm->k < KC ? (mm->k > 0 ? mm->k : 1) : KC;
+    if (mm->m == 1 && pl.kc * pl.tn > GEMV_PANEL) /* a matrix-vector product: packed panels that stay in cache */
+        pl.kc = GEMV_PANEL / pl.tn < 64 ? 64 : GEMV_PANEL / pl.tn / 64 * 64;
     pl.mtiles = (mm->m + pl.tm - 1) / pl.tm;
     pl.ntiles = (mm->n + pl.tn - 1) / pl.tn;
     pl.tiles = pl.items * pl.mtiles * pl.ntiles;
