@@ -43,9 +43,16 @@ emit({"kind": b.kind, "reason": b.reason, "libraries": [str(p) for p in b.librar
 PROBE_RESULT = [[6.0, 8.0], [8.0, 10.0]]  # rows 3+0 and 1+3 of grad
 
 
+def copy_blas(dest: Path) -> None:
+    """The BLAS libnnopbase links (the matmul engine's OpenBLAS), found beside it through its $ORIGIN rpath."""
+    for lib in [*STUB_DIR.glob("libscipy_openblas*.so*"), *STUB_DIR.glob("libgfortran*.so*")]:
+        shutil.copy2(lib, dest / lib.name)
+
+
 def make_toolkit(root: Path, lib64: str = "lib64", skip=(), opp=()) -> Path:
     """A directory laid out like a CANN toolkit, holding copies of the bundled stub libraries."""
     (root / lib64).mkdir(parents=True, exist_ok=True)
+    copy_blas(root / lib64)
     for name in ALL_LIBS:
         if name in skip:
             continue
@@ -179,6 +186,7 @@ def build_runtime(dest: Path, hidden: tuple[str, ...]) -> Path:
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     for name in ALL_LIBS[1:]:
         shutil.copy2(STUB_DIR / name, dest / name)
+    copy_blas(dest)
     return dest
 
 

@@ -85,11 +85,40 @@ def assert_close(info, dtype, actual: np.ndarray, expected: np.ndarray, what: st
 
 
 def expected_result(info, dtype, sample):
+    """The oracle's result as numpy: one array, or (for operators with several outputs or a tensor-list output) a
+    tuple or list of them, None for an output the call leaves out."""
     exp = reference(info, sample.operands, sample.attrs)
-    exp = to_numpy(exp) if isinstance(exp, torch.Tensor) else np.asarray(exp)
+    if isinstance(exp, (tuple, list)):
+        return type(exp)(None if e is None else as_numpy(e) for e in exp)
+    exp = as_numpy(exp)
     if info.out_dtype is not None:
         exp = exp.astype(opdb.np_dtype(info.out_dtype(dtype)))
     return exp
+
+
+def as_numpy(e):
+    if isinstance(e, (tuple, list)):
+        return type(e)(as_numpy(x) for x in e)
+    return to_numpy(e) if isinstance(e, torch.Tensor) else np.asarray(e)
+
+
+def zeros_like_result(exp):
+    """Output arrays for the call: the structure of the expected result (None stays None)."""
+    if exp is None:
+        return None
+    if isinstance(exp, (tuple, list)):
+        return type(exp)(zeros_like_result(e) for e in exp)
+    return np.full(exp.shape, 0, exp.dtype)
+
+
+def assert_close_all(info, dtype, actual, expected, what):
+    if isinstance(expected, (tuple, list)):
+        assert len(actual) == len(expected), f"{what}: {len(actual)} outputs, expected {len(expected)}"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            if e is not None:
+                assert_close_all(info, dtype, a, e, f"{what} [output {i}]")
+        return
+    assert_close(info, dtype, actual, expected, what)
 
 
 def scalar_of(a: np.ndarray):
@@ -116,9 +145,12 @@ def test_operator_matches_torch(name, dtype):
             check_custom_call(info, dtype, sample, what)
             continue
         expected = expected_result(info, dtype, sample)
-        out = np.full(expected.shape, 0, expected.dtype)
-        aclnn_py.run(name, *sample.operands, *sample.attrs, out=out)
-        assert_close(info, dtype, out, expected, what)
+        out = zeros_like_result(expected)
+        extra = {"outputs": info.outputs} if info.outputs else {}
+        aclnn_py.run(name, *sample.operands, *sample.attrs, out=out, **extra)
+        assert_close_all(info, dtype, out, expected, what)
+        if not isinstance(expected, np.ndarray):
+            continue
 
         if info.scalar and len(sample.operands) >= 2:
             value = scalar_of(sample.operands[-1])

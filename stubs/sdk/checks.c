@@ -126,6 +126,11 @@ bool sdk_view_byte_range(const aclStubTensorDesc *t, int64_t *lo, int64_t *hi) {
         if (__builtin_mul_overflow(t->dims[i] - 1, t->strides[i], &span)) return false;
         if (__builtin_add_overflow(span < 0 ? min_e : max_e, span, span < 0 ? &min_e : &max_e)) return false;
     }
+    if (t->dtype == ACL_INT4) { /* two elements to a byte */
+        *lo = min_e >= 0 ? min_e / 2 : -((1 - min_e) / 2);
+        *hi = max_e / 2 + 1;
+        return true;
+    }
     if (__builtin_mul_overflow(min_e, esize, lo)) return false;
     if (__builtin_add_overflow(max_e, 1, &max_e) || __builtin_mul_overflow(max_e, esize, hi)) return false;
     return true;

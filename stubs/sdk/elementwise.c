@@ -173,8 +173,7 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     return OK;
 }
 
-/* The loop table's index for a computation dtype, and the dtype the loop reads and writes. */
-static int compute_index(aclDataType t, aclDataType *loop) {
+int aclStubEwComputeIndex(aclDataType t, aclDataType *loop) {
     *loop = t;
     switch (t) {
     case ACL_FLOAT16:
@@ -205,7 +204,7 @@ aclnnStatus aclStubEwKernel(const aclStubOpCall *call) {
     const aclStubElementwise *fam = aclStubFamilyRow(call);
     const aclStubEwPlan *plan = call->plan;
     aclDataType loop;
-    int ct = compute_index(plan->compute, &loop);
+    int ct = aclStubEwComputeIndex(plan->compute, &loop);
     aclStubLoopFn fn = ct >= 0 ? fam->loops->fn[ct] : NULL;
     if (fn == NULL)
         return aclStubKernelFail(call, ACLNN_ERR_INNER, "no kernel for data type %s", aclStubDtypeName(plan->compute));

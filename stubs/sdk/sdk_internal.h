@@ -67,7 +67,8 @@ const char *sdk_table_problem(const aclStubOpDef *op, char *why, size_t cap);
 /* ND-like formats: nnopbase normalises them to ND before matching an ND-only operator. */
 bool sdk_format_is_nd_like(aclFormat format);
 
-/* Byte range [*lo, *hi) that a non-empty view addresses relative to its data; false on overflow. */
+/* Byte range [*lo, *hi) that a non-empty view addresses relative to its data (INT4: two elements to a byte, the
+ * even one in the low half); false on overflow. */
 bool sdk_view_byte_range(const aclStubTensorDesc *t, int64_t *lo, int64_t *hi);
 
 /* Generic rules of tensor parameter i (NULL tensors pass): dtype set, ND-like format and same-dtype;

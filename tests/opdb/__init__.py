@@ -64,6 +64,7 @@ class OpInfo:
     # arrays: outputs of any layout, in-place targets, output lists); expected is the oracle's result (ref's
     # tensors, e.g. to shape the outputs), which the results are compared with
     call: Callable | None = None
+    outputs: tuple | None = None   # run()'s outputs= (C names), for outputs the header's roles do not mark
 
     def variants(self) -> list[str]:
         return [v for v in (self.name, self.scalar, self.inplace, self.inplace_scalar) if v] + list(self.also)

@@ -86,6 +86,10 @@ typedef struct {
 /* The engine: check and kernel of every elementwise operator (its aclStubFamilyOp's row is its aclStubElementwise). */
 ACLSTUB_API aclnnStatus aclStubEwCheck(aclStubOpCall *call);
 ACLSTUB_API aclnnStatus aclStubEwKernel(const aclStubOpCall *call);
+/* The loop table's index (aclStubComputeType) for a computation dtype, and the dtype the loop reads and writes
+ * (FLOAT for FLOAT16 and BF16); -1 for a dtype without loops. For operators that run loops on the element
+ * iterator (aclStubIterRun) with their own operands. */
+ACLSTUB_API int aclStubEwComputeIndex(aclDataType compute, aclDataType *loop);
 /* The computation dtype and the parameter written, as check decided (for an operator's own check). */
 static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
     return (const aclStubEwPlan *)call->plan;

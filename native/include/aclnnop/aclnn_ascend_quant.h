@@ -1,0 +1,24 @@
+/* aclnnAscendQuant (ops-nn quant/ascend_quant_v2). */
+#ifndef ACLNNOP_ACLNN_ASCEND_QUANT_H_
+#define ACLNNOP_ACLNN_ASCEND_QUANT_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnAscendQuantGetWorkspaceSize(const aclTensor *x, const aclTensor *scale,
+                                                       const aclTensor *offset, bool sqrtMode, const char *roundMode,
+                                                       int32_t dstType, const aclTensor *y, uint64_t *workspaceSize,
+                                                       aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnAscendQuant(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                       aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_ASCEND_QUANT_H_ */
