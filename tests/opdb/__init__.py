@@ -36,11 +36,13 @@ def np_dtype(name: str) -> np.dtype:
 
 @dataclasses.dataclass(frozen=True)
 class Sample:
-    """One call: operands (arrays or Python numbers) in C order, then attributes; kw extra keyword arguments."""
+    """One call: operands (arrays or Python numbers) in C order, then attributes; kw extra keyword arguments
+    (by C parameter name: run() takes them, and the oracle receives them as keywords too)."""
 
     operands: tuple
     attrs: tuple = ()
     name: str = ""
+    kw: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -60,6 +62,8 @@ class OpInfo:
     samples: Callable | None = None    # custom: samples(dtype, rng) -> list of Sample
     also: tuple = ()               # further entry points this entry's tests reach (other variants)
     native16: bool = False         # the oracle runs on 16-bit tensors as they are (not in float32)
+    outputs: tuple = ()            # several outputs: their C names; the oracle returns one result per name (in
+                                   # its final dtype: such entries round 16-bit results themselves)
 
     def variants(self) -> list[str]:
         return [v for v in (self.name, self.scalar, self.inplace, self.inplace_scalar) if v] + list(self.also)

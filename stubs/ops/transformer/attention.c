@@ -90,6 +90,7 @@ typedef struct {
     bool stats_tnd_first; /* TND statistics as (T, N, 8) rather than (N, T, 8) */
     bool write_lse;
     bool has_mask; /* an attenMask was given: the sparse mode applies (none given: everything visible) */
+    int64_t kv_read; /* the longest key/value length read (the masks' and pse's last dimension) */
 } Plan;
 
 static const aclStubValue *role(const aclStubOpCall *c, const Plan *p, int r) {
@@ -171,6 +172,10 @@ static aclnnStatus check(aclStubOpCall *c) {
         ACLSTUB_RETURN_ERROR_IF(present, c, INVALID, "argument '%s' (quantised, padded or shared-prefix attention) "
                                 "is not supported by this implementation; pass NULL", prm->name);
         aclStubOpIgnore(c, (int)i);
+    }
+    if (row->kind == IFA) { /* a single query row: actualSeqLengths are the key/value lengths */
+        p->idx[R_SEQ_KV] = p->idx[R_SEQ_Q];
+        p->idx[R_SEQ_Q] = -1;
     }
     const aclStubTensorDesc *q = rtensor(c, p, R_Q), *k = kv_tensor(c, p, R_K), *v = kv_tensor(c, p, R_V);
     ACLSTUB_RETURN_ERROR_IF(k == NULL || v == NULL, c, ACLNN_ERR_PARAM_NULLPTR, "key and value must hold a tensor");
@@ -287,25 +292,35 @@ static aclnnStatus check(aclStubOpCall *c) {
                                     "keyRope must be key's shape with queryRope's D");
         }
     }
-    /* lengths */
+    /* lengths (TND: cumulative, one entry per batch, which gives B) */
     int64_t tk = p->tnd ? k->dims[0] : p->skv;
-    ACLSTUB_TRY(check_lengths(c, role(c, p, R_SEQ_Q), aclStubOpName(c, p->idx[R_SEQ_Q] >= 0 ? p->idx[R_SEQ_Q] : 0),
-                              p->b, p->tnd, p->tnd ? p->t_q : p->sq));
-    if (p->idx[R_SEQ_KV] >= 0)
-        ACLSTUB_TRY(check_lengths(c, role(c, p, R_SEQ_KV), aclStubOpName(c, p->idx[R_SEQ_KV]), p->b, p->tnd, tk));
     if (p->tnd) {
         const aclStubValue *sq = role(c, p, R_SEQ_Q), *skv = role(c, p, R_SEQ_KV);
-        ACLSTUB_RETURN_ERROR_IF(!sq || !sq->ints || !skv || !skv->ints || sq->size != skv->size, c, INVALID,
-                                "layout TND needs the cumulative query and key lengths, as many of each");
+        ACLSTUB_RETURN_ERROR_IF(!sq || !sq->ints || !skv || !skv->ints || sq->size != skv->size || sq->size == 0, c,
+                                INVALID, "layout TND needs the cumulative query and key lengths, as many of each");
         p->b = (int64_t)sq->size;
+    }
+    if (p->idx[R_SEQ_Q] >= 0)
+        ACLSTUB_TRY(check_lengths(c, role(c, p, R_SEQ_Q), aclStubOpName(c, p->idx[R_SEQ_Q]), p->b, p->tnd,
+                                  p->tnd ? p->t_q : p->sq));
+    if (p->idx[R_SEQ_KV] >= 0)
+        ACLSTUB_TRY(check_lengths(c, role(c, p, R_SEQ_KV), aclStubOpName(c, p->idx[R_SEQ_KV]), p->b, p->tnd, tk));
+    int64_t kv_read = p->skv; /* the keys any batch reads */
+    if (p->tnd) {
+        const aclStubValue *sq = role(c, p, R_SEQ_Q), *skv = role(c, p, R_SEQ_KV);
         int64_t mq = 0, mk = 0;
         for (int64_t i = 0; i < p->b; i++) {
             int64_t lq = sq->ints[i] - (i ? sq->ints[i - 1] : 0), lk = skv->ints[i] - (i ? skv->ints[i - 1] : 0);
             mq = lq > mq ? lq : mq;
             mk = lk > mk ? lk : mk;
         }
-        p->sq = mq, p->skv = mk;
+        p->sq = mq, p->skv = kv_read = mk;
+    } else if (p->idx[R_SEQ_KV] >= 0 && role(c, p, R_SEQ_KV)->ints) {
+        const aclStubValue *skv = role(c, p, R_SEQ_KV);
+        kv_read = 0;
+        for (uint64_t i = 0; i < skv->size; i++) kv_read = skv->ints[i] > kv_read ? skv->ints[i] : kv_read;
     }
+    p->kv_read = kv_read;
     /* attributes */
     p->scale = (float)aclStubOpFloat(c, p->idx[R_SCALE]);
     p->keep = p->idx[R_KEEP] >= 0 ? (float)aclStubOpFloat(c, p->idx[R_KEEP]) : 1.0f;
@@ -314,8 +329,16 @@ static aclnnStatus check(aclStubOpCall *c) {
     const aclStubTensorDesc *drop = rtensor(c, p, R_DROP);
     if (p->keep < 1.0f) {
         ACLSTUB_RETURN_ERROR_IF(drop == NULL, c, INVALID, "keepProb = %g < 1 needs dropMaskOptional", (double)p->keep);
-        int64_t bits = 0;
-        for (int64_t b = 0; b < p->b; b++) bits += p->n * p->sq * p->skv;
+        int64_t bits = 0; /* one bit per score, batch after batch */
+        const aclStubValue *lq = role(c, p, R_SEQ_Q), *lk = role(c, p, R_SEQ_KV);
+        for (int64_t b = 0; b < p->b; b++) {
+            int64_t nq = p->sq, nk = p->skv;
+            if (p->tnd) {
+                nq = lq->ints[b] - (b ? lq->ints[b - 1] : 0);
+                nk = lk->ints[b] - (b ? lk->ints[b - 1] : 0);
+            }
+            bits += p->n * nq * nk;
+        }
         ACLSTUB_RETURN_ERROR_IF(drop->ndim != 1 || drop->dims[0] * 8 < bits || drop->strides[0] != 1, c, INVALID,
                                 "dropMaskOptional must be a contiguous 1-D UINT8 tensor of at least %lld bytes",
                                 (long long)((bits + 7) / 8));
@@ -342,7 +365,7 @@ static aclnnStatus check(aclStubOpCall *c) {
                                 aclStubDtypeName(mask->dtype));
         bool need_read = p->sparse <= 1;
         if (need_read && !p->tnd)
-            ACLSTUB_RETURN_ERROR_IF(!aclStubAttnGridOf(mask, p->b, p->n, p->sq, p->skv, &g, why, sizeof why), c,
+            ACLSTUB_RETURN_ERROR_IF(!aclStubAttnGridOf(mask, p->b, p->n, p->sq, kv_read, &g, why, sizeof why), c,
                                     INVALID, "attenMask %s", why);
         if (!need_read) aclStubOpIgnore(c, p->idx[R_MASK]);
         ACLSTUB_RETURN_ERROR_IF(p->tnd && need_read && mask->ndim != 2, c, INVALID, "attenMask must be 2-D (Sq, Skv) "
@@ -355,7 +378,7 @@ static aclnnStatus check(aclStubOpCall *c) {
         ACLSTUB_RETURN_ERROR_IF(!(ACLSTUB_DT_FLOATS & ACLSTUB_DT(pse->dtype)), c, INVALID, "%s has data type %s; must "
                                 "be FLOAT, FLOAT16 or BF16", aclStubOpName(c, p->idx[R_PSE]),
                                 aclStubDtypeName(pse->dtype));
-        ACLSTUB_RETURN_ERROR_IF(!aclStubAttnGridOf(pse, p->b, p->n, p->sq, p->skv, &g, why, sizeof why), c, INVALID,
+        ACLSTUB_RETURN_ERROR_IF(!aclStubAttnGridOf(pse, p->b, p->n, p->sq, kv_read, &g, why, sizeof why), c, INVALID,
                                 "%s %s", aclStubOpName(c, p->idx[R_PSE]), why);
     }
     const aclStubValue *prefix = role(c, p, R_PREFIX);
@@ -497,10 +520,10 @@ static aclnnStatus kernel(const aclStubOpCall *c) {
     a.scale = p->scale;
     a.pse_before_scale = p->pse_before;
     char why[160];
-    aclStubAttnGridOf(rtensor(c, p, R_PSE), b, p->n, p->sq, p->skv, &a.pse, why, sizeof why);
+    aclStubAttnGridOf(rtensor(c, p, R_PSE), b, p->n, p->sq, p->kv_read, &a.pse, why, sizeof why);
     const aclStubTensorDesc *mask = rtensor(c, p, R_MASK);
     if (mask && p->sparse <= 1) {
-        aclStubAttnGridOf(mask, b, p->n, p->sq, p->skv, &a.mask, why, sizeof why);
+        aclStubAttnGridOf(mask, b, p->n, p->sq, p->kv_read, &a.mask, why, sizeof why);
         if (p->tnd) a.mask.sb = 0;
     } else {
         a.mask.dtype = ACL_DT_UNDEFINED;
