@@ -103,7 +103,7 @@ def prototypes_from_docs(op_dir: pathlib.Path, header: str) -> list:
     stem = header[len("aclnn_"):-2]
     protos, seen = [], set()
     for doc in sorted((op_dir / "docs").glob("aclnn*.md")) if (op_dir / "docs").is_dir() else []:
-        for block in re.findall(r"```[Cc]pp?\s*\n(.*?)```", doc.read_text(errors="replace"), re.S):
+        for block in re.findall(r"```(?:[Cc]pp|[Cc]\+\+|[Cc])?\s*\n(.*?)```", doc.read_text(errors="replace"), re.S):
             for name, params in DOC_PROTO.findall(block):
                 if name in seen:
                     continue
