@@ -1,0 +1,375 @@
+/*
+ * The first-generation MoE routing operators: MoeGatingTopKSoftmax (V1, V2), MoeComputeExpertTokens,
+ * MoeInitRouting and MoeFinalizeRouting.
+ *
+ * Gating: softmax over the last axis in float32 (max subtracted, exponentials and their sum in double, each
+ * probability rounded once), then the k largest in descending order, equal values in ascending expert order
+ * (V2 with renorm = 1: the k largest logits, then the softmax of those k). A finished row keeps its values and
+ * reports expert E. rowIdxOut[i, j] = j * rows + i. InitRouting sorts the N*K slots stably by expert;
+ * FinalizeRouting adds x1 (+ x2) and, for k in order, scales[i, k] * (expandedX[row] + bias[expert]), every
+ * product and sum rounded to float32.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aclstub/op_sdk.h"
+#include "aclnnop/aclnn_moe_compute_expert_tokens.h"
+#include "aclnnop/aclnn_moe_finalize_routing.h"
+#include "aclnnop/aclnn_moe_gating_top_k_softmax.h"
+#include "aclnnop/aclnn_moe_gating_top_k_softmax_v2.h"
+#include "aclnnop/aclnn_moe_init_routing.h"
+
+#define TILING ACLNN_ERR_INNER_TILING_ERROR
+
+static aclnnStatus want_shape(aclStubOpCall *c, int i, const int64_t *dims, uint32_t n) {
+    const aclStubTensorDesc *t = aclStubOpTensor(c, i);
+    if (t == NULL || aclStubShapeEqual(t->dims, t->ndim, dims, n)) return OK;
+    char a[128], b[128];
+    return aclStubOpFail(c, TILING, "%s has shape %s; must be %s", aclStubOpName(c, i),
+                         aclStubShapeText(t->dims, t->ndim, a, sizeof a), aclStubShapeText(dims, n, b, sizeof b));
+}
+
+/* ---- gating ------------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    int x, finished, k, renorm, flag, y, idx, row, soft; /* parameter indices (-1: none) */
+} GateRow;
+
+typedef struct {
+    int64_t rows, e, k;
+    int renorm;
+    bool soft;
+} GatePlan;
+
+typedef struct {
+    const aclStubOpCall *c;
+    const GateRow *r;
+    const GatePlan *p;
+    int failed;
+} GateCtx;
+
+static void softmax_row(float *out, const float *x, int64_t n) {
+    float m = -INFINITY;
+    for (int64_t j = 0; j < n; j++) m = x[j] > m ? x[j] : m;
+    double s = 0.0;
+    for (int64_t j = 0; j < n; j++) s += exp((double)x[j] - (double)m);
+    for (int64_t j = 0; j < n; j++) out[j] = (float)(exp((double)x[j] - (double)m) / s);
+}
+
+/* the k largest of v (descending; equal values: lower index first) into idx */
+static void top_k(const float *v, int64_t n, int64_t k, int32_t *idx, unsigned char *taken) {
+    memset(taken, 0, (size_t)n);
+    for (int64_t t = 0; t < k; t++) {
+        int64_t best = -1;
+        for (int64_t j = 0; j < n; j++)
+            if (!taken[j] && (best < 0 || v[j] > v[best] || (v[best] != v[best] && v[j] == v[j]))) best = j;
+        taken[best] = 1;
+        idx[t] = (int32_t)best;
+    }
+}
+
+static void gate_rows(void *arg, int64_t begin, int64_t end) {
+    GateCtx *g = arg;
+    const aclStubOpCall *c = g->c;
+    const GateRow *r = g->r;
+    int64_t e = g->p->e, k = g->p->k, rows = g->p->rows;
+    float *buf = malloc((size_t)(2 * e + 2 * k + 2) * sizeof(float));
+    int32_t *idx = malloc((size_t)(k + 1) * sizeof(int32_t));
+    unsigned char *taken = malloc((size_t)e + 1);
+    if (!buf || !idx || !taken) {
+        __atomic_store_n(&g->failed, 1, __ATOMIC_RELAXED);
+        free(buf), free(idx), free(taken);
+        return;
+    }
+    float *x = buf, *p = buf + e, *tk = buf + 2 * e, *ts = tk + k;
+    const aclStubTensorDesc *xt = aclStubOpTensor(c, r->x), *fin = r->finished >= 0 ? aclStubOpTensor(c, r->finished) : NULL;
+    const aclStubTensorDesc *y = aclStubOpTensor(c, r->y), *it = aclStubOpTensor(c, r->idx);
+    const aclStubTensorDesc *rt = r->row >= 0 ? aclStubOpTensor(c, r->row) : NULL;
+    const aclStubTensorDesc *st = r->soft >= 0 && g->p->soft ? aclStubOpTensor(c, r->soft) : NULL;
+    for (int64_t i = begin; i < end; i++) {
+        for (int64_t j = 0; j < e; j++) x[j] = aclStubLoadPtrF32(xt->dtype, aclStubElemAt(xt, i * e + j));
+        if (g->p->renorm) {
+            top_k(x, e, k, idx, taken);
+            for (int64_t t = 0; t < k; t++) tk[t] = x[idx[t]];
+            softmax_row(ts, tk, k);
+        } else {
+            softmax_row(p, x, e);
+            top_k(p, e, k, idx, taken);
+            for (int64_t t = 0; t < k; t++) ts[t] = p[idx[t]];
+            if (st)
+                for (int64_t j = 0; j < e; j++) *(float *)aclStubElemAt(st, i * e + j) = p[j];
+        }
+        bool done = fin && *(const uint8_t *)aclStubElemAt(fin, i);
+        for (int64_t t = 0; t < k; t++) {
+            aclStubStorePtrF32(y->dtype, aclStubElemAt(y, i * k + t), ts[t]);
+            *(int32_t *)aclStubElemAt(it, i * k + t) = done ? (int32_t)e : idx[t];
+            if (rt) *(int32_t *)aclStubElemAt(rt, i * k + t) = (int32_t)(t * rows + i);
+        }
+    }
+    free(buf), free(idx), free(taken);
+}
+
+static aclnnStatus gate_kernel(const aclStubOpCall *c) {
+    GateCtx g = {c, aclStubFamilyRow(c), c->plan, 0};
+    aclStubParallelFor(g.p->rows, 64, gate_rows, &g);
+    return g.failed ? aclStubKernelOutOfMemory(c) : OK;
+}
+
+static aclnnStatus gate_check(aclStubOpCall *c) {
+    const GateRow *r = aclStubFamilyRow(c);
+    GatePlan *p = c->plan;
+    const aclStubTensorDesc *x = aclStubOpTensor(c, r->x);
+    ACLSTUB_RETURN_ERROR_IF(x->ndim < 2 || x->ndim > 3, c, TILING, "x must be 2-D or 3-D, got %u-D", x->ndim);
+    int64_t e = x->dims[x->ndim - 1], k = aclStubOpInt(c, r->k), rows = 1;
+    for (uint32_t d = 0; d + 1 < x->ndim; d++) rows *= x->dims[d];
+    ACLSTUB_RETURN_ERROR_IF(k < 0 || k > e || k > 1024, c, TILING, "k = %lld must be in [0, min(%lld, 1024)]",
+                            (long long)k, (long long)e);
+    p->renorm = r->renorm >= 0 ? (int)aclStubOpInt(c, r->renorm) : 0;
+    ACLSTUB_RETURN_ERROR_IF(p->renorm != 0 && p->renorm != 1, c, TILING, "renorm = %d must be 0 or 1", p->renorm);
+    p->soft = r->flag >= 0 && aclStubOpBool(c, r->flag) && p->renorm == 0;
+    int64_t want[3];
+    memcpy(want, x->dims, sizeof(int64_t) * (x->ndim - 1));
+    if (r->finished >= 0) ACLSTUB_TRY(want_shape(c, r->finished, want, x->ndim - 1));
+    want[x->ndim - 1] = k;
+    ACLSTUB_TRY(want_shape(c, r->y, want, x->ndim));
+    ACLSTUB_TRY(want_shape(c, r->idx, want, x->ndim));
+    if (r->row >= 0) ACLSTUB_TRY(want_shape(c, r->row, want, x->ndim));
+    if (r->soft >= 0) {
+        if (p->soft) {
+            ACLSTUB_RETURN_ERROR_IF(aclStubOpTensor(c, r->soft) == NULL, c, TILING, "softmaxResultOutOptional is "
+                                    "needed when outputSoftmaxResultFlag is true");
+            ACLSTUB_RETURN_ERROR_IF(aclStubOpTensor(c, r->soft)->dtype != ACL_FLOAT, c, TILING,
+                                    "softmaxResultOutOptional must be FLOAT");
+            ACLSTUB_TRY(want_shape(c, r->soft, x->dims, x->ndim));
+        } else {
+            aclStubOpIgnore(c, r->soft);
+        }
+    }
+    p->rows = rows, p->e = e, p->k = k;
+    if (rows == 0 || k == 0) return aclStubOpNothingToDo(c);
+    return OK;
+}
+
+#define DT_I32 ACLSTUB_DT(ACL_INT32)
+#define PRM(n, role, dt, same) {n, role, dt, same, 0, 0, 0}
+
+static const aclStubParam P_GATE[] = {
+    PRM("x", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, NULL), PRM("finishedOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_BOOL), NULL),
+    PRM("k", ACLSTUB_INT, 0, NULL), PRM("yOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "x"),
+    PRM("expertIdxOut", ACLSTUB_OUTPUT, DT_I32, NULL), PRM("rowIdxOut", ACLSTUB_OUTPUT, DT_I32, NULL)};
+static const GateRow R_GATE = {0, 1, 2, -1, -1, 3, 4, 5, -1};
+static const aclStubParam P_GATE2[] = {
+    PRM("x", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, NULL), PRM("finishedOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_BOOL), NULL),
+    PRM("k", ACLSTUB_INT, 0, NULL), PRM("renorm", ACLSTUB_INT, 0, NULL), PRM("outputSoftmaxResultFlag", ACLSTUB_BOOL, 0, NULL),
+    PRM("yOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "x"), PRM("expertIdxOut", ACLSTUB_OUTPUT, DT_I32, NULL),
+    PRM("softmaxResultOutOptional", ACLSTUB_OPTIONAL_OUTPUT, 0, NULL)};
+static const GateRow R_GATE2 = {0, 1, 2, 3, 4, 5, 6, -1, 7};
+
+static const aclStubFamilyOp OP_GATE = {
+    {"aclnnMoeGatingTopKSoftmax", P_GATE, ACLSTUB_LEN(P_GATE), NULL, gate_check, gate_kernel, sizeof(GatePlan)}, &R_GATE};
+static const aclStubFamilyOp OP_GATE2 = {
+    {"aclnnMoeGatingTopKSoftmaxV2", P_GATE2, ACLSTUB_LEN(P_GATE2), NULL, gate_check, gate_kernel, sizeof(GatePlan)},
+    &R_GATE2};
+ACLSTUB_DEFINE_OP(aclnnMoeGatingTopKSoftmax, OP_GATE.def, (const aclTensor *, x), (const aclTensor *, finishedOptional),
+                  (int64_t, k), (const aclTensor *, yOut), (const aclTensor *, expertIdxOut),
+                  (const aclTensor *, rowIdxOut))
+ACLSTUB_DEFINE_OP(aclnnMoeGatingTopKSoftmaxV2, OP_GATE2.def, (const aclTensor *, x),
+                  (const aclTensor *, finishedOptional), (int64_t, k), (int64_t, renorm),
+                  (bool, outputSoftmaxResultFlag), (const aclTensor *, yOut), (const aclTensor *, expertIdxOut),
+                  (const aclTensor *, softmaxResultOutOptional))
+
+/* ---- MoeComputeExpertTokens: out[e] = the number of entries <= e, by binary search on the sorted input ----- */
+
+enum { CT_SORTED, CT_NUM, CT_OUT };
+static const aclStubParam P_TOKENS[] = {PRM("sortedExperts", ACLSTUB_INPUT, DT_I32, NULL),
+                                        PRM("numExperts", ACLSTUB_INT, 0, NULL), PRM("out", ACLSTUB_OUTPUT, DT_I32, NULL)};
+
+static aclnnStatus tokens_check(aclStubOpCall *c) {
+    const aclStubTensorDesc *s = aclStubOpTensor(c, CT_SORTED);
+    int64_t e = aclStubOpInt(c, CT_NUM);
+    ACLSTUB_RETURN_ERROR_IF(s->ndim != 1, c, TILING, "sortedExperts must be 1-D, got %u-D", s->ndim);
+    ACLSTUB_RETURN_ERROR_IF(e < 1, c, TILING, "numExperts = %lld must be positive", (long long)e);
+    int64_t want[1] = {e};
+    ACLSTUB_TRY(want_shape(c, CT_OUT, want, 1));
+    return OK;
+}
+
+static aclnnStatus tokens_kernel(const aclStubOpCall *c) {
+    const aclStubTensorDesc *s = aclStubOpTensor(c, CT_SORTED), *o = aclStubOpTensor(c, CT_OUT);
+    int64_t n = s->dims[0], e = aclStubOpInt(c, CT_NUM);
+    for (int64_t x = 0; x < e; x++) {
+        int64_t lo = 0, hi = n; /* first position whose value exceeds x */
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (aclStubIndex1(s, mid) > x) hi = mid; else lo = mid + 1;
+        }
+        *(int32_t *)aclStubElem1(o, x) = (int32_t)lo;
+    }
+    return OK;
+}
+
+static const aclStubOpDef OP_TOKENS = {"aclnnMoeComputeExpertTokens", P_TOKENS, ACLSTUB_LEN(P_TOKENS), NULL,
+                                       tokens_check, tokens_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnMoeComputeExpertTokens, OP_TOKENS, (const aclTensor *, sortedExperts), (int64_t, numExperts),
+                  (const aclTensor *, out))
+
+/* ---- MoeInitRouting -------------------------------------------------------------------------------------------- */
+
+enum { IR_X, IR_ROW, IR_EXP, IR_ACTIVE, IR_EX, IR_EROW, IR_EEXP };
+static const aclStubParam P_INIT[] = {
+    PRM("x", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, NULL), PRM("rowIdx", ACLSTUB_INPUT, DT_I32, NULL),
+    PRM("expertIdx", ACLSTUB_INPUT, DT_I32, NULL), PRM("activeNum", ACLSTUB_INT, 0, NULL),
+    PRM("expandedXOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "x"), PRM("expandedRowIdxOut", ACLSTUB_OUTPUT, DT_I32, NULL),
+    PRM("expandedExpertIdxOut", ACLSTUB_OUTPUT, DT_I32, NULL)};
+
+typedef struct {
+    int64_t n, k, a;
+} InitPlan;
+
+static aclnnStatus init_check(aclStubOpCall *c) {
+    const aclStubTensorDesc *x = aclStubOpTensor(c, IR_X), *ei = aclStubOpTensor(c, IR_EXP);
+    ACLSTUB_RETURN_ERROR_IF(x->ndim != 2 || ei->ndim != 2, c, TILING, "x and expertIdx must be 2-D");
+    int64_t n = x->dims[0], k = ei->dims[1], active = aclStubOpInt(c, IR_ACTIVE);
+    ACLSTUB_RETURN_ERROR_IF(ei->dims[0] != n, c, TILING, "expertIdx.shape[0] = %lld must equal x.shape[0] = %lld",
+                            (long long)ei->dims[0], (long long)n);
+    ACLSTUB_RETURN_ERROR_IF(active < 0, c, TILING, "activeNum = %lld must be >= 0", (long long)active);
+    ACLSTUB_RETURN_ERROR_IF(n * k > INT32_MAX, c, TILING, "%lld slots exceed the INT32 row indices", (long long)(n * k));
+    ACLSTUB_TRY(want_shape(c, IR_ROW, ei->dims, 2));
+    int64_t a = (active < n ? active : n) * k, nk = n * k, ex[2] = {a, x->dims[1]};
+    ACLSTUB_TRY(want_shape(c, IR_EX, ex, 2));
+    ACLSTUB_TRY(want_shape(c, IR_EROW, &nk, 1));
+    ACLSTUB_TRY(want_shape(c, IR_EEXP, &nk, 1));
+    *(InitPlan *)c->plan = (InitPlan){n, k, a};
+    if (nk == 0) return aclStubOpNothingToDo(c);
+    return OK;
+}
+
+static aclnnStatus init_kernel(const aclStubOpCall *c) {
+    const InitPlan *p = c->plan;
+    const aclStubTensorDesc *ri = aclStubOpTensor(c, IR_ROW), *ei = aclStubOpTensor(c, IR_EXP);
+    int64_t t = p->n * p->k;
+    int64_t *keys = aclStubKernelScratch(c, (size_t)t * sizeof(int64_t));
+    int64_t *src = aclStubKernelScratch(c, (size_t)t * sizeof(int64_t));
+    int32_t *order = aclStubKernelScratch(c, (size_t)t * sizeof(int32_t));
+    if (!keys || !src || !order) return aclStubKernelOutOfMemory(c);
+    for (int64_t i = 0; i < t; i++) keys[i] = *(const int32_t *)aclStubElem2(ei, i / p->k, i % p->k);
+    if (!aclStubStableArgsort(keys, t, order)) return aclStubKernelOutOfMemory(c);
+    for (int64_t j = 0; j < t; j++) {
+        int64_t r = *(const int32_t *)aclStubElem2(ri, order[j] / p->k, order[j] % p->k);
+        if (r < 0 || r >= t)
+            return aclStubKernelFail(c, ACLNN_ERR_INNER, "rowIdx holds %lld, outside [0, %lld)", (long long)r,
+                                     (long long)t);
+        src[j] = r;
+    }
+    const aclStubTensorDesc *erow = aclStubOpTensor(c, IR_EROW), *eexp = aclStubOpTensor(c, IR_EEXP);
+    for (int64_t j = 0; j < t; j++) {
+        *(int32_t *)aclStubElem1(eexp, j) = (int32_t)keys[order[j]];
+        *(int32_t *)aclStubElem1(erow, src[j]) = (int32_t)j;
+        if (j < p->a) src[j] %= p->n;
+    }
+    aclStubCopyRows(aclStubOpTensor(c, IR_EX), 0, aclStubOpTensor(c, IR_X), src, p->a);
+    return OK;
+}
+
+static const aclStubOpDef OP_INIT = {"aclnnMoeInitRouting", P_INIT, ACLSTUB_LEN(P_INIT), NULL, init_check, init_kernel,
+                                     sizeof(InitPlan)};
+ACLSTUB_DEFINE_OP(aclnnMoeInitRouting, OP_INIT, (const aclTensor *, x), (const aclTensor *, rowIdx),
+                  (const aclTensor *, expertIdx), (int64_t, activeNum), (const aclTensor *, expandedXOut),
+                  (const aclTensor *, expandedRowIdxOut), (const aclTensor *, expandedExpertIdxOut))
+
+/* ---- MoeFinalizeRouting ---------------------------------------------------------------------------------------- */
+
+enum { FR_EX, FR_X1, FR_X2, FR_BIAS, FR_SCALES, FR_ROW, FR_EXP, FR_OUT };
+static const aclStubParam P_FIN[] = {
+    PRM("expandedX", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, NULL), PRM("x1", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, "expandedX"),
+    PRM("x2Optional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT_FLOATS, "expandedX"),
+    PRM("bias", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, "expandedX"), PRM("scales", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, "expandedX"),
+    PRM("expandedRowIdx", ACLSTUB_INPUT, DT_I32, NULL), PRM("expandedExpertIdx", ACLSTUB_INPUT, DT_I32, NULL),
+    PRM("out", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "expandedX")};
+
+typedef struct {
+    int64_t n, k, h, e, rows;
+} FinPlan;
+
+static aclnnStatus fin_check(aclStubOpCall *c) {
+    const aclStubTensorDesc *ex = aclStubOpTensor(c, FR_EX), *x1 = aclStubOpTensor(c, FR_X1);
+    const aclStubTensorDesc *bias = aclStubOpTensor(c, FR_BIAS), *sc = aclStubOpTensor(c, FR_SCALES);
+    ACLSTUB_RETURN_ERROR_IF(ex->ndim != 2 || x1->ndim != 2 || bias->ndim != 2 || sc->ndim != 2, c, TILING,
+                            "expandedX, x1, bias and scales must be 2-D");
+    int64_t n = x1->dims[0], h = x1->dims[1], k = sc->dims[1], nk = n * k;
+    ACLSTUB_RETURN_ERROR_IF(sc->dims[0] != n, c, TILING, "scales.shape[0] must equal x1.shape[0] = %lld", (long long)n);
+    ACLSTUB_RETURN_ERROR_IF(ex->dims[1] != h || bias->dims[1] != h, c, TILING, "expandedX and bias must have x1's "
+                            "%lld columns", (long long)h);
+    ACLSTUB_TRY(want_shape(c, FR_X2, x1->dims, 2));
+    ACLSTUB_TRY(want_shape(c, FR_ROW, &nk, 1));
+    ACLSTUB_TRY(want_shape(c, FR_EXP, sc->dims, 2));
+    ACLSTUB_TRY(want_shape(c, FR_OUT, x1->dims, 2));
+    *(FinPlan *)c->plan = (FinPlan){n, k, h, bias->dims[0], ex->dims[0]};
+    if (n == 0 || h == 0) return aclStubOpNothingToDo(c);
+    return OK;
+}
+
+typedef struct {
+    const aclStubOpCall *c;
+    const FinPlan *p;
+    int failed;
+} FinCtx;
+
+static void fin_rows(void *arg, int64_t begin, int64_t end) {
+    FinCtx *f = arg;
+    const aclStubOpCall *c = f->c;
+    const FinPlan *p = f->p;
+    int64_t h = p->h;
+    float *buf = malloc((size_t)(3 * h + 1) * sizeof(float));
+    if (!buf) {
+        __atomic_store_n(&f->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    float *acc = buf, *a = buf + h, *b = buf + 2 * h;
+    const aclStubTensorDesc *ex = aclStubOpTensor(c, FR_EX), *x2 = aclStubOpTensor(c, FR_X2);
+    const aclStubTensorDesc *bias = aclStubOpTensor(c, FR_BIAS), *sc = aclStubOpTensor(c, FR_SCALES);
+    const aclStubTensorDesc *row = aclStubOpTensor(c, FR_ROW), *exp_ = aclStubOpTensor(c, FR_EXP);
+    for (int64_t i = begin; i < end; i++) {
+        aclStubRowLoadViewF32(acc, aclStubOpTensor(c, FR_X1), i);
+        if (x2) {
+            aclStubRowLoadViewF32(a, x2, i);
+            for (int64_t j = 0; j < h; j++) acc[j] += a[j];
+        }
+        for (int64_t k = 0; k < p->k; k++) {
+            int64_t r = aclStubIndex1(row, i + k * p->n), e = *(const int32_t *)aclStubElem2(exp_, i, k);
+            float s = aclStubLoad2F32(sc, i, k);
+            aclStubRowLoadViewF32(a, ex, r);
+            aclStubRowLoadViewF32(b, bias, e);
+            for (int64_t j = 0; j < h; j++) {
+                float t = a[j] + b[j];
+                acc[j] += s * t;
+            }
+        }
+        const aclStubTensorDesc *o = aclStubOpTensor(c, FR_OUT);
+        for (int64_t j = 0; j < h; j++) aclStubStore2F32(o, i, j, acc[j]);
+    }
+    free(buf);
+}
+
+static aclnnStatus fin_kernel(const aclStubOpCall *c) {
+    const FinPlan *p = c->plan;
+    const aclStubTensorDesc *row = aclStubOpTensor(c, FR_ROW), *exp_ = aclStubOpTensor(c, FR_EXP);
+    for (int64_t i = 0; i < p->n; i++)
+        for (int64_t k = 0; k < p->k; k++) {
+            int64_t r = aclStubIndex1(row, i + k * p->n), e = *(const int32_t *)aclStubElem2(exp_, i, k);
+            if (r < 0 || r >= p->rows || e < 0 || e >= p->e)
+                return aclStubKernelFail(c, ACLNN_ERR_INNER, "token %lld, slot %lld: row %lld or expert %lld is out "
+                                         "of range (%lld rows, %lld experts)", (long long)i, (long long)k,
+                                         (long long)r, (long long)e, (long long)p->rows, (long long)p->e);
+        }
+    FinCtx f = {c, p, 0};
+    aclStubParallelFor(p->n, 16, fin_rows, &f);
+    return f.failed ? aclStubKernelOutOfMemory(c) : OK;
+}
+
+static const aclStubOpDef OP_FIN = {"aclnnMoeFinalizeRouting", P_FIN, ACLSTUB_LEN(P_FIN), NULL, fin_check, fin_kernel,
+                                    sizeof(FinPlan)};
+ACLSTUB_DEFINE_OP(aclnnMoeFinalizeRouting, OP_FIN, (const aclTensor *, expandedX), (const aclTensor *, x1),
+                  (const aclTensor *, x2Optional), (const aclTensor *, bias), (const aclTensor *, scales),
+                  (const aclTensor *, expandedRowIdx), (const aclTensor *, expandedExpertIdx), (const aclTensor *, out))

@@ -1,0 +1,131 @@
+"""ops-transformer MoE routing, first generation: MoeGatingTopKSoftmax (V1, V2), MoeComputeExpertTokens,
+MoeInitRouting, MoeFinalizeRouting. Oracles: torch.softmax and a stable descending sort (torch.sort), the
+binary search of the expert counts, a stable key sort of the experts (the formulas of the docs and of torch_npu's
+reference implementations)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from . import FLOATS, OpInfo, Sample, np_dtype
+
+TORCH = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+def rnd(rng, shape, dtype, lo=-2, hi=2):
+    return rng.uniform(lo, hi, shape).astype(np.float32).astype(np_dtype(dtype))
+
+
+def out(t, dtype):
+    t = t.to(TORCH[dtype])
+    return t.view(torch.int16).numpy().view(np_dtype("bfloat16")) if dtype == "bfloat16" else t.numpy()
+
+
+def topk_desc(v, k):
+    """The k largest (descending), equal values in ascending index order."""
+    vals, idx = torch.sort(v, dim=-1, descending=True, stable=True)
+    return vals[..., :k], idx[..., :k]
+
+
+def samples_gate(v2):
+    def samples(dtype, rng):
+        res = []
+        for shape, k in (((6, 8), 2), ((2, 3, 16), 4), ((5, 4), 4)):
+            fin = rng.random(shape[:-1]) < 0.3
+            kw = {"x": rnd(rng, shape, dtype), "finishedOptional": fin, "k": k, "_dtype": dtype}
+            if v2:
+                for renorm, flag in ((0, True), (1, False)):
+                    res.append(Sample((), (), f"{shape} k={k} renorm={renorm}",
+                                      dict(kw, renorm=renorm, outputSoftmaxResultFlag=flag)))
+            else:
+                res.append(Sample((), (), f"{shape} k={k}", kw))
+        return res
+    return samples
+
+
+def ref_gate(x, finishedOptional, k, _dtype, renorm=0, outputSoftmaxResultFlag=None):
+    xf = x.float()
+    e = x.shape[-1]
+    if renorm:
+        top, idx = topk_desc(xf, k)
+        y = torch.softmax(top.double(), -1)
+    else:
+        p = torch.softmax(xf.double(), -1).float()
+        y, idx = topk_desc(p, k)
+    idx = torch.where(finishedOptional[..., None], torch.full_like(idx, e), idx).int()
+    res = (out(y, _dtype), idx.numpy())
+    if outputSoftmaxResultFlag is None:  # V1: rowIdx
+        rows = int(np.prod(x.shape[:-1]))
+        row = (torch.arange(k)[None, :] * rows + torch.arange(rows)[:, None]).int().reshape(*x.shape[:-1], k)
+        return res + (row.numpy(),)
+    soft = torch.softmax(xf.double(), -1).float().numpy() if (outputSoftmaxResultFlag and not renorm) else \
+        np.zeros(x.shape, np.float32)
+    return res + (soft,)
+
+
+def samples_tokens(dtype, rng):
+    return [Sample((), (), f"{n} slots, {e} experts", {"sortedExperts": np.sort(rng.integers(0, e, n)).astype(np.int32),
+                                                       "numExperts": e + extra})
+            for n, e, extra in ((20, 6, 0), (7, 3, 2), (1, 1, 0))]
+
+
+def ref_tokens(sortedExperts, numExperts):
+    return (torch.searchsorted(sortedExperts, torch.arange(numExperts, dtype=torch.int32), right=True).int().numpy(),)
+
+
+def samples_init(dtype, rng):
+    res = []
+    for n, k, h, e, active in ((7, 2, 5, 4, 7), (9, 3, 4, 5, 4), (4, 1, 3, 2, 0)):
+        res.append(Sample((), (), f"n={n} k={k} active={active}", {
+            "x": rnd(rng, (n, h), dtype), "rowIdx": np.arange(n * k, dtype=np.int32).reshape(k, n).T.copy(),
+            "expertIdx": rng.integers(0, e, (n, k)).astype(np.int32), "activeNum": active}))
+    return res
+
+
+def ref_init(x, rowIdx, expertIdx, activeNum):
+    n, k = expertIdx.shape
+    keys = expertIdx.reshape(-1)
+    sorted_e, order = torch.sort(keys, stable=True)
+    src = rowIdx.reshape(-1)[order]
+    erow = torch.zeros(n * k, dtype=torch.int32)
+    erow[src.long()] = torch.arange(n * k, dtype=torch.int32)
+    a = min(activeNum, n) * k
+    ex = x[(src[:a] % n).long()]
+    ex = ex.view(torch.int16).numpy().view(np_dtype("bfloat16")) if x.dtype == torch.bfloat16 else ex.numpy()
+    return ex, erow.numpy(), sorted_e.int().numpy()
+
+
+def samples_fin(dtype, rng):
+    res = []
+    for n, k, h, e, x2 in ((6, 2, 5, 4, True), (5, 3, 8, 6, False)):
+        perm = rng.permutation(n * k).astype(np.int32)
+        res.append(Sample((), (), f"n={n} k={k} x2={x2}", {
+            "expandedX": rnd(rng, (n * k, h), dtype), "x1": rnd(rng, (n, h), dtype),
+            "x2Optional": rnd(rng, (n, h), dtype) if x2 else None, "bias": rnd(rng, (e, h), dtype),
+            "scales": rnd(rng, (n, k), dtype), "expandedRowIdx": perm,
+            "expandedExpertIdx": rng.integers(0, e, (n, k)).astype(np.int32), "_dtype": dtype}))
+    return res
+
+
+def ref_fin(expandedX, x1, x2Optional, bias, scales, expandedRowIdx, expandedExpertIdx, _dtype):
+    n, k = scales.shape
+    acc = x1.double() + (x2Optional.double() if x2Optional is not None else 0)
+    for j in range(k):
+        rows = expandedRowIdx[torch.arange(n) + j * n].long()
+        acc = acc + scales[:, j:j + 1].double() * (expandedX[rows].double() + bias[expandedExpertIdx[:, j].long()].double())
+    return (out(acc, _dtype),)
+
+
+ENTRIES = [
+    OpInfo("aclnnMoeGatingTopKSoftmax", ref_gate, FLOATS, kind="custom", samples=samples_gate(False),
+           outputs=("yOut", "expertIdxOut", "rowIdxOut")),
+    OpInfo("aclnnMoeGatingTopKSoftmaxV2", ref_gate, FLOATS, kind="custom", samples=samples_gate(True),
+           outputs=("yOut", "expertIdxOut", "softmaxResultOutOptional")),
+    OpInfo("aclnnMoeComputeExpertTokens", ref_tokens, ("int32",), kind="custom", samples=samples_tokens,
+           outputs=("out",)),
+    OpInfo("aclnnMoeInitRouting", ref_init, FLOATS, kind="custom", samples=samples_init, native16=True,
+           outputs=("expandedXOut", "expandedRowIdxOut", "expandedExpertIdxOut")),
+    OpInfo("aclnnMoeFinalizeRouting", ref_fin, FLOATS, kind="custom", samples=samples_fin,
+           tol={"float32": (2e-6, 2e-5), "float16": (2e-3, 4e-3), "bfloat16": (1.6e-2, 3e-2)}, outputs=("out",)),
+]
