@@ -117,7 +117,40 @@ def ref_fin(expandedX, x1, x2Optional, bias, scales, expandedRowIdx, expandedExp
     return (out(acc, _dtype),)
 
 
+def samples_gtk(dtype, rng):
+    res = []
+    for rows, e, gc, kg, k, mode, norm, bias in ((5, 16, 4, 2, 3, 1, 1, True), (6, 24, 3, 1, 2, 0, 0, False),
+                                                 (3, 12, 4, 4, 6, 1, 1, False)):
+        res.append(Sample((), (), f"{rows}x{e} groups {gc} keep {kg} k={k} mode {mode} norm {norm}", {
+            "x": rnd(rng, (rows, e), dtype), "biasOptional": rnd(rng, (e,), dtype, -0.5, 0.5) if bias else None,
+            "k": k, "kGroup": kg, "groupCount": gc, "groupSelectMode": mode, "renorm": 0, "normType": norm,
+            "outFlag": True, "routedScalingFactor": 2.5, "eps": 1e-20, "_dtype": dtype}))
+    return res
+
+
+def ref_gtk(x, biasOptional, k, kGroup, groupCount, groupSelectMode, renorm, normType, outFlag, routedScalingFactor,
+            eps, _dtype):
+    """torch_npu's reference of npu_moe_gating_top_k: the selection on norm + bias, the weights from the norm."""
+    xf = x.float().double()
+    s = torch.softmax(xf, -1) if normType == 0 else torch.sigmoid(xf)
+    s = s.float().double()
+    c = s + (biasOptional.float().double() if biasOptional is not None else 0)
+    g = c.reshape(c.shape[0], groupCount, -1)
+    gs = g.amax(-1) if groupSelectMode == 0 else torch.topk(g, 2, dim=-1).values.sum(-1)
+    _, keep = topk_desc(gs, kGroup)
+    mask = torch.ones_like(gs, dtype=torch.bool)
+    mask.scatter_(1, keep, False)
+    c = torch.where(mask[..., None], -torch.inf, g).reshape(c.shape)
+    _, idx = topk_desc(c, k)
+    y = torch.gather(s, 1, idx)
+    if normType == 1:
+        y = y / (y.sum(-1, keepdim=True) + eps)
+    return out(y * routedScalingFactor, _dtype), idx.int().numpy(), s.float().numpy()
+
+
 ENTRIES = [
+    OpInfo("aclnnMoeGatingTopK", ref_gtk, FLOATS, kind="custom", samples=samples_gtk,
+           outputs=("yOut", "expertIdxOut", "outOut")),
     OpInfo("aclnnMoeGatingTopKSoftmax", ref_gate, FLOATS, kind="custom", samples=samples_gate(False),
            outputs=("yOut", "expertIdxOut", "rowIdxOut")),
     OpInfo("aclnnMoeGatingTopKSoftmaxV2", ref_gate, FLOATS, kind="custom", samples=samples_gate(True),

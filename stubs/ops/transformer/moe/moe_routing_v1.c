@@ -16,6 +16,7 @@
 #include "aclstub/op_sdk.h"
 #include "aclnnop/aclnn_moe_compute_expert_tokens.h"
 #include "aclnnop/aclnn_moe_finalize_routing.h"
+#include "aclnnop/aclnn_moe_gating_top_k.h"
 #include "aclnnop/aclnn_moe_gating_top_k_softmax.h"
 #include "aclnnop/aclnn_moe_gating_top_k_softmax_v2.h"
 #include "aclnnop/aclnn_moe_init_routing.h"
@@ -373,3 +374,132 @@ static const aclStubOpDef OP_FIN = {"aclnnMoeFinalizeRouting", P_FIN, ACLSTUB_LE
 ACLSTUB_DEFINE_OP(aclnnMoeFinalizeRouting, OP_FIN, (const aclTensor *, expandedX), (const aclTensor *, x1),
                   (const aclTensor *, x2Optional), (const aclTensor *, bias), (const aclTensor *, scales),
                   (const aclTensor *, expandedRowIdx), (const aclTensor *, expandedExpertIdx), (const aclTensor *, out))
+
+/* ---- MoeGatingTopK: grouped expert selection (DeepSeek's routing) -------------------------------------------
+ * s = softmax(x) (normType 0) or sigmoid(x) (1), in float32 (double inside, rounded once); c = s + bias (the
+ * selection score); the groups (groupCount equal slices of the experts) ranked by their max (groupSelectMode 0)
+ * or the sum of their two largest c (1), the kGroup best kept; the k largest c of those groups are the experts
+ * (descending, equal values in ascending expert order); y = s at those experts, divided by (sum + eps) for the
+ * sigmoid, times routedScalingFactor; outOut = s when outFlag. */
+
+enum { GK_X, GK_BIAS, GK_K, GK_KG, GK_GC, GK_MODE, GK_RENORM, GK_NORM, GK_FLAG, GK_SCALE, GK_EPS, GK_Y, GK_IDX, GK_OUT };
+static const aclStubParam P_GTK[] = {
+    PRM("x", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, NULL), PRM("biasOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT_FLOATS, "x"),
+    PRM("k", ACLSTUB_INT, 0, NULL), PRM("kGroup", ACLSTUB_INT, 0, NULL), PRM("groupCount", ACLSTUB_INT, 0, NULL),
+    PRM("groupSelectMode", ACLSTUB_INT, 0, NULL), PRM("renorm", ACLSTUB_INT, 0, NULL), PRM("normType", ACLSTUB_INT, 0, NULL),
+    PRM("outFlag", ACLSTUB_BOOL, 0, NULL), PRM("routedScalingFactor", ACLSTUB_FLOAT, 0, NULL),
+    PRM("eps", ACLSTUB_FLOAT, 0, NULL), PRM("yOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "x"),
+    PRM("expertIdxOut", ACLSTUB_OUTPUT, DT_I32, NULL), PRM("outOut", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT(ACL_FLOAT), NULL)};
+
+typedef struct {
+    int64_t rows, e, k, kg, gc, mode, norm;
+    bool out;
+    float scale, eps;
+} GtkPlan;
+
+static aclnnStatus gtk_check(aclStubOpCall *c) {
+    GtkPlan *p = c->plan;
+    const aclStubTensorDesc *x = aclStubOpTensor(c, GK_X), *bias = aclStubOpTensor(c, GK_BIAS);
+    ACLSTUB_RETURN_ERROR_IF(x->ndim < 1, c, TILING, "x must have at least one dimension");
+    int64_t e = x->dims[x->ndim - 1], rows = e > 0 ? aclStubNumel(x) / e : 0;
+    int64_t k = aclStubOpInt(c, GK_K), kg = aclStubOpInt(c, GK_KG), gc = aclStubOpInt(c, GK_GC);
+    int64_t mode = aclStubOpInt(c, GK_MODE), renorm = aclStubOpInt(c, GK_RENORM), norm = aclStubOpInt(c, GK_NORM);
+    ACLSTUB_RETURN_ERROR_IF(e > 2048, c, TILING, "x's last dimension (experts) %lld must be at most 2048", (long long)e);
+    ACLSTUB_RETURN_ERROR_IF(gc <= 0 || e % gc != 0 || e / gc <= 2, c, TILING, "groupCount = %lld must divide the %lld "
+                            "experts into groups of more than 2", (long long)gc, (long long)e);
+    ACLSTUB_RETURN_ERROR_IF(kg < 1 || kg > gc, c, TILING, "kGroup = %lld must be in [1, groupCount = %lld]",
+                            (long long)kg, (long long)gc);
+    ACLSTUB_RETURN_ERROR_IF(k < 1 || k > kg * (e / gc), c, TILING, "k = %lld must be in [1, kGroup * experts / "
+                            "groupCount = %lld]", (long long)k, (long long)(kg * (e / gc)));
+    ACLSTUB_RETURN_ERROR_IF(mode != 0 && mode != 1, c, TILING, "groupSelectMode = %lld must be 0 or 1", (long long)mode);
+    ACLSTUB_RETURN_ERROR_IF(renorm != 0, c, TILING, "renorm = %lld: only 0 (norm before top-k) is supported",
+                            (long long)renorm);
+    ACLSTUB_RETURN_ERROR_IF(norm != 0 && norm != 1, c, TILING, "normType = %lld must be 0 (softmax) or 1 (sigmoid)",
+                            (long long)norm);
+    if (bias) ACLSTUB_RETURN_ERROR_IF(aclStubNumel(bias) != e, c, TILING, "biasOptional must have the %lld experts' "
+                                      "values", (long long)e);
+    int64_t want[ACLSTUB_MAX_DIMS];
+    memcpy(want, x->dims, sizeof(int64_t) * x->ndim);
+    want[x->ndim - 1] = k;
+    ACLSTUB_TRY(want_shape(c, GK_Y, want, x->ndim));
+    ACLSTUB_TRY(want_shape(c, GK_IDX, want, x->ndim));
+    bool out = aclStubOpBool(c, GK_FLAG) && aclStubOpTensor(c, GK_OUT);
+    if (out) ACLSTUB_TRY(want_shape(c, GK_OUT, x->dims, x->ndim));
+    else if (aclStubOpTensor(c, GK_OUT)) aclStubOpIgnore(c, GK_OUT);
+    *p = (GtkPlan){rows, e, k, kg, gc, mode, norm, out, (float)aclStubOpFloat(c, GK_SCALE), (float)aclStubOpFloat(c, GK_EPS)};
+    if (rows == 0) return aclStubOpNothingToDo(c);
+    return OK;
+}
+
+typedef struct {
+    const aclStubOpCall *c;
+    const GtkPlan *p;
+    int failed;
+} GtkCtx;
+
+static void gtk_rows(void *arg, int64_t begin, int64_t end) {
+    GtkCtx *g = arg;
+    const aclStubOpCall *c = g->c;
+    const GtkPlan *p = g->p;
+    int64_t e = p->e, gs = e / p->gc;
+    float *buf = malloc((size_t)(3 * e + p->gc + 2) * sizeof(float));
+    int32_t *idx = malloc((size_t)(e + p->gc + 1) * sizeof(int32_t));
+    unsigned char *taken = malloc((size_t)e + 1);
+    if (!buf || !idx || !taken) {
+        __atomic_store_n(&g->failed, 1, __ATOMIC_RELAXED);
+        free(buf), free(idx), free(taken);
+        return;
+    }
+    float *s = buf, *sc = buf + e, *x = buf + 2 * e, *gscore = buf + 3 * e;
+    int32_t *gidx = idx + e;
+    const aclStubTensorDesc *xt = aclStubOpTensor(c, GK_X), *bias = aclStubOpTensor(c, GK_BIAS);
+    const aclStubTensorDesc *y = aclStubOpTensor(c, GK_Y), *it = aclStubOpTensor(c, GK_IDX);
+    const aclStubTensorDesc *ot = p->out ? aclStubOpTensor(c, GK_OUT) : NULL;
+    for (int64_t i = begin; i < end; i++) {
+        for (int64_t j = 0; j < e; j++) x[j] = aclStubLoadPtrF32(xt->dtype, aclStubElemAt(xt, i * e + j));
+        if (p->norm == 0) softmax_row(s, x, e);
+        else for (int64_t j = 0; j < e; j++) s[j] = (float)(1.0 / (1.0 + exp(-(double)x[j])));
+        for (int64_t j = 0; j < e; j++) sc[j] = bias ? s[j] + aclStubLoadPtrF32(bias->dtype, aclStubElemAt(bias, j)) : s[j];
+        for (int64_t q = 0; q < p->gc; q++) {
+            const float *v = sc + q * gs;
+            if (p->mode == 0) {
+                float m = -INFINITY;
+                for (int64_t j = 0; j < gs; j++) m = v[j] > m ? v[j] : m;
+                gscore[q] = m;
+            } else {
+                int32_t two[2];
+                top_k(v, gs, 2, two, taken);
+                gscore[q] = v[two[0]] + v[two[1]];
+            }
+        }
+        top_k(gscore, p->gc, p->kg, gidx, taken);
+        for (int64_t j = 0; j < e; j++) x[j] = -INFINITY;
+        for (int64_t q = 0; q < p->kg; q++)
+            for (int64_t j = 0; j < gs; j++) x[gidx[q] * gs + j] = sc[gidx[q] * gs + j];
+        top_k(x, e, p->k, idx, taken);
+        float sum = 0.0f;
+        for (int64_t t = 0; t < p->k; t++) sum += s[idx[t]];
+        for (int64_t t = 0; t < p->k; t++) {
+            float v = s[idx[t]];
+            if (p->norm == 1) v = v / (sum + p->eps);
+            aclStubStorePtrF32(y->dtype, aclStubElemAt(y, i * p->k + t), v * p->scale);
+            *(int32_t *)aclStubElemAt(it, i * p->k + t) = idx[t];
+        }
+        if (ot)
+            for (int64_t j = 0; j < e; j++) *(float *)aclStubElemAt(ot, i * e + j) = s[j];
+    }
+    free(buf), free(idx), free(taken);
+}
+
+static aclnnStatus gtk_kernel(const aclStubOpCall *c) {
+    GtkCtx g = {c, c->plan, 0};
+    aclStubParallelFor(g.p->rows, 32, gtk_rows, &g);
+    return g.failed ? aclStubKernelOutOfMemory(c) : OK;
+}
+
+static const aclStubOpDef OP_GTK = {"aclnnMoeGatingTopK", P_GTK, ACLSTUB_LEN(P_GTK), NULL, gtk_check, gtk_kernel,
+                                    sizeof(GtkPlan)};
+ACLSTUB_DEFINE_OP(aclnnMoeGatingTopK, OP_GTK, (const aclTensor *, x), (const aclTensor *, biasOptional), (int64_t, k),
+                  (int64_t, kGroup), (int64_t, groupCount), (int64_t, groupSelectMode), (int64_t, renorm),
+                  (int64_t, normType), (bool, outFlag), (double, routedScalingFactor), (double, eps),
+                  (const aclTensor *, yOut), (const aclTensor *, expertIdxOut), (const aclTensor *, outOut))
