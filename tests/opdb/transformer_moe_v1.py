@@ -96,6 +96,27 @@ def ref_init(x, rowIdx, expertIdx, activeNum):
     return ex, erow.numpy(), sorted_e.int().numpy()
 
 
+def samples_init_quant(dtype, rng):
+    res = []
+    for s in samples_init(dtype, rng):
+        for scale, offset in ((20.0, 1.0), (45.5, -3.0)):
+            res.append(Sample((), (), s.name + f" scale={scale} offset={offset}",
+                              dict(s.kw, scale=scale, offset=offset)))
+    return res
+
+
+def ref_init_quant(x, rowIdx, expertIdx, activeNum, scale, offset):
+    """InitRouting's outputs, expandedX quantised: round half to even of float32(x * scale) + offset, saturated."""
+    n, k = expertIdx.shape
+    _, order = torch.sort(expertIdx.reshape(-1), stable=True)
+    src = rowIdx.reshape(-1)[order]
+    _, erow, eexp = ref_init(x, rowIdx, expertIdx, activeNum)
+    a = min(activeNum, n) * k
+    v = (x.float()[(src[:a] % n).long()] * torch.tensor(scale, dtype=torch.float32)) + torch.tensor(offset, dtype=torch.float32)
+    q = torch.clamp(torch.round(v), -128, 127).to(torch.int8)
+    return q.numpy(), erow, eexp
+
+
 def samples_fin(dtype, rng):
     res = []
     for n, k, h, e, x2 in ((6, 2, 5, 4, True), (5, 3, 8, 6, False)):
@@ -159,6 +180,8 @@ ENTRIES = [
            outputs=("out",)),
     OpInfo("aclnnMoeInitRouting", ref_init, FLOATS, kind="custom", samples=samples_init, native16=True,
            outputs=("expandedXOut", "expandedRowIdxOut", "expandedExpertIdxOut")),
+    OpInfo("aclnnMoeInitRoutingQuant", ref_init_quant, FLOATS, kind="custom", samples=samples_init_quant,
+           native16=True, outputs=("expandedXOut", "expandedRowIdxOut", "expandedExpertIdxOut")),
     OpInfo("aclnnMoeFinalizeRouting", ref_fin, FLOATS, kind="custom", samples=samples_fin,
            tol={"float32": (2e-6, 2e-5), "float16": (2e-3, 4e-3), "bfloat16": (1.6e-2, 3e-2)}, outputs=("out",)),
 ]

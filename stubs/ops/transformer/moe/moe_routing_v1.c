@@ -20,6 +20,7 @@
 #include "aclnnop/aclnn_moe_gating_top_k_softmax.h"
 #include "aclnnop/aclnn_moe_gating_top_k_softmax_v2.h"
 #include "aclnnop/aclnn_moe_init_routing.h"
+#include "aclnnop/aclnn_moe_init_routing_quant.h"
 
 #define TILING ACLNN_ERR_INNER_TILING_ERROR
 
@@ -226,9 +227,14 @@ static const aclStubParam P_INIT[] = {
 
 typedef struct {
     int64_t n, k, a;
+    int out_x, out_row, out_exp; /* parameter indices of the outputs */
+    bool quant;                  /* InitRoutingQuant: expandedX = int8(round(x * scale + offset)) */
+    float scale, offset;
 } InitPlan;
 
 static aclnnStatus init_check(aclStubOpCall *c) {
+    bool quant = c->op->num_params > IR_EEXP + 1; /* InitRoutingQuant: scale and offset before the outputs */
+    const int ox = quant ? IR_EX + 2 : IR_EX, orow = ox + 1, oexp = ox + 2;
     const aclStubTensorDesc *x = aclStubOpTensor(c, IR_X), *ei = aclStubOpTensor(c, IR_EXP);
     ACLSTUB_RETURN_ERROR_IF(x->ndim != 2 || ei->ndim != 2, c, TILING, "x and expertIdx must be 2-D");
     int64_t n = x->dims[0], k = ei->dims[1], active = aclStubOpInt(c, IR_ACTIVE);
@@ -238,10 +244,11 @@ static aclnnStatus init_check(aclStubOpCall *c) {
     ACLSTUB_RETURN_ERROR_IF(n * k > INT32_MAX, c, TILING, "%lld slots exceed the INT32 row indices", (long long)(n * k));
     ACLSTUB_TRY(want_shape(c, IR_ROW, ei->dims, 2));
     int64_t a = (active < n ? active : n) * k, nk = n * k, ex[2] = {a, x->dims[1]};
-    ACLSTUB_TRY(want_shape(c, IR_EX, ex, 2));
-    ACLSTUB_TRY(want_shape(c, IR_EROW, &nk, 1));
-    ACLSTUB_TRY(want_shape(c, IR_EEXP, &nk, 1));
-    *(InitPlan *)c->plan = (InitPlan){n, k, a};
+    ACLSTUB_TRY(want_shape(c, ox, ex, 2));
+    ACLSTUB_TRY(want_shape(c, orow, &nk, 1));
+    ACLSTUB_TRY(want_shape(c, oexp, &nk, 1));
+    *(InitPlan *)c->plan = (InitPlan){n, k, a, ox, orow, oexp, quant, quant ? (float)aclStubOpFloat(c, IR_EX) : 1.0f,
+                                      quant ? (float)aclStubOpFloat(c, IR_EX + 1) : 0.0f};
     if (nk == 0) return aclStubOpNothingToDo(c);
     return OK;
 }
@@ -263,18 +270,42 @@ static aclnnStatus init_kernel(const aclStubOpCall *c) {
                                      (long long)t);
         src[j] = r;
     }
-    const aclStubTensorDesc *erow = aclStubOpTensor(c, IR_EROW), *eexp = aclStubOpTensor(c, IR_EEXP);
+    const aclStubTensorDesc *erow = aclStubOpTensor(c, p->out_row), *eexp = aclStubOpTensor(c, p->out_exp);
     for (int64_t j = 0; j < t; j++) {
         *(int32_t *)aclStubElem1(eexp, j) = (int32_t)keys[order[j]];
         *(int32_t *)aclStubElem1(erow, src[j]) = (int32_t)j;
         if (j < p->a) src[j] %= p->n;
     }
-    aclStubCopyRows(aclStubOpTensor(c, IR_EX), 0, aclStubOpTensor(c, IR_X), src, p->a);
+    const aclStubTensorDesc *x = aclStubOpTensor(c, IR_X), *ex = aclStubOpTensor(c, p->out_x);
+    if (!p->quant) {
+        aclStubCopyRows(ex, 0, x, src, p->a);
+        return OK;
+    }
+    int64_t h = x->dims[1];
+    float *row = aclStubKernelScratch(c, (size_t)(h + 1) * sizeof(float));
+    if (!row) return aclStubKernelOutOfMemory(c);
+    for (int64_t j = 0; j < p->a; j++) {
+        aclStubRowLoadViewF32(row, x, src[j]);
+        aclStubRowQuantInt8Static((int8_t *)ex->data + ex->offset + j * ex->strides[0], row, p->scale, p->offset, h);
+    }
     return OK;
 }
 
 static const aclStubOpDef OP_INIT = {"aclnnMoeInitRouting", P_INIT, ACLSTUB_LEN(P_INIT), NULL, init_check, init_kernel,
                                      sizeof(InitPlan)};
+/* InitRoutingQuant: the same with two attributes before the outputs and an INT8 expandedX (contiguous rows) */
+static const aclStubParam P_INITQ[] = {
+    PRM("x", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, NULL), PRM("rowIdx", ACLSTUB_INPUT, DT_I32, NULL),
+    PRM("expertIdx", ACLSTUB_INPUT, DT_I32, NULL), PRM("activeNum", ACLSTUB_INT, 0, NULL),
+    PRM("scale", ACLSTUB_FLOAT, 0, NULL), PRM("offset", ACLSTUB_FLOAT, 0, NULL),
+    PRM("expandedXOut", ACLSTUB_OUTPUT, ACLSTUB_DT(ACL_INT8), NULL), PRM("expandedRowIdxOut", ACLSTUB_OUTPUT, DT_I32, NULL),
+    PRM("expandedExpertIdxOut", ACLSTUB_OUTPUT, DT_I32, NULL)};
+static const aclStubOpDef OP_INITQ = {"aclnnMoeInitRoutingQuant", P_INITQ, ACLSTUB_LEN(P_INITQ), NULL, init_check,
+                                      init_kernel, sizeof(InitPlan)};
+ACLSTUB_DEFINE_OP(aclnnMoeInitRoutingQuant, OP_INITQ, (const aclTensor *, x), (const aclTensor *, rowIdx),
+                  (const aclTensor *, expertIdx), (int64_t, activeNum), (double, scale), (double, offset),
+                  (const aclTensor *, expandedXOut), (const aclTensor *, expandedRowIdxOut),
+                  (const aclTensor *, expandedExpertIdxOut))
 ACLSTUB_DEFINE_OP(aclnnMoeInitRouting, OP_INIT, (const aclTensor *, x), (const aclTensor *, rowIdx),
                   (const aclTensor *, expertIdx), (int64_t, activeNum), (const aclTensor *, expandedXOut),
                   (const aclTensor *, expandedRowIdxOut), (const aclTensor *, expandedExpertIdxOut))
