@@ -117,6 +117,64 @@ def ref_init_quant(x, rowIdx, expertIdx, activeNum, scale, offset):
     return q.numpy(), erow, eexp
 
 
+def samples_init_quant_v2(dtype, rng):
+    res = []
+    n, k, h, e = 7, 2, 6, 4
+    for mode, quant, smooth in ((0, 0, None), (0, 1, None), (0, 1, "expert"), (1, 0, None), (1, 1, "one"),
+                                (1, 1, "expert")):
+        kw = {"x": rnd(rng, (n, h), dtype), "expertIdx": rng.integers(0, e, (n, k)).astype(np.int32),
+              "activeNum": 0, "expertCapacity": 3 if mode else 0, "expertNum": e, "dropPadMode": mode,
+              "expertTokensCountOrCumsumFlag": 0, "expertTokensBeforeCapacityFlag": False, "quantMode": quant,
+              "expertTokensCountOrCumsumOutOptional": None, "expertTokensBeforeCapacityOutOptional": None}
+        if quant == 0:
+            kw.update(scaleOptional=np.array([25.5], np.float32), offsetOptional=np.array([-2.0], np.float32))
+        else:
+            rows = {None: None, "one": 1, "expert": e}[smooth]
+            kw.update(scaleOptional=rnd(rng, (rows, h), "float32", 0.5, 2.0) if rows else None, offsetOptional=None)
+        res.append(Sample((), (), f"dropPadMode={mode} quantMode={quant} smooth={smooth}", kw))
+    return res
+
+
+def ref_init_quant_v2(x, expertIdx, scaleOptional, offsetOptional, activeNum, expertCapacity, expertNum, dropPadMode,
+                      quantMode, **_):
+    """The routing by the keyed sort of the docs (stable by expert; drop/pad: the first `capacity` of each expert in
+    row (expert, rank)), then the quantisation formula of the docs; padding rows are zeros (our documented rule)."""
+    n, k = expertIdx.shape
+    flat = expertIdx.reshape(-1)
+    _, order = torch.sort(flat, stable=True)
+    row_idx = torch.zeros(n * k, dtype=torch.int32)
+    if dropPadMode == 0:
+        row_idx[order] = torch.arange(n * k, dtype=torch.int32)
+        src, experts = order // k, flat[order]
+    else:
+        src = torch.full((expertNum * expertCapacity,), -1, dtype=torch.long)
+        experts = torch.arange(expertNum * expertCapacity) // expertCapacity
+        rank = {}
+        for j in order.tolist():
+            e = int(flat[j])
+            r = rank.get(e, 0)
+            rank[e] = r + 1
+            keep = r < expertCapacity
+            row_idx[j] = e * expertCapacity + r if keep else -1
+            if keep:
+                src[e * expertCapacity + r] = j // k
+    xf = x.float()
+    rows = torch.where(src[:, None] >= 0, xf[src.clamp(min=0)], torch.zeros_like(xf[:1]))
+    if quantMode == 0:
+        v = rows * scaleOptional.float()[0] + offsetOptional.float()[0]
+        q, ds = torch.clamp(torch.round(v), -128, 127), torch.zeros(rows.shape[0])
+        q = torch.where(src[:, None] >= 0, q, torch.zeros_like(q))  # padding rows stay zero
+    else:
+        sm = rows if scaleOptional is None else rows * (scaleOptional[0] if scaleOptional.shape[0] == 1 else
+                                                        scaleOptional[experts.long()])
+        ds = (sm.abs().amax(-1) / 127).float()
+        q = torch.clamp(torch.round(sm / torch.where(ds > 0, ds, torch.ones_like(ds))[:, None]), -128, 127)
+        q = torch.where(src[:, None] >= 0, q, torch.zeros_like(q))
+        ds = torch.where(src >= 0, ds, torch.zeros_like(ds))
+    q = q.to(torch.int8).reshape((n * k, -1) if dropPadMode == 0 else (expertNum, expertCapacity, -1))
+    return q.numpy(), row_idx.numpy(), ds.float().numpy()
+
+
 def samples_fin(dtype, rng):
     res = []
     for n, k, h, e, x2 in ((6, 2, 5, 4, True), (5, 3, 8, 6, False)):
@@ -182,6 +240,9 @@ ENTRIES = [
            outputs=("expandedXOut", "expandedRowIdxOut", "expandedExpertIdxOut")),
     OpInfo("aclnnMoeInitRoutingQuant", ref_init_quant, FLOATS, kind="custom", samples=samples_init_quant,
            native16=True, outputs=("expandedXOut", "expandedRowIdxOut", "expandedExpertIdxOut")),
+    OpInfo("aclnnMoeInitRoutingQuantV2", ref_init_quant_v2, FLOATS, kind="custom", samples=samples_init_quant_v2,
+           native16=True, tol={"int8": (0, 1), "float32": (1e-6, 1e-7)},
+           outputs=("expandedXOut", "expandedRowIdxOut", "dynamicQuantScaleOutOptional")),
     OpInfo("aclnnMoeFinalizeRouting", ref_fin, FLOATS, kind="custom", samples=samples_fin,
            tol={"float32": (2e-6, 2e-5), "float16": (2e-3, 4e-3), "bfloat16": (1.6e-2, 3e-2)}, outputs=("out",)),
 ]
