@@ -408,15 +408,15 @@ static const char *grid_row(const aclStubAttnGrid *g, int64_t b, int64_t n, int6
  * visible. Returns whether any key is visible.
  */
 static bool finish_scores(const aclStubAttention *a, float *s, int64_t b, int64_t n, int64_t i, int64_t j0,
-                          int64_t kvl, int64_t shift) {
+                          int64_t kvl, int64_t shift, bool prescaled) {
     int64_t lim = kvl - j0 < BC ? kvl - j0 : BC;
     if (a->pse.dtype != ACL_DT_UNDEFINED) {
         const char *pr = grid_row(&a->pse, b, n, i);
         for (int64_t j = 0; j < lim; j++) {
             float p = grid_value(&a->pse, pr, j0 + j);
-            s[j] = a->pse_before_scale ? (s[j] + p) * a->scale : s[j] * a->scale + p;
+            s[j] = a->pse_before_scale ? (s[j] + p) * a->scale : (prescaled ? s[j] : s[j] * a->scale) + p;
         }
-    } else {
+    } else if (!prescaled) {
         scale_row(s, a->scale, lim);
     }
     for (int64_t j = lim; j < BC; j++) s[j] = -INFINITY;
@@ -496,6 +496,9 @@ static void store_stats(const aclStubAttention *a, int64_t b, int64_t n, int64_t
     }
 }
 
+/* An item is a block of BR rows of one (batch, key/value head): row R of the block stands for query head
+ * h * group + R / qLen at position R % qLen, so the query heads sharing a cache head share its key blocks (a
+ * decode step's single rows fill a tile together). */
 static void fwd_range(void *ctx, int64_t begin, int64_t end) {
     Fwd *f = ctx;
     Packed *pk = f->pk;
@@ -503,35 +506,46 @@ static void fwd_range(void *ctx, int64_t begin, int64_t end) {
     int64_t dt = pk->dt, dvp = pk->dvp;
     size_t floats = (size_t)(BR * dt + BR * BC * 2 + BR * dvp + 2 * BR);
     float *mem = malloc(floats * sizeof(float));
-    if (mem == NULL) {
+    int64_t *rn = malloc(2 * BR * sizeof(int64_t));
+    if (mem == NULL || rn == NULL) {
         atomic_store(&pk->failed, 1);
+        free(mem), free(rn);
         return;
     }
+    int64_t *ri = rn + BR;
     float *qs = mem, *s = qs + BR * dt, *p = s + BR * BC, *o = p + BR * BC, *m = o + BR * dvp, *l = m + BR;
     int64_t group = a->heads / a->kv_heads;
+    /* the query rows carry the scale (one multiply per query element instead of one per score), unless pse is
+       added before the scale */
+    bool prescaled = !(a->pse.dtype != ACL_DT_UNDEFINED && a->pse_before_scale);
     for (int64_t it = begin; it < end; it++) {
-        int64_t qb = it % f->qblocks, bn = it / f->qblocks, b = bn / a->heads, n = bn % a->heads, h = n / group;
+        int64_t qb = it % f->qblocks, bh = it / f->qblocks, b = bh / a->kv_heads, h = bh % a->kv_heads;
         int64_t ql = qlen_of(a, b), kvl = kvlen_of(a, b), shift = kvl - ql;
-        int64_t i0 = qb * BR, rows = ql - i0 < BR ? ql - i0 : BR;
+        int64_t r0 = qb * BR, total = group * ql, rows = total - r0 < BR ? total - r0 : BR;
         if (rows <= 0) continue;
-        int64_t rp = round_up(rows, NR);
+        int64_t rp = round_up(rows, NR), imin = INT64_MAX, imax = -1;
         for (int64_t r = 0; r < rp; r++) {
             memset(qs + r * dt, 0, (size_t)dt * sizeof(float));
-            if (r < rows) load_qk(qs + r * dt, &a->q, &a->q_rope, a->d_rope, b, n, i0 + r, a->d);
             m[r] = -INFINITY;
             l[r] = 0.0f;
+            if (r >= rows) continue;
+            rn[r] = h * group + (r0 + r) / ql, ri[r] = (r0 + r) % ql;
+            imin = ri[r] < imin ? ri[r] : imin;
+            imax = ri[r] > imax ? ri[r] : imax;
+            load_qk(qs + r * dt, &a->q, &a->q_rope, a->d_rope, b, rn[r], ri[r], a->d);
+            if (prescaled) scale_row(qs + r * dt, a->scale, dt);
         }
         memset(o, 0, (size_t)(rp * dvp) * sizeof(float));
         for (int64_t c = 0; c * BC < kvl; c++) {
             int64_t j0 = c * BC;
-            if (!block_maybe_visible(a, b, i0, i0 + rows, j0, shift)) continue;
+            if (!block_maybe_visible(a, b, imin, imax + 1, j0, shift)) continue;
             int64_t bi = blk_index(pk, b, h, c);
             memset(s, 0, (size_t)(rp * BC) * sizeof(float));
             gemm(s, BC, qs, dt, pk->kt + bi * dt * BC, BC, rp, dt, BC);
             bool any = false;
             for (int64_t r = 0; r < rows; r++) {
                 float *sr = s + r * BC, *pr = p + r * BC;
-                if (!finish_scores(a, sr, b, n, i0 + r, j0, kvl, shift)) {
+                if (!finish_scores(a, sr, b, rn[r], ri[r], j0, kvl, shift, prescaled)) {
                     memset(pr, 0, BC * sizeof(float));
                     continue;
                 }
@@ -545,7 +559,7 @@ static void fwd_range(void *ctx, int64_t begin, int64_t end) {
                 if (alpha != 1.0f) scale_row(o + r * dvp, alpha, dvp);
                 if (a->keep_prob < 1.0f) {
                     int64_t lim = kvl - j0 < BC ? kvl - j0 : BC;
-                    apply_dropout(a, pr, drop_bit(a, b, n, i0 + r) + j0, lim);
+                    apply_dropout(a, pr, drop_bit(a, b, rn[r], ri[r]) + j0, lim);
                 }
             }
             for (int64_t r = rows; r < rp; r++) memset(p + r * BC, 0, BC * sizeof(float));
@@ -554,7 +568,7 @@ static void fwd_range(void *ctx, int64_t begin, int64_t end) {
         for (int64_t r = 0; r < rows; r++) {
             float mr = m[r], lr = l[r];
             if (a->sink) {
-                float sk = a->sink[n], mn = sk > mr ? sk : mr;
+                float sk = a->sink[rn[r]], mn = sk > mr ? sk : mr;
                 float alpha = mr == -INFINITY ? 0.0f : expf(mr - mn);
                 lr = lr * alpha + expf(sk - mn);
                 scale_row(o + r * dvp, alpha, dvp);
@@ -562,19 +576,21 @@ static void fwd_range(void *ctx, int64_t begin, int64_t end) {
             }
             float inv = lr > 0.0f ? 1.0f / lr : 0.0f;
             scale_row(o + r * dvp, inv, dvp);
-            if (a->out.dtype != ACL_DT_UNDEFINED) store_row(&a->out, b, n, i0 + r, o + r * dvp, a->dv);
-            store_stats(a, b, n, i0 + r, mr, lr);
+            if (a->out.dtype != ACL_DT_UNDEFINED) store_row(&a->out, b, rn[r], ri[r], o + r * dvp, a->dv);
+            store_stats(a, b, rn[r], ri[r], mr, lr);
         }
     }
     free(mem);
+    free(rn);
 }
 
 aclnnStatus aclStubAttentionRun(const aclStubOpCall *call, const aclStubAttention *a) {
     if (a->batch <= 0 || a->heads <= 0 || a->sq <= 0) return OK;
     Packed pk;
     ACLSTUB_TRY(pack(call, a, &pk, false));
-    Fwd f = {&pk, (a->sq + BR - 1) / BR};
-    aclStubParallelFor(a->batch * a->heads * f.qblocks, 1, fwd_range, &f);
+    int64_t group = a->heads / a->kv_heads;
+    Fwd f = {&pk, (group * a->sq + BR - 1) / BR};
+    aclStubParallelFor(a->batch * a->kv_heads * f.qblocks, 1, fwd_range, &f);
     if (atomic_load(&pk.failed)) return aclStubKernelOutOfMemory(call);
     return OK;
 }
@@ -602,7 +618,7 @@ static bool block_probs(const aclStubAttention *a, const Packed *pk, const float
     bool any = false;
     for (int64_t r = 0; r < rows; r++) {
         float *sr = s + r * BC, *pr = p + r * BC;
-        if (!finish_scores(a, sr, b, n, i0 + r, j0, kvl, shift) || !(l[r] > 0.0f)) continue;
+        if (!finish_scores(a, sr, b, n, i0 + r, j0, kvl, shift, false) || !(l[r] > 0.0f)) continue;
         any = true;
         exp_row(pr, sr, m[r], BC);
         scale_row(pr, 1.0f / l[r], BC);
