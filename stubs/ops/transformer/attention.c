@@ -171,7 +171,7 @@ static aclnnStatus check(aclStubOpCall *c) {
         bool present = c->v[i].present;
         ACLSTUB_RETURN_ERROR_IF(present, c, INVALID, "argument '%s' (quantised, padded or shared-prefix attention) "
                                 "is not supported by this implementation; pass NULL", prm->name);
-        aclStubOpIgnore(c, (int)i);
+        if (prm->role == ACLSTUB_OPTIONAL_INPUT || prm->role == ACLSTUB_INPUT) aclStubOpIgnore(c, (int)i);
     }
     if (row->kind == IFA) { /* a single query row: actualSeqLengths are the key/value lengths */
         p->idx[R_SEQ_KV] = p->idx[R_SEQ_Q];
