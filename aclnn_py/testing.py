@@ -356,12 +356,36 @@ def chain_init_routing_v3(rng, dtype="float32", n=7, k=2, h=5, e=4, drop_pad_mod
     return Chain("moe_init_routing_v3", f"drop_pad_mode={drop_pad_mode}", _f64(out), expected)
 
 
+def chain_init_routing_v1(rng, dtype="float32", n=7, k=2, h=5, e=4, active_num=None, bias=True) -> Chain:
+    """MoeInitRouting (V1: rowIdx[i, j] = j * n + i, as MoeGatingTopKSoftmax gives it) -> identity experts ->
+    MoeFinalizeRouting (V1): token t comes back as x1[t] + sum_k scales[t, k] * (x[t] + bias[expert]), every row
+    active (activeNum >= n)."""
+    from .generic import run
+
+    x = _ints(rng, (n, h), dtype, -3, 4)
+    expert_idx = _topk_indices(rng, n, k, e)
+    row_idx = np.arange(n * k, dtype=np.int32).reshape(k, n).T.copy()
+    active = n if active_num is None else active_num
+    ex = np.zeros((min(active, n) * k, h), x.dtype)
+    erow, eexp = np.zeros(n * k, np.int32), np.zeros(n * k, np.int32)
+    run("aclnnMoeInitRouting", x, row_idx, expert_idx, active, out=(ex, erow, eexp))
+    scales = _ints(rng, (n, k), dtype, -3, 4)
+    b = _ints(rng, (e, h), dtype, -3, 4) if bias else np.zeros((e, h), x.dtype)
+    x1 = _ints(rng, (n, h), dtype, -3, 4)
+    out = np.zeros((n, h), x.dtype)
+    run("aclnnMoeFinalizeRouting", ex, x1, None, b, scales, erow, expert_idx, out=out)
+    expected = _f64(x1) + np.einsum("tk,tkh->th", _f64(scales), _f64(x)[:, None, :] + _f64(b)[expert_idx])
+    return Chain("moe_init_routing", f"bias={bias}", _f64(out), expected)
+
+
 CHAINS: dict[str, Callable[..., Chain]] = {"moe_init_routing_v2": chain_init_routing_v2,
-                                           "moe_init_routing_v3": chain_init_routing_v3}
+                                           "moe_init_routing_v3": chain_init_routing_v3,
+                                           "moe_init_routing": chain_init_routing_v1}
 
 
 def check_chain(init: str, rng=None, **kwargs) -> Chain:
-    """Run one init-routing -> identity experts -> FinalizeRoutingV2 chain; raise AssertionError on a mismatch."""
+    """Run one init-routing -> identity experts -> finalize-routing chain (CHAINS: V2, V3 into FinalizeRoutingV2;
+    V1 into FinalizeRouting); raise AssertionError on a mismatch."""
     rng = rng if rng is not None else np.random.default_rng()
     chain = CHAINS[init](rng, **kwargs)
     bad = chain.mismatches()

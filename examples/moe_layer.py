@@ -18,11 +18,28 @@ routing), for the forward output and every gradient. The table gives each varian
 time of each phase; the exit status is 1 when an error exceeds the variant's tolerance.
 
     python examples/moe_layer.py --tokens 256 --hidden 64 --ffn 128 --experts 8 --topk 2
+
+Then a whole decoder layer serves a batch of sequences (inference): a prompt (prefill), then new tokens one at
+a time (decode), each step
+
+    h = RmsNorm(x);  q, k, v = h Wq, h Wk, h Wv;  q, k = RoPE(q, k) at the tokens' positions
+    k, v -> a paged KV cache (blocks of --block-size rows, a shuffled block table per sequence)
+    a = attention(q, cache) (causal over each sequence; GQA: --heads query heads, --kv-heads cache heads)
+    x2 = x + a Wo;  h2 = RmsNorm(x2)                           (one AddRmsNorm)
+    y = x2 + sum_k w[t, k] * SwiGLU_{e(t, k)}(h2[t])           (gating, dispatch, experts, combine)
+
+on the stub's operators: RmsNorm, AddRmsNorm, RopeWithSinCosCache, ScatterPaKvCache, FusedInferAttentionScore
+(paged cache, float16 queries and cache as the operator takes them), MoeGatingTopKSoftmaxV2, MoeInitRoutingV3,
+MoeFinalizeRoutingV2. The projections and the expert GEMMs run as numpy float32 matmuls (no matmul operator
+in this stub yet), SwiGLU in numpy. Every step is checked against a float64 numpy reference of the whole layer
+(dense causal attention over the full sequences); the table prints the error and the time per token of the
+prefill and of the decode.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -310,6 +327,209 @@ def max_error(got: dict, expected: dict) -> tuple[float, str]:
     return worst
 
 
+# ---- a decoder layer: attention with RoPE and a paged KV cache, then the MoE FFN ---------------------------------
+
+def run_op(name: str, outputs: dict, **kw):
+    """aclnn_py.run with every parameter not given passed as None (the unused optional operands); outputs by name."""
+    for param in aclnn_py.aclnn.describe(name + "GetWorkspaceSize"):
+        if param["role"] not in ("workspace size", "executor") and param["name"] not in kw \
+                and param["name"] not in outputs:
+            kw[param["name"]] = None
+    aclnn_py.run(name, **kw, **outputs)
+    return tuple(outputs.values())
+
+
+@dataclass
+class Decoder:
+    g1: np.ndarray      # (H,) RMS-norm weights before attention
+    g2: np.ndarray      # (H,) before the MoE
+    wq: np.ndarray      # (H, N*D)
+    wk: np.ndarray      # (H, NKV*D)
+    wv: np.ndarray      # (H, NKV*D)
+    wo: np.ndarray      # (N*D, H)
+    router: np.ndarray  # (H, E)
+    w13: np.ndarray     # (E, H, 2F): gate and up projections
+    w2: np.ndarray      # (E, F, H)
+    heads: int
+    kv_heads: int
+    topk: int
+    rope: np.ndarray    # (max positions, D): cos | sin halves, the cache RopeWithSinCosCache reads
+
+    @property
+    def head_dim(self) -> int:
+        return self.wq.shape[1] // self.heads
+
+
+EPS = 1e-6
+
+
+def make_decoder(hidden, ffn, experts, topk, heads, kv_heads, max_pos, rng) -> Decoder:
+    d = hidden // heads
+    f = lambda *shape, fan: (rng.standard_normal(shape) / np.sqrt(fan)).astype(np.float32)  # noqa: E731
+    inv = 1.0 / (10000.0 ** (np.arange(0, d, 2) / d))
+    ang = np.arange(max_pos)[:, None] * inv[None, :]
+    rope = np.concatenate([np.cos(ang), np.sin(ang)], axis=1).astype(np.float32)
+    return Decoder(g1=(1 + 0.1 * rng.standard_normal(hidden)).astype(np.float32),
+                   g2=(1 + 0.1 * rng.standard_normal(hidden)).astype(np.float32),
+                   wq=f(hidden, heads * d, fan=hidden), wk=f(hidden, kv_heads * d, fan=hidden),
+                   wv=f(hidden, kv_heads * d, fan=hidden), wo=f(heads * d, hidden, fan=hidden),
+                   router=f(hidden, experts, fan=hidden), w13=f(experts, hidden, 2 * ffn, fan=hidden),
+                   w2=f(experts, ffn, hidden, fan=ffn), heads=heads, kv_heads=kv_heads, topk=topk, rope=rope)
+
+
+class PagedCache:
+    """Key and value caches of (blocks, block size, NKV, D) float16 rows and a shuffled block table."""
+
+    def __init__(self, batch, max_len, block, kv_heads, d, rng):
+        per = -(-max_len // block)
+        self.block = block
+        self.table = rng.permutation(batch * per + 1)[: batch * per].reshape(batch, per).astype(np.int32)
+        self.k = np.zeros((batch * per + 1, block, kv_heads, d), np.float16)
+        self.v = np.zeros_like(self.k)
+        self.lens = np.zeros(batch, np.int64)
+
+    def slots(self, b, positions):
+        return self.table[b, positions // self.block] * self.block + positions % self.block
+
+
+def decoder_step(dec: Decoder, cache: PagedCache, x: np.ndarray, prompt: bool, times: dict):
+    """One step for every sequence: x (B, S, H) float32 at positions cache.lens ... + S; returns (B, S, H)."""
+    b, s, h = x.shape
+    n, nkv, d = dec.heads, dec.kv_heads, dec.head_dim
+    t0 = time.perf_counter()
+    flat = x.reshape(b * s, h)
+    hn, _ = run_op("aclnnRmsNorm", {"yOut": np.zeros_like(flat), "rstdOut": np.zeros((b * s, 1), np.float32)},
+                   x=flat, gamma=dec.g1, epsilon=EPS)
+    q, k, v = hn @ dec.wq, hn @ dec.wk, hn @ dec.wv
+    pos = (cache.lens[:, None] + np.arange(s)[None, :]).reshape(-1)
+    q, k = run_op("aclnnRopeWithSinCosCache", {"queryOut": np.zeros_like(q), "keyOut": np.zeros_like(k)},
+                  positions=pos.astype(np.int64), queryIn=q, keyIn=k, cosSinCache=dec.rope, headSize=d,
+                  isNeoxStyle=True)
+    slots = np.concatenate([cache.slots(i, pos[i * s:(i + 1) * s]) for i in range(b)]).astype(np.int32)
+    run_op("aclnnScatterPaKvCache", {"keyCacheRef": cache.k, "valueCacheRef": cache.v},
+           key=k.reshape(-1, nkv, d).astype(np.float16), slotMapping=slots,
+           value=v.reshape(-1, nkv, d).astype(np.float16), cacheModeOptional="Norm")
+    cache.lens += s
+    kv_shape = (cache.k.shape[0], cache.block, nkv * d)
+    attn = np.zeros((b, s, n * d), np.float16)
+    causal = dict(attenMask=np.triu(np.ones((2048, 2048), np.bool_), 1), sparseMode=3) if prompt else {}
+    run_op("aclnnFusedInferAttentionScore", {"attentionOut": attn},
+           query=q.reshape(b, s, n * d).astype(np.float16), key=[cache.k.reshape(kv_shape)],
+           value=[cache.v.reshape(kv_shape)], actualSeqLengths=[s] * b, actualSeqLengthsKv=cache.lens.tolist(),
+           blockTable=cache.table, numHeads=n, scaleValue=1.0 / np.sqrt(d), preTokens=2147483647,
+           nextTokens=2147483647, inputLayout="BSH", numKeyValueHeads=nkv, innerPrecise=0,
+           blockSize=cache.block, antiquantMode=0, softmaxLseFlag=False, softmaxLse=None,
+           **{"sparseMode": 0, **causal})
+    o = attn.reshape(b * s, n * d).astype(np.float32) @ dec.wo
+    t1 = time.perf_counter()
+    h2, _, x2 = run_op("aclnnAddRmsNorm", {"yOut": np.zeros_like(flat), "rstdOut": np.zeros((b * s, 1), np.float32),
+                                           "xOut": np.zeros_like(flat)}, x1=flat, x2=o, gamma=dec.g2, epsilon=EPS)
+    logits = h2 @ dec.router
+    e = dec.router.shape[1]
+    weights, idx = run_op("aclnnMoeGatingTopKSoftmaxV2", {"yOut": np.zeros((b * s, dec.topk), np.float32),
+                                                          "expertIdxOut": np.zeros((b * s, dec.topk), np.int32)},
+                          x=logits, k=dec.topk, renorm=1, outputSoftmaxResultFlag=False)
+    rows, row_idx, counts, _ = aclnn_py.moe_init_routing_v3(h2, idx, expert_num=e, expert_tokens_num_type=1,
+                                                            expert_tokens_num_flag=True)
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    ffn = dec.w2.shape[1]
+    out = np.zeros_like(rows)
+    for j in range(e):  # the grouped expert GEMMs, one block per expert, with SwiGLU between them
+        gu = rows[bounds[j]:bounds[j + 1]] @ dec.w13[j]
+        a, g = gu[:, :ffn], gu[:, ffn:]
+        out[bounds[j]:bounds[j + 1]] = (a / (1 + np.exp(-a)) * g) @ dec.w2[j]
+    y = aclnn_py.moe_finalize_routing_v2(out, row_idx, x1=x2, scales=weights, drop_pad_mode=2)
+    t2 = time.perf_counter()
+    times["attention"] = times.get("attention", 0.0) + t1 - t0
+    times["moe"] = times.get("moe", 0.0) + t2 - t1
+    return y.reshape(b, s, h)
+
+
+def decoder_reference(dec: Decoder, xs: np.ndarray) -> np.ndarray:
+    """The layer in float64 on whole sequences xs (B, L, H): dense causal attention, dense MoE."""
+    b, length, h = xs.shape
+    n, nkv, d = dec.heads, dec.kv_heads, dec.head_dim
+    f64 = lambda a: a.astype(np.float64)  # noqa: E731
+    x = f64(xs)
+
+    def rms(v, g):
+        return v / np.sqrt(np.mean(v * v, axis=-1, keepdims=True) + EPS) * f64(g)
+
+    def rope(t, heads):
+        t = t.reshape(b, length, heads, d)
+        cs = f64(dec.rope[:length])
+        cos, sin = cs[:, : d // 2][None, :, None, :], cs[:, d // 2:][None, :, None, :]
+        t1, t2 = t[..., : d // 2], t[..., d // 2:]
+        return np.concatenate([t1 * cos - t2 * sin, t2 * cos + t1 * sin], -1)
+
+    hn = rms(x, dec.g1)
+    q, k, v = rope(hn @ f64(dec.wq), n), rope(hn @ f64(dec.wk), nkv), (hn @ f64(dec.wv)).reshape(b, length, nkv, d)
+    rep = n // nkv
+    k, v = np.repeat(k, rep, axis=2), np.repeat(v, rep, axis=2)
+    sc = np.einsum("bind,bjnd->bnij", q, k) / np.sqrt(d)
+    sc = np.where(np.triu(np.ones((length, length), bool), 1), -np.inf, sc)
+    p = np.exp(sc - sc.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    attn = np.einsum("bnij,bjnd->bind", p, v).reshape(b, length, n * d)
+    x2 = x + attn @ f64(dec.wo)
+    h2 = rms(x2, dec.g2)
+    logits = h2 @ f64(dec.router)
+    idx = np.argsort(-logits, axis=-1, kind="stable")[..., : dec.topk]
+    top = np.take_along_axis(logits, idx, axis=-1)
+    w = np.exp(top - top.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    ffn = dec.w2.shape[1]
+    y = x2.copy()
+    for j in range(dec.router.shape[1]):
+        gu = h2 @ f64(dec.w13[j])
+        a, g = gu[..., :ffn], gu[..., ffn:]
+        out = (a / (1 + np.exp(-a)) * g) @ f64(dec.w2[j])
+        y += np.sum(np.where(idx == j, w, 0.0), axis=-1, keepdims=True) * out
+    return y
+
+
+def run_decoder(args, rng) -> bool:
+    """Prefill a batch of prompts, decode --decode-steps tokens each; check every step, print the table."""
+    # the most query heads up to --heads with an even head dimension (RoPE rotates pairs), and KV heads dividing them
+    args.heads = next(h for h in range(args.heads, 0, -1) if args.hidden % h == 0 and (args.hidden // h) % 2 == 0)
+    args.kv_heads = math.gcd(args.kv_heads, args.heads)
+    dec = make_decoder(args.hidden, args.ffn, args.experts, args.topk, args.heads, args.kv_heads,
+                       args.prompt + args.decode_steps, rng)
+    length = args.prompt + args.decode_steps
+    xs = rng.standard_normal((args.batch, length, args.hidden)).astype(np.float32)
+    expected = decoder_reference(dec, xs)
+    cache = PagedCache(args.batch, length, args.block_size, args.kv_heads, dec.head_dim, rng)
+    scale = float(np.max(np.abs(expected)))
+    rows = []
+    times = {}
+    t0 = time.perf_counter()
+    y = decoder_step(dec, cache, xs[:, : args.prompt], True, times)
+    rows.append(("prefill", args.batch * args.prompt, time.perf_counter() - t0,
+                 float(np.max(np.abs(y - expected[:, : args.prompt]))) / scale, dict(times)))
+    times.clear()
+    t0 = time.perf_counter()
+    err = 0.0
+    for step in range(args.decode_steps):
+        i = args.prompt + step
+        y = decoder_step(dec, cache, xs[:, i:i + 1], False, times)
+        err = max(err, float(np.max(np.abs(y - expected[:, i:i + 1]))) / scale)
+    rows.append(("decode", args.batch * args.decode_steps, time.perf_counter() - t0, err, dict(times)))
+    d = dec.head_dim
+    print(f"\ndecoder layer: batch {args.batch}, prompt {args.prompt}, {args.decode_steps} decode steps, hidden "
+          f"{args.hidden}, {args.heads} heads ({args.kv_heads} KV heads, D={d}), paged cache of {args.block_size}-row "
+          f"blocks, {args.experts} experts (top-{args.topk}, SwiGLU {args.ffn}); float16 attention operands")
+    print(f"{'phase':<8} {'tokens':>6} {'max error':>10} {'tolerance':>9} {'ms/token':>9} {'attention':>10} {'moe':>8}")
+    ok = True
+    tol = args.decoder_tolerance
+    for name, tokens, secs, e, ph in rows:
+        good = e <= tol
+        ok = ok and good
+        per = 1e3 / max(tokens, 1)
+        print(f"{name:<8} {tokens:>6} {e:>10.2e} {tol:>9.0e} {secs * per:>9.3f} {ph.get('attention', 0) * per:>10.3f}"
+              f" {ph.get('moe', 0) * per:>8.3f}" + ("" if good else "  FAIL"))
+    return ok
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tokens", type=int, default=256)
@@ -319,6 +539,15 @@ def main(argv=None) -> int:
     p.add_argument("--topk", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--tolerance", type=float, default=None, help="override every variant's tolerance")
+    p.add_argument("--no-decoder", action="store_true", help="skip the decoder layer")
+    p.add_argument("--batch", type=int, default=4, help="decoder: sequences")
+    p.add_argument("--prompt", type=int, default=48, help="decoder: prompt length (prefill)")
+    p.add_argument("--decode-steps", type=int, default=16, help="decoder: tokens generated one at a time")
+    p.add_argument("--heads", type=int, default=4, help="decoder: query heads (hidden = heads * head dim)")
+    p.add_argument("--kv-heads", type=int, default=2, help="decoder: key/value heads")
+    p.add_argument("--block-size", type=int, default=16, help="decoder: rows per KV-cache block")
+    p.add_argument("--decoder-tolerance", type=float, default=5e-3,
+                   help="decoder: largest error relative to the largest reference value (float16 attention)")
     args = p.parse_args(argv)
 
     rng = np.random.default_rng(args.seed)
@@ -341,10 +570,13 @@ def main(argv=None) -> int:
               + "  ".join(f"{times[ph] * 1e3:>10.2f} ms" for ph in PHASES) + ("" if ok else "  FAIL"))
         if not ok:
             failed.append(v.name)
+    if not args.no_decoder and not run_decoder(args, rng):
+        failed.append("decoder")
     if failed:
         print(f"error above tolerance: {', '.join(failed)}")
         return 1
-    print(f"all {len(VARIANTS)} variants within tolerance")
+    print(f"all {len(VARIANTS)} variants" + ("" if args.no_decoder else " and the decoder layer") +
+          " within tolerance")
     return 0
 
 

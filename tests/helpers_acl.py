@@ -40,10 +40,17 @@ COUNTERS = ("aclStubLiveAllocations", "aclStubLiveAllocationBytes", "aclStubLive
 
 
 def live_counts() -> dict:
-    """The stub's live-object counts. What the client's memory pool caches is not a leak (it is freed
-    first); what the pool handed out and never got back is (its used bytes are counted)."""
+    """The stub's live-object counts. What the client's memory pool and its per-stream workspaces cache is not
+    a leak (it is freed first); what the pool handed out and never got back is (its used bytes are counted)."""
     pool = aclnn_py.get_memory_pool()
     pool.free_all_blocks()
+    from aclnn_py.runtime import _current_context
+
+    if _current_context() != ffi.NULL:
+        lib.aclnnpy_device_release()
+    else:
+        with aclnn_py.default_device()._on():
+            lib.aclnnpy_device_release()
     return {"pool used bytes": pool.used_bytes(), **{name: getattr(acl, name)() for name in COUNTERS}}
 
 

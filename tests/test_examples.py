@@ -46,9 +46,16 @@ def test_moe_layer_matches_its_reference_and_reports_errors_beyond_tolerance():
     rows = [line.split() for line in result.stdout.splitlines() if line.startswith("indices ")]
     assert len(rows) == 1 and "FAIL" not in rows[0], result.stdout
     assert float(rows[0][1]) <= 1e-4  # the largest relative error over the output and every gradient
+    # the decoder layer (RMS norms, RoPE, paged KV cache, attention, gating, dispatch, experts, combine)
+    dec = {line.split()[0]: line.split() for line in result.stdout.splitlines()
+           if line.startswith(("prefill ", "decode "))}
+    assert set(dec) == {"prefill", "decode"} and not any("FAIL" in r for r in dec.values()), result.stdout
+    assert all(float(r[2]) <= 5e-3 for r in dec.values())  # against the float64 reference (float16 attention)
     # float32 against the float64 reference is never exact: a zero tolerance must fail with exit status 1
     strict = run(EXAMPLES / "moe_layer.py", *small, "--tolerance", "0")
     assert strict.returncode == 1 and "FAIL" in strict.stdout, strict.stdout + strict.stderr
+    strict = run(EXAMPLES / "moe_layer.py", *small, "--decoder-tolerance", "0", "--decode-steps", "2")
+    assert strict.returncode == 1 and "decoder" in strict.stdout.splitlines()[-1], strict.stdout + strict.stderr
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,11 @@ import re
 import sys
 import textwrap
 
-PROTO = re.compile(r"(?:ACLNN_API|__attribute__\(\(visibility\(\"default\"\)\)\))\s+"
+PROTO = re.compile(r"(?:ACLNN_API|__attribute__\s*\(\(visibility\(\"default\"\)\)\))\s+"
                    r"((?:ACL_DEPRECATED_MESSAGE\([^)]*\)\s*|\[\[deprecated[^\]]*\]\]\s*)?)"
                    r"aclnnStatus\s+(aclnn\w+)\s*\(([^;{]*?)\)\s*;", re.S)
+# Prototypes written without an export macro (the toolkit exports them through a version script).
+BARE_PROTO = re.compile(r"^\s*()aclnnStatus\s+(aclnn\w+)\s*\(([^;{]*?)\)\s*;", re.S | re.M)
 DOC_PROTO = re.compile(r"aclnnStatus\s+(aclnn\w+)\s*\(([^;{)]*(?:\([^)]*\)[^;{)]*)*)\)", re.S)
 INCLUDE = re.compile(r'#include\s*"aclnnop/(aclnn_\w+\.h)"')
 SKIP_DIRS = {"experimental", "tests", "build", "build_out", "third_party"}
@@ -90,6 +92,8 @@ def sample_headers(repo: pathlib.Path) -> dict:
 def prototypes_from_header(path: pathlib.Path) -> tuple:
     text = path.read_text(errors="replace")
     protos = [(a, n, normalise_params(p)) for a, n, p in PROTO.findall(text)]
+    if not protos:
+        protos = [(a, n, normalise_params(p)) for a, n, p in BARE_PROTO.findall(re.sub(r"/\*.*?\*/", "", text, flags=re.S))]
     extra = bool(re.search(r"^\s*(typedef|enum|struct|class)\b", text, re.M))
     hccl = '#include "hccl/hccl' in text
     return protos, extra, hccl
@@ -99,7 +103,7 @@ def prototypes_from_docs(op_dir: pathlib.Path, header: str) -> list:
     stem = header[len("aclnn_"):-2]
     protos, seen = [], set()
     for doc in sorted((op_dir / "docs").glob("aclnn*.md")) if (op_dir / "docs").is_dir() else []:
-        for block in re.findall(r"```(?:[Cc]pp?|[Cc]\+\+)\s*\n(.*?)```", doc.read_text(errors="replace"), re.S):
+        for block in re.findall(r"```(?:[Cc]pp|[Cc]\+\+|[Cc])?\s*\n(.*?)```", doc.read_text(errors="replace"), re.S):
             for name, params in DOC_PROTO.findall(block):
                 if name in seen:
                     continue

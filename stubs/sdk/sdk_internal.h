@@ -5,7 +5,7 @@
 #include "handle_table.h"
 #include "stub_internal.h"
 
-#define SDK_MAX_PARAMS 32
+#define SDK_MAX_PARAMS 48
 
 /*
  * Private: callers hold a token (handle_table.h). Layout of the allocation: this header, then handles[n],

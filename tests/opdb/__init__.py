@@ -36,11 +36,13 @@ def np_dtype(name: str) -> np.dtype:
 
 @dataclasses.dataclass(frozen=True)
 class Sample:
-    """One call: operands (arrays or Python numbers) in C order, then attributes; kw extra keyword arguments."""
+    """One call: operands (arrays or Python numbers) in C order, then attributes; kw extra keyword arguments
+    (by C parameter name: run() takes them, and the oracle receives them as keywords too)."""
 
     operands: tuple
     attrs: tuple = ()
     name: str = ""
+    kw: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -65,6 +67,9 @@ class OpInfo:
     # tensors, e.g. to shape the outputs), which the results are compared with
     call: Callable | None = None
     outputs: tuple | None = None   # run()'s outputs= (C names), for outputs the header's roles do not mark
+    # several outputs checked by name: run() gets each as a keyword, the oracle returns one result per name (in its
+    # final dtype: such entries round 16-bit results themselves) and receives the sample's keywords too
+    named_outputs: tuple = ()
 
     def variants(self) -> list[str]:
         return [v for v in (self.name, self.scalar, self.inplace, self.inplace_scalar) if v] + list(self.also)

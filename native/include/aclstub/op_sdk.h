@@ -661,9 +661,9 @@ static inline aclStubArg aclStubBoxString_(const char *x) { return (aclStubArg){
 #define ACLSTUB_BOX_(pair) ACLSTUB_BOX2_ pair
 #define ACLSTUB_BOX2_(type, name) ACLSTUB_BOX_VALUE_(name)
 
-/* ACLSTUB_MAP_(f, a, b, ...) expands to f(a), f(b), ... (up to 32 arguments). */
-#define ACLSTUB_NARGS_(...) ACLSTUB_NARGS_N_(__VA_ARGS__, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define ACLSTUB_NARGS_N_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, n, ...) n
+/* ACLSTUB_MAP_(f, a, b, ...) expands to f(a), f(b), ... (up to 48 arguments). */
+#define ACLSTUB_NARGS_(...) ACLSTUB_NARGS_N_(__VA_ARGS__, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define ACLSTUB_NARGS_N_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, n, ...) n
 #define ACLSTUB_CAT_(a, b) ACLSTUB_CAT2_(a, b)
 #define ACLSTUB_CAT2_(a, b) a##b
 #define ACLSTUB_MAP_(f, ...) ACLSTUB_CAT_(ACLSTUB_MAP_, ACLSTUB_NARGS_(__VA_ARGS__))(f, __VA_ARGS__)
@@ -699,6 +699,22 @@ static inline aclStubArg aclStubBoxString_(const char *x) { return (aclStubArg){
 #define ACLSTUB_MAP_30(f, x, ...) f(x), ACLSTUB_MAP_29(f, __VA_ARGS__)
 #define ACLSTUB_MAP_31(f, x, ...) f(x), ACLSTUB_MAP_30(f, __VA_ARGS__)
 #define ACLSTUB_MAP_32(f, x, ...) f(x), ACLSTUB_MAP_31(f, __VA_ARGS__)
+#define ACLSTUB_MAP_33(f, x, ...) f(x), ACLSTUB_MAP_32(f, __VA_ARGS__)
+#define ACLSTUB_MAP_34(f, x, ...) f(x), ACLSTUB_MAP_33(f, __VA_ARGS__)
+#define ACLSTUB_MAP_35(f, x, ...) f(x), ACLSTUB_MAP_34(f, __VA_ARGS__)
+#define ACLSTUB_MAP_36(f, x, ...) f(x), ACLSTUB_MAP_35(f, __VA_ARGS__)
+#define ACLSTUB_MAP_37(f, x, ...) f(x), ACLSTUB_MAP_36(f, __VA_ARGS__)
+#define ACLSTUB_MAP_38(f, x, ...) f(x), ACLSTUB_MAP_37(f, __VA_ARGS__)
+#define ACLSTUB_MAP_39(f, x, ...) f(x), ACLSTUB_MAP_38(f, __VA_ARGS__)
+#define ACLSTUB_MAP_40(f, x, ...) f(x), ACLSTUB_MAP_39(f, __VA_ARGS__)
+#define ACLSTUB_MAP_41(f, x, ...) f(x), ACLSTUB_MAP_40(f, __VA_ARGS__)
+#define ACLSTUB_MAP_42(f, x, ...) f(x), ACLSTUB_MAP_41(f, __VA_ARGS__)
+#define ACLSTUB_MAP_43(f, x, ...) f(x), ACLSTUB_MAP_42(f, __VA_ARGS__)
+#define ACLSTUB_MAP_44(f, x, ...) f(x), ACLSTUB_MAP_43(f, __VA_ARGS__)
+#define ACLSTUB_MAP_45(f, x, ...) f(x), ACLSTUB_MAP_44(f, __VA_ARGS__)
+#define ACLSTUB_MAP_46(f, x, ...) f(x), ACLSTUB_MAP_45(f, __VA_ARGS__)
+#define ACLSTUB_MAP_47(f, x, ...) f(x), ACLSTUB_MAP_46(f, __VA_ARGS__)
+#define ACLSTUB_MAP_48(f, x, ...) f(x), ACLSTUB_MAP_47(f, __VA_ARGS__)
 
 /*
  * Both official entry points of operator NAME, whose table is the aclStubOpDef DEF: NAME##GetWorkspaceSize

@@ -1,29 +1,74 @@
-/* aclnnMoeInitRoutingV2 (spec: ops/moe_init_routing_v2.md). */
+/* aclnnMoeInitRoutingV2 (spec: ops/moe_init_routing_v2.md) and aclnnMoeInitRoutingQuantV2: the same routing with
+ * an INT8 expandedX, quantised statically (round(x * scale + offset)) or dynamically per row (the row times its
+ * smooth scale, divided by max|.| / 127; the smooth scale is row `expert` of an (E, H) scale, or a (1, H) one);
+ * rounding half to even, saturated. Padding rows of the drop/pad layout are zeros with a zero dynamic scale. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "aclstub/op_sdk.h"
+#include "aclnnop/aclnn_moe_init_routing_quant_v2.h"
 #include "aclnnop/aclnn_moe_init_routing_v2.h"
 #include "init_routing_common.h"
 
-enum { X, EXPERT_IDX, ACTIVE_NUM, CAPACITY, EXPERT_NUM, DROP_PAD_MODE, COUNT_FLAG, BEFORE_FLAG, EXPANDED_X, ROW_IDX,
-       COUNTS, BEFORE };
+/* The parameter indices of either operator (QuantV2 has scale and offset after expertIdx, quantMode after the
+ * flags, and the dynamic scale output last). */
+typedef struct {
+    int x, expert_idx, active_num, capacity, expert_num, drop_pad_mode, count_flag, before_flag, expanded_x, row_idx,
+        counts, before;
+    int scale, offset, quant_mode, dyn_scale; /* -1 for V2 */
+} Idx;
+static const Idx IDX_V2 = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, -1, -1, -1, -1};
+static const Idx IDX_Q = {0, 1, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 2, 3, 10, 15};
+#define IX(c) ((const Idx *)aclStubFamilyRow(c))
+#define X (IX(c)->x)
+#define EXPERT_IDX (IX(c)->expert_idx)
+#define ACTIVE_NUM (IX(c)->active_num)
+#define CAPACITY (IX(c)->capacity)
+#define EXPERT_NUM (IX(c)->expert_num)
+#define DROP_PAD_MODE (IX(c)->drop_pad_mode)
+#define COUNT_FLAG (IX(c)->count_flag)
+#define BEFORE_FLAG (IX(c)->before_flag)
+#define EXPANDED_X (IX(c)->expanded_x)
+#define ROW_IDX (IX(c)->row_idx)
+#define COUNTS (IX(c)->counts)
+#define BEFORE (IX(c)->before)
 
+#define PRM(n, role, dt, same) {n, role, dt, same, 0, 0, 0}
 static const aclStubParam PARAMS[] = {
-    [X] = {"x", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS},
-    [EXPERT_IDX] = {"expertIdx", ACLSTUB_INPUT, ACLSTUB_DT(ACL_INT32)},
-    [ACTIVE_NUM] = {"activeNumOptional", ACLSTUB_INT},
-    [CAPACITY] = {"expertCapacityOptional", ACLSTUB_INT},
-    [EXPERT_NUM] = {"expertNumOptional", ACLSTUB_INT},
-    [DROP_PAD_MODE] = {"dropPadModeOptional", ACLSTUB_INT},
-    [COUNT_FLAG] = {"expertTokensCountOrCumsumFlagOptional", ACLSTUB_INT},
-    [BEFORE_FLAG] = {"expertTokensBeforeCapacityFlagOptional", ACLSTUB_BOOL},
-    [EXPANDED_X] = {"expandedXOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "x"},
-    [ROW_IDX] = {"expandedRowIdxOut", ACLSTUB_OUTPUT, ACLSTUB_DT(ACL_INT32)},
-    [COUNTS] = {"expertTokensCountOrCumsumOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT(ACL_INT32)},
-    [BEFORE] = {"expertTokensBeforeCapacityOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT(ACL_INT32)},
+    PRM("x", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, NULL),
+    PRM("expertIdx", ACLSTUB_INPUT, ACLSTUB_DT(ACL_INT32), NULL),
+    PRM("activeNumOptional", ACLSTUB_INT, 0, NULL),
+    PRM("expertCapacityOptional", ACLSTUB_INT, 0, NULL),
+    PRM("expertNumOptional", ACLSTUB_INT, 0, NULL),
+    PRM("dropPadModeOptional", ACLSTUB_INT, 0, NULL),
+    PRM("expertTokensCountOrCumsumFlagOptional", ACLSTUB_INT, 0, NULL),
+    PRM("expertTokensBeforeCapacityFlagOptional", ACLSTUB_BOOL, 0, NULL),
+    PRM("expandedXOut", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "x"),
+    PRM("expandedRowIdxOut", ACLSTUB_OUTPUT, ACLSTUB_DT(ACL_INT32), NULL),
+    PRM("expertTokensCountOrCumsumOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT(ACL_INT32), NULL),
+    PRM("expertTokensBeforeCapacityOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT(ACL_INT32), NULL),
+};
+static const aclStubParam PARAMS_Q[] = {
+    PRM("x", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, NULL),
+    PRM("expertIdx", ACLSTUB_INPUT, ACLSTUB_DT(ACL_INT32), NULL),
+    PRM("scaleOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_FLOAT), NULL),
+    PRM("offsetOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_FLOAT), NULL),
+    PRM("activeNum", ACLSTUB_INT, 0, NULL),
+    PRM("expertCapacity", ACLSTUB_INT, 0, NULL),
+    PRM("expertNum", ACLSTUB_INT, 0, NULL),
+    PRM("dropPadMode", ACLSTUB_INT, 0, NULL),
+    PRM("expertTokensCountOrCumsumFlag", ACLSTUB_INT, 0, NULL),
+    PRM("expertTokensBeforeCapacityFlag", ACLSTUB_BOOL, 0, NULL),
+    PRM("quantMode", ACLSTUB_INT, 0, NULL),
+    PRM("expandedXOut", ACLSTUB_OUTPUT, ACLSTUB_DT(ACL_INT8), NULL),
+    PRM("expandedRowIdxOut", ACLSTUB_OUTPUT, ACLSTUB_DT(ACL_INT32), NULL),
+    PRM("expertTokensCountOrCumsumOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT(ACL_INT32), NULL),
+    PRM("expertTokensBeforeCapacityOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT(ACL_INT32), NULL),
+    PRM("dynamicQuantScaleOutOptional", ACLSTUB_OPTIONAL_OUTPUT, ACLSTUB_DT(ACL_FLOAT), NULL),
 };
 
 typedef struct {
+    int quant;          /* -1: none (V2); 0 static; 1 dynamic */
     int counts;         /* the count output this call writes (COUNTS or BEFORE), or -1 */
     int64_t k, t, a;    /* topK, slots N*K, rows of expandedX in mode 0 */
     int64_t e, c, mode; /* expertNum, expertCapacity, dropPadMode */
@@ -64,7 +109,42 @@ static void count_experts(void *arg, int64_t begin, int64_t end) {
     }
 }
 
+/* QuantV2: every expandedX row quantised from its source row (pads: zeros, dynamic scale 0) */
+static bool quant_rows(const aclStubOpCall *c, const State *s, int64_t rows, int mode) {
+    const aclStubTensorDesc *scale = aclStubOpTensor(c, IX(c)->scale), *offset = aclStubOpTensor(c, IX(c)->offset);
+    const aclStubTensorDesc *dyn = aclStubOpTensor(c, IX(c)->dyn_scale);
+    int64_t h = s->x->dims[1];
+    float *row = malloc((size_t)(2 * h + 1) * sizeof(float));
+    if (row == NULL) return false;
+    float *smooth = row + h;
+    int8_t *out = (int8_t *)s->expanded_x->data + s->expanded_x->offset;
+    float st = mode == 0 ? aclStubLoadF32(scale, 0) : 1.0f, so = mode == 0 ? aclStubLoadF32(offset, 0) : 0.0f;
+    for (int64_t j = 0; j < rows; j++) {
+        float ds = 0.0f;
+        if (s->src_rows[j] == ACLSTUB_ROW_ZERO) {
+            memset(out + j * h, 0, (size_t)h);
+        } else {
+            aclStubRowLoadViewF32(row, s->x, s->src_rows[j]);
+            if (mode == 0) {
+                aclStubRowQuantInt8Static(out + j * h, row, st, so, h);
+            } else {
+                const float *sm = NULL;
+                if (scale) {
+                    int64_t e = scale->dims[0] == 1 ? 0 : s->mode == 0 ? s->sorted.sorted[j] : j / s->c;
+                    aclStubRowLoadViewF32(smooth, scale, e);
+                    sm = smooth;
+                }
+                ds = aclStubRowQuantInt8Dynamic(out + j * h, row, sm, h);
+            }
+        }
+        if (dyn) *(float *)aclStubElem1(dyn, j) = ds;
+    }
+    free(row);
+    return true;
+}
+
 static aclnnStatus kernel(const aclStubOpCall *call) {
+    const aclStubOpCall *c = call; /* for the index macros */
     const Plan *p = call->plan;
     State s = {aclStubOpTensor(call, X), aclStubOpTensor(call, EXPERT_IDX), aclStubOpTensor(call, EXPANDED_X),
                aclStubOpTensor(call, ROW_IDX), p->counts >= 0 ? aclStubOpTensor(call, p->counts) : NULL,
@@ -80,7 +160,10 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
             ir_drop_pad_row_idx(&s.sorted, row_idx_data(&s), s.e, s.c);
             if (rows > 0) ir_drop_pad_sources(&s.sorted, s.src_rows, s.e, s.c);
         }
-        aclStubCopyRows(s.expanded_x, 0, s.x, s.src_rows, rows);
+        if (p->quant < 0)
+            aclStubCopyRows(s.expanded_x, 0, s.x, s.src_rows, rows);
+        else
+            ok = quant_rows(call, &s, rows, p->quant);
         if (s.counts) aclStubParallelFor(s.e, 4096, count_experts, &s);
         ir_sorted_free(&s.sorted);
     }
@@ -174,13 +257,46 @@ static aclnnStatus check(aclStubOpCall *c) {
     }
     if (counts != COUNTS) aclStubOpIgnore(c, COUNTS);
     if (counts != BEFORE) aclStubOpIgnore(c, BEFORE);
-    *(Plan *)c->plan = (Plan){counts, k, t, a, e, cap, mode, mode == 0 ? flag : 2};
+    int quant = -1;
+    if (IX(c)->quant_mode >= 0) {
+        const aclStubTensorDesc *sc = aclStubOpTensor(c, IX(c)->scale), *of = aclStubOpTensor(c, IX(c)->offset);
+        quant = (int)aclStubOpInt(c, IX(c)->quant_mode);
+        ACLSTUB_RETURN_ERROR_IF(quant != 0 && quant != 1, c, TILING, "quantMode = %d must be 0 (static) or 1 (dynamic)",
+                                quant);
+        if (quant == 0) {
+            ACLSTUB_RETURN_ERROR_IF(sc == NULL || of == NULL || aclStubNumel(sc) != 1 || aclStubNumel(of) != 1 ||
+                                    sc->ndim != 1 || of->ndim != 1, c, TILING, "static quantisation needs scaleOptional "
+                                    "and offsetOptional of shape (1,)");
+            aclStubOpIgnore(c, IX(c)->dyn_scale);
+        } else {
+            if (of) aclStubOpIgnore(c, IX(c)->offset);
+            ACLSTUB_RETURN_ERROR_IF(sc && (sc->ndim != 2 || (sc->dims[0] != 1 && sc->dims[0] != e) || sc->dims[1] != h),
+                                    c, TILING, "the dynamic smooth scale must be (1, H) or (expertNum, H) = (%lld, "
+                                    "%lld)", (long long)e, (long long)h);
+            const aclStubTensorDesc *dq = aclStubOpTensor(c, IX(c)->dyn_scale);
+            int64_t want = mode == 1 ? e * cap : a;
+            ACLSTUB_RETURN_ERROR_IF(dq && (dq->ndim != 1 || dq->dims[0] != want), c, TILING, "dynamicQuantScaleOut must be "
+                                    "1-D with one scale per expandedX row (%lld)", (long long)want);
+        }
+    }
+    *(Plan *)c->plan = (Plan){quant, counts, k, t, a, e, cap, mode, mode == 0 ? flag : 2};
     return OK;
 }
 
-static const aclStubOpDef OP = {"aclnnMoeInitRoutingV2", PARAMS, ACLSTUB_LEN(PARAMS), NULL, check, kernel, sizeof(Plan)};
+static const aclStubFamilyOp OP = {{"aclnnMoeInitRoutingV2", PARAMS, ACLSTUB_LEN(PARAMS), NULL, check, kernel,
+                                    sizeof(Plan)}, &IDX_V2};
+static const aclStubFamilyOp OP_Q = {{"aclnnMoeInitRoutingQuantV2", PARAMS_Q, ACLSTUB_LEN(PARAMS_Q), NULL, check, kernel,
+                                      sizeof(Plan)}, &IDX_Q};
 
-ACLSTUB_DEFINE_OP(aclnnMoeInitRoutingV2, OP, (const aclTensor *, x), (const aclTensor *, expertIdx),
+ACLSTUB_DEFINE_OP(aclnnMoeInitRoutingQuantV2, OP_Q.def, (const aclTensor *, x), (const aclTensor *, expertIdx),
+                  (const aclTensor *, scaleOptional), (const aclTensor *, offsetOptional), (int64_t, activeNum),
+                  (int64_t, expertCapacity), (int64_t, expertNum), (int64_t, dropPadMode),
+                  (int64_t, expertTokensCountOrCumsumFlag), (bool, expertTokensBeforeCapacityFlag), (int64_t, quantMode),
+                  (const aclTensor *, expandedXOut), (const aclTensor *, expandedRowIdxOut),
+                  (const aclTensor *, expertTokensCountOrCumsumOutOptional),
+                  (const aclTensor *, expertTokensBeforeCapacityOutOptional),
+                  (const aclTensor *, dynamicQuantScaleOutOptional))
+ACLSTUB_DEFINE_OP(aclnnMoeInitRoutingV2, OP.def, (const aclTensor *, x), (const aclTensor *, expertIdx),
                   (int64_t, activeNumOptional), (int64_t, expertCapacityOptional), (int64_t, expertNumOptional),
                   (int64_t, dropPadModeOptional), (int64_t, expertTokensCountOrCumsumFlagOptional),
                   (bool, expertTokensBeforeCapacityFlagOptional), (const aclTensor *, expandedXOut),

@@ -1,0 +1,27 @@
+/* aclnnPromptFlashAttentionV2 (ops-transformer attention/prompt_flash_attention). */
+#ifndef ACLNNOP_ACLNN_PROMPT_FLASH_ATTENTION_V2_H_
+#define ACLNNOP_ACLNN_PROMPT_FLASH_ATTENTION_V2_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnPromptFlashAttentionV2GetWorkspaceSize(
+    const aclTensor *query, const aclTensor *key, const aclTensor *value, const aclTensor *pseShift, const
+    aclTensor *attenMask, const aclIntArray *actualSeqLengths, const aclIntArray *actualSeqLengthsKv, const
+    aclTensor *deqScale1, const aclTensor *quantScale1, const aclTensor *deqScale2, const aclTensor *quantScale2,
+    const aclTensor *quantOffset2, int64_t numHeads, double scaleValue, int64_t preTokens, int64_t nextTokens,
+    char *inputLayout, int64_t numKeyValueHeads, int64_t sparseMode, const aclTensor *attentionOut, uint64_t
+    *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnPromptFlashAttentionV2(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                  const aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_PROMPT_FLASH_ATTENTION_V2_H_ */
