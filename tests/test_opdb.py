@@ -66,7 +66,7 @@ def result_dtype(info, args, attrs, fallback):
     probe = [a.reshape(-1)[:1] if isinstance(a, torch.Tensor) and a.numel() else a for a in args]
     try:
         return info.ref(*probe, *attrs).dtype
-    except (RuntimeError, NotImplementedError):
+    except (RuntimeError, NotImplementedError, IndexError):  # IndexError: a dim the one-element probe lacks
         return fallback
 
 
