@@ -866,11 +866,14 @@ aclnnStatus aclStubReduceRun(const aclStubOpCall *call, const aclStubReduce *r) 
                     put(&g, res, o, m != m ? m : log(s) + (isinf(m) ? 0.0 : m));
                 }
             } else { /* VAR, STD: res2 = the mean, res = the variance (or deviation) */
-                double dof = n - r->correction > 0 ? n - r->correction : 0.0;
+                /* no degrees of freedom left: NaN for a single term, +inf otherwise (the op_api's fills) */
+                double dof = n - r->correction;
                 memcpy(res2, res, (size_t)(g.n_out * g.asize));
                 for (int64_t o = 0; o < g.n_out; o++) {
                     double v;
-                    if (g.acc == ACC_F32) {
+                    if (dof <= 0) {
+                        v = g.n <= 1 ? NAN : INFINITY;
+                    } else if (g.acc == ACC_F32) {
                         float var = ((const float *)(const void *)res3)[o] / (float)dof;
                         v = op == ACLSTUB_RED_STD ? (double)sqrtf(var) : (double)var;
                     } else {

@@ -231,3 +231,189 @@ ENTRIES = [
     OpInfo("aclnnProdDim", prod_dim, SUM, kind="custom", samples=prod_dim_samples, tol=SUM_TOL, native16=True),
     OpInfo("aclnnProd", prod, SUM, kind="custom", samples=prod_samples, tol=SUM_TOL, native16=True),
 ]
+
+
+# ---- nansum, log-sum, log-sum-exp ------------------------------------------------------------------------------
+
+def nansum(x, dims, keep, dtype):
+    dt = tdtype(dtype)
+    d = dims_of(x, dims)
+    if dt == torch.bool:
+        return torch.any(x.bool(), dim=tuple(d), keepdim=keep) if x.dim() else x.bool()
+    if not x.dtype.is_floating_point:
+        return torch.sum(x.to(dt), dim=d, keepdim=keep, dtype=dt)
+    return torch.nansum(wide(x, dt), dim=d, keepdim=keep).to(dt)
+
+
+def nansum_samples(dtype, rng):
+    out = np_dtype(sum_dtype(dtype))
+    s = dim_samples(dtype, rng, lambda d, k: (d, k, out))
+    if dtype in FLOATS:
+        x = np.array(arr(rng, (3, 5), dtype))
+        x[0, 1] = x[2, 2] = x[2, 4] = np.nan
+        s.append(Sample((x,), ([1], False, out), "NaN terms"))
+    return s
+
+
+def log_sum(x, axes, keep, noop):
+    if not axes and noop:
+        return x.clone()
+    return torch.log(torch.sum(x.double(), dim=dims_of(x, axes), keepdim=keep)).to(x.dtype)
+
+
+def log_sum_samples(dtype, rng):
+    s = [Sample((np.asarray(np.abs(sm.operands[0]) + 0.1),), sm.attrs, sm.name)
+         for sm in dim_samples(dtype, rng, lambda d, k: (d, k, False), nan=False, empty_reduced=False)]
+    s.append(Sample((np.abs(arr(rng, (3, 4), dtype)) + 0.1,), ([], False, True), "no axes, noop"))
+    return s
+
+
+def logsumexp(x, dims, keep):
+    return torch.logsumexp(x.double(), dim=dims_of(x, dims), keepdim=keep).float()
+
+
+def logsumexp_samples(dtype, rng):
+    s = dim_samples(dtype, rng, lambda d, k: (d, k), empty_reduced=False, zero_d=False)
+    if dtype in FLOATS:
+        x = np.array(arr(rng, (3, 4), dtype))
+        x[0, :] = -np.inf
+        x[1, 2] = np.inf
+        x[2, 1] = 80  # exp overflows float32 without the shift
+        s.append(Sample((x,), ([1], False), "infinities, large values"))
+    return s
+
+
+# ---- variance and standard deviation ----------------------------------------------------------------------------
+
+def var_dims(x, dims):
+    return None if dims is None or not len(dims) else list(dims)
+
+
+def var(x, dims, unbiased, keep):
+    return torch.var(x, dim=var_dims(x, dims), unbiased=unbiased, keepdim=keep)
+
+
+def var_correction(x, dims, correction, keep):
+    return torch.var(x, dim=var_dims(x, dims), correction=correction, keepdim=keep)
+
+
+def var_mean(x, dims, correction, keep):
+    return torch.var_mean(x, dim=var_dims(x, dims), correction=correction, keepdim=keep)
+
+
+def std(x, dims, correction, keep):
+    return torch.std(x, dim=var_dims(x, dims), correction=correction, keepdim=keep)
+
+
+def std_mean(x, dims, correction, keep):
+    return torch.std_mean(x, dim=var_dims(x, dims), correction=correction, keepdim=keep)
+
+
+def var_samples(second):
+    """second(name) gives the attribute between dims and keepdim (unbiased, or a correction)."""
+    def samples(dtype, rng):
+        s = []
+        x = arr(rng, (3, 4, 5), dtype)
+        s.append(Sample((x,), ([1], second(1), False), "dim 1"))
+        s.append(Sample((x,), ([-1, 0], second(0), True), "dims -1, 0 keepdim"))
+        s.append(Sample((x,), ([], second(1), False), "every dim"))
+        s.append(Sample((x,), (None, second(1), False), "dims NULL"))
+        s.append(Sample((arr(rng, (6, 5), dtype).T,), ([0], second(1), True), "transposed"))
+        s.append(Sample((arr(rng, (2, 9000), dtype),), ([1], second(1), False), "long rows"))
+        s.append(Sample((arr(rng, (9000, 2), dtype),), ([0], second(1), False), "long columns"))
+        s.append(Sample((arr(rng, (0, 4), dtype),), ([1], second(1), False), "empty"))
+        s.append(Sample((arr(rng, (3, 1), dtype),), ([1], second(1), False), "one term"))
+        s.append(Sample((arr(rng, (3, 4), dtype, nan=True),), ([1], second(0), False), "NaN"))
+        if second(3) == 3:
+            s.append(Sample((arr(rng, (3, 2), dtype),), ([1], 3, False), "correction above the terms"))
+        return s
+    return samples
+
+
+# ---- arg max / min and the value-and-index reductions -----------------------------------------------------------
+
+ARG = REALS + INTS
+DIM_DT = ("float32", "float16", "bfloat16", "int64", "bool")
+
+
+def arg_samples(dtype, rng):
+    s = []
+    x = arr(rng, (3, 4, 5), dtype)
+    for dim, keep in ((1, False), (-1, True), (0, False)):
+        s.append(Sample((x,), (dim, keep), f"dim {dim}"))
+    s.append(Sample((arr(rng, (6, 5), dtype).T,), (0, False), "transposed"))
+    s.append(Sample((arr(rng, (), dtype),), (0, False), "0-d"))
+    s.append(Sample((arr(rng, (2, 9000), dtype),), (1, False), "long rows"))
+    s.append(Sample((arr(rng, (9000, 3), dtype),), (0, False), "long columns"))
+    if dtype in REALS:
+        x = np.array(arr(rng, (3, 5), dtype))
+        x[0, 1] = x[0, 3] = np.nan
+        s.append(Sample((x,), (1, False), "NaN first"))
+    return s
+
+
+def argmax(x, dim, keep):
+    return torch.argmax(x, dim=dim, keepdim=keep)
+
+
+def argmin(x, dim, keep):
+    return torch.argmin(x, dim=dim, keepdim=keep)
+
+
+def max_dim(x, dim, keep):
+    return tuple(torch.max(x, dim=dim, keepdim=keep))
+
+
+def min_dim(x, dim, keep):
+    return tuple(torch.min(x, dim=dim, keepdim=keep))
+
+
+def aminmax(x, dims, keep):
+    if len(dims) == 1:
+        return tuple(torch.aminmax(x, dim=dims[0], keepdim=keep))
+    return tuple(torch.aminmax(x))
+
+
+def aminmax_samples(dtype, rng):
+    s = []
+    x = arr(rng, (3, 4, 5), dtype)
+    s.append(Sample((x,), ([1], False), "dim 1"))
+    s.append(Sample((x,), ([-1], True), "dim -1 keepdim"))
+    s.append(Sample((x,), ([], False), "every dim"))
+    s.append(Sample((arr(rng, (6, 5), dtype).T,), ([0], False), "transposed"))
+    s.append(Sample((arr(rng, (), dtype),), ([0], False), "0-d"))
+    return s
+
+
+def aminmax_all_samples(dtype, rng):
+    return [Sample((arr(rng, (3, 4, 5), dtype),), (), "3-d"), Sample((arr(rng, (9000, 3), dtype),), (), "long")]
+
+
+def aminmax_dim(x, dim, keep):
+    return tuple(torch.aminmax(x, dim=dim, keepdim=keep))
+
+
+MINMAX = REALS + INTS + ("bool",)
+
+ENTRIES += [
+    OpInfo("aclnnReduceNansum", nansum, FLOATS + INTS + ("bool",), kind="custom", samples=nansum_samples,
+           tol=SUM_TOL, native16=True),
+    OpInfo("aclnnReduceLogSum", log_sum, ("float32", "float16"), kind="custom", samples=log_sum_samples),
+    OpInfo("aclnnLogSumExp", logsumexp, ("float32", "float16", "bfloat16") + INTS + ("bool",), kind="custom",
+           samples=logsumexp_samples),
+    OpInfo("aclnnVar", var, FLOATS, kind="custom", samples=var_samples(lambda c: bool(c)), tol=SUM_TOL),
+    OpInfo("aclnnVarCorrection", var_correction, FLOATS, kind="custom", samples=var_samples(lambda c: c),
+           tol=SUM_TOL),
+    OpInfo("aclnnVarMean", var_mean, ("float32", "float16"), kind="custom", samples=var_samples(lambda c: c),
+           tol=SUM_TOL),
+    OpInfo("aclnnStd", std, FLOATS, kind="custom", samples=var_samples(lambda c: c), tol=SUM_TOL),
+    OpInfo("aclnnStdMeanCorrection", std_mean, FLOATS, kind="custom", samples=var_samples(lambda c: c),
+           tol=SUM_TOL),
+    OpInfo("aclnnArgMax", argmax, ARG, kind="custom", samples=arg_samples),
+    OpInfo("aclnnArgMin", argmin, ARG, kind="custom", samples=arg_samples),
+    OpInfo("aclnnMaxDim", max_dim, DIM_DT, kind="custom", samples=arg_samples),
+    OpInfo("aclnnMinDim", min_dim, DIM_DT, kind="custom", samples=arg_samples),
+    OpInfo("aclnnAminmax", aminmax, MINMAX, kind="custom", samples=aminmax_samples),
+    OpInfo("aclnnAminmaxAll", torch.aminmax, MINMAX, kind="custom", samples=aminmax_all_samples),
+    OpInfo("aclnnAminmaxDim", aminmax_dim, MINMAX, kind="custom", samples=arg_samples),
+]

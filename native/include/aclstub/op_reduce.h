@@ -134,6 +134,15 @@ ACLSTUB_API aclnnStatus aclStubLanesRun(const aclStubOpCall *call, const aclStub
     static const aclStubOpDef NAME##_def_ = {#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), NULL, CHECK, \
                                              KERNEL, PLAN_SIZE};                                               \
     ACLSTUB_DEFINE_OP(NAME, NAME##_def_, __VA_ARGS__)
+/* The same with parameter NULLABLE_PARAM (an array or scalar) allowed to be NULL. */
+#define ACLSTUB_OP_FROM_PROTO_NULLABLE(NAME, CHECK, KERNEL, PLAN_SIZE, NULLABLE_PARAM, ...)                   \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                      \
+    static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__),               \
+                                                  [NULLABLE_PARAM].flags = ACLSTUB_NULLABLE};                  \
+    _Pragma("GCC diagnostic pop")                                                                              \
+    static const aclStubOpDef NAME##_def_ = {#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), NULL, CHECK, \
+                                             KERNEL, PLAN_SIZE};                                               \
+    ACLSTUB_DEFINE_OP(NAME, NAME##_def_, __VA_ARGS__)
 #endif
 
 #endif /* ACLSTUB_OP_REDUCE_H_ */

@@ -1,7 +1,9 @@
 /*
  * Reductions of ops-math math/ on the reduction engine (aclstub/op_reduce.h): aclnnReduceSum, aclnnMean(V2),
  * aclnnAmax/Amin, aclnnMax/Min (whole tensor), aclnnMaxV2, aclnnAll/Any, aclnnProd(Dim), aclnnReduceNansum,
- * aclnnReduceLogSum, aclnnLogSumExp. Each check follows its op_api's order; the kernel is shared.
+ * aclnnReduceLogSum, aclnnLogSumExp, aclnnVar(Correction), aclnnVarMean, aclnnStd, aclnnStdMeanCorrection,
+ * aclnnArgMax/ArgMin, aclnnMaxDim/MinDim, aclnnAminmax(All, Dim). Each check follows its op_api's order; the
+ * kernel is shared.
  */
 #include <math.h>
 
@@ -16,6 +18,20 @@
 #include "aclnnop/aclnn_min.h"
 #include "aclnnop/aclnn_prod.h"
 #include "aclnnop/aclnn_reduce_sum.h"
+#include "aclnnop/aclnn_aminmax.h"
+#include "aclnnop/aclnn_aminmax_all.h"
+#include "aclnnop/aclnn_aminmax_dim.h"
+#include "aclnnop/aclnn_argmax.h"
+#include "aclnnop/aclnn_argmin.h"
+#include "aclnnop/aclnn_logsumexp.h"
+#include "aclnnop/aclnn_max_dim.h"
+#include "aclnnop/aclnn_min_dim.h"
+#include "aclnnop/aclnn_reduce_log_sum.h"
+#include "aclnnop/aclnn_reduce_nansum.h"
+#include "aclnnop/aclnn_std.h"
+#include "aclnnop/aclnn_std_mean_correction.h"
+#include "aclnnop/aclnn_var.h"
+#include "aclnnop/aclnn_var_mean.h"
 
 #define DT ACLSTUB_DT
 #define MAX_DIMS 8
@@ -34,17 +50,27 @@
 typedef struct {
     aclStubReduce r; /* tensors filled in by the kernel */
     int self, out, out2;
-    bool fill;       /* an empty input: out is filled with fill_value */
+    bool fill;       /* an empty input: out (and out2 when fill2) filled with fill_value */
+    bool fill2;
     double fill_value;
+    bool second;     /* aclnnAminmax*: a second reduction (op2) into out2 */
+    aclStubReduceOp op2;
 } Plan;
 
 static aclnnStatus kernel(const aclStubOpCall *call) {
     const Plan *p = call->plan;
-    if (p->fill) return aclStubFill(call, call->v[p->out].tensor, p->fill_value);
+    if (p->fill) {
+        ACLSTUB_TRY(aclStubFill(call, call->v[p->out].tensor, p->fill_value));
+        return p->fill2 ? aclStubFill(call, call->v[p->out2].tensor, p->fill_value) : OK;
+    }
     aclStubReduce r = p->r;
     r.self = call->v[p->self].tensor;
     r.out = p->out >= 0 ? call->v[p->out].tensor : NULL;
-    r.out2 = p->out2 >= 0 ? call->v[p->out2].tensor : NULL;
+    r.out2 = p->out2 >= 0 && !p->second ? call->v[p->out2].tensor : NULL;
+    ACLSTUB_TRY(aclStubReduceRun(call, &r));
+    if (!p->second) return OK;
+    r.op = p->op2;
+    r.out = call->v[p->out2].tensor;
     return aclStubReduceRun(call, &r);
 }
 
@@ -342,3 +368,352 @@ static aclnnStatus prod_dim_check(aclStubOpCall *call) {
 }
 ACLSTUB_OP_FROM_PROTO(aclnnProdDim, prod_dim_check, kernel, sizeof(Plan), (const aclTensor *, self),
                       (int64_t, dim), (bool, keepDim), (const aclDataType, dtype), (aclTensor *, out))
+
+/* ---- aclnnReduceNansum, aclnnReduceLogSum, aclnnLogSumExp ------------------------------------------------- */
+
+/* aclnn_reduce_nansum.cpp (Atlas A2/A3) */
+#define NANSUM_DT (ACLSTUB_DT_FLOATS | ACLSTUB_DT_INTS | DT(ACL_BOOL))
+enum { NS_SELF, NS_DIM, NS_KEEP, NS_DTYPE, NS_OUT };
+static aclnnStatus nansum_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = call->v[NS_SELF].tensor, *out = call->v[NS_OUT].tensor;
+    aclDataType dtype = (aclDataType)call->v[NS_DTYPE].i;
+    char buf[256];
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, NS_SELF, NANSUM_DT));
+    if ((unsigned)dtype >= 64 || !(NANSUM_DT & DT(dtype)))
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "type %s should be in dtype support list [%s]",
+                             aclStubDtypeName(dtype), aclStubDtypeSetName(NANSUM_DT, buf, sizeof buf));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, NS_OUT, NANSUM_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIs(call, NS_OUT, dtype));
+    if (!aclStubCanCast(self->dtype, out->dtype))
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Result type %s can't be cast to the desired output type %s",
+                             aclStubDtypeName(self->dtype), aclStubDtypeName(out->dtype));
+    uint64_t mask;
+    ACLSTUB_TRY(aclStubReduceDims(call, NS_DIM, self->ndim, true, &mask));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, NS_SELF, MAX_DIMS));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, NS_OUT, MAX_DIMS));
+    /* BOOL: any (NaN casts to true); integers: the plain sum; floats: NaN terms count as zero */
+    Plan *p = plan_of(call, dtype == ACL_BOOL ? ACLSTUB_RED_ANY
+                            : aclStubIsIntegral(self->dtype, true) ? ACLSTUB_RED_SUM : ACLSTUB_RED_NANSUM,
+                      NS_SELF, NS_OUT);
+    if (aclStubNumel(self) == 0) return fill(call, p, NS_OUT, 0.0);
+    int64_t shape[ACLSTUB_MAX_DIMS];
+    uint32_t nd;
+    reduced(self, mask, call->v[NS_KEEP].b, shape, &nd, &p->r.dims);
+    ACLSTUB_TRY(shape_or_scalar(call, NS_OUT, shape, nd));
+    p->r.compute = dtype;
+    return OK;
+}
+ACLSTUB_OP_FROM_PROTO(aclnnReduceNansum, nansum_check, kernel, sizeof(Plan), (const aclTensor *, self),
+                      (const aclIntArray *, dim), (bool, keepDim), (aclDataType, dtype), (aclTensor *, out))
+
+/* aclnn_reduce_log_sum.cpp: Atlas A2/A3 take FLOAT16 and FLOAT */
+#define LOGSUM_DT (DT(ACL_FLOAT16) | DT(ACL_FLOAT))
+enum { LS_DATA, LS_AXES, LS_KEEP, LS_NOOP, LS_REDUCE };
+static aclnnStatus log_sum_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *data = call->v[LS_DATA].tensor;
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, LS_DATA, LOGSUM_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, LS_REDUCE, LOGSUM_DT));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, LS_DATA, MAX_DIMS));
+    uint64_t mask;
+    ACLSTUB_TRY(aclStubReduceDims(call, LS_AXES, data->ndim, true, &mask));
+    Plan *p = plan_of(call, ACLSTUB_RED_LOGSUM, LS_DATA, LS_REDUCE);
+    if (aclStubNumel(data) == 0) return fill(call, p, LS_REDUCE, 0.0);
+    int64_t shape[ACLSTUB_MAX_DIMS];
+    uint32_t nd;
+    if (call->v[LS_AXES].size == 0 && call->v[LS_NOOP].b) { /* a copy */
+        p->r.op = ACLSTUB_RED_SUM;
+        p->r.dims = 0;
+        aclStubReduceShape(data, 0, false, shape, &nd);
+    } else {
+        reduced(data, mask, call->v[LS_KEEP].b, shape, &nd, &p->r.dims);
+    }
+    return shape_or_scalar(call, LS_REDUCE, shape, nd);
+}
+ACLSTUB_OP_FROM_PROTO(aclnnReduceLogSum, log_sum_check, kernel, sizeof(Plan), (const aclTensor *, data),
+                      (const aclIntArray *, axes), (bool, keepDims), (bool, noopWithEmptyAxes), (aclTensor *, reduce))
+
+/* aclnn_logsumexp.cpp (Atlas A2/A3): integers and 16-bit floats compute in FLOAT */
+#define LSE_IN_DT (DT(ACL_FLOAT) | DT(ACL_FLOAT16) | DT(ACL_BF16) | ACLSTUB_DT_INTS | DT(ACL_BOOL))
+#define LSE_OUT_DT ACLSTUB_DT_FLOATS
+enum { LE_SELF, LE_DIM, LE_KEEP, LE_OUT };
+static aclnnStatus logsumexp_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = call->v[LE_SELF].tensor, *out = call->v[LE_OUT].tensor;
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, LE_SELF, LSE_IN_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, LE_OUT, LSE_OUT_DT));
+    if (!aclStubCanCast(self->dtype, out->dtype))
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Result type %s can't be cast to the desired output type %s",
+                             aclStubDtypeName(self->dtype), aclStubDtypeName(out->dtype));
+    uint64_t mask;
+    ACLSTUB_TRY(aclStubReduceDims(call, LE_DIM, self->ndim, true, &mask));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, LE_SELF, MAX_DIMS));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, LE_OUT, MAX_DIMS));
+    Plan *p = plan_of(call, ACLSTUB_RED_LOGSUMEXP, LE_SELF, LE_OUT);
+    int64_t shape[ACLSTUB_MAX_DIMS];
+    uint32_t nd;
+    reduced(self, mask, call->v[LE_KEEP].b, shape, &nd, &p->r.dims);
+    ACLSTUB_TRY(aclStubCheckShape(call, LE_OUT, shape, nd));
+    if (aclStubNumel(self) == 0) return fill(call, p, LE_OUT, -INFINITY);
+    p->r.compute = self->dtype == ACL_FLOAT ? ACL_FLOAT : ACL_FLOAT;
+    return OK;
+}
+ACLSTUB_OP_FROM_PROTO(aclnnLogSumExp, logsumexp_check, kernel, sizeof(Plan), (const aclTensor *, self),
+                      (const aclIntArray *, dim), (bool, keepDim), (aclTensor *, out))
+
+/* ---- aclnnVar, aclnnVarCorrection, aclnnVarMean, aclnnStd, aclnnStdMeanCorrection ---------------------- */
+
+#define VAR_DT ACLSTUB_DT_FLOATS
+typedef enum { SHAPE_EXACT, SHAPE_UNLESS_ALL } ShapeRule;
+
+/* The shared rules of the variance family: out (and out2) dtypes, dims (NULL or empty: every dimension), the
+ * output shapes, the empty and the too-few-terms cases (NaN when one term is left to a correction, +inf when
+ * the correction exceeds the terms). */
+static aclnnStatus var_common(aclStubOpCall *call, aclStubReduceOp op, int dim, bool keep, double correction,
+                              int out, int out2, ShapeRule rule, bool out_max_dim) {
+    const aclStubTensorDesc *self = call->v[0].tensor;
+    uint64_t mask = 0;
+    if (call->v[dim].present) ACLSTUB_TRY(aclStubReduceDims(call, dim, self->ndim, true, &mask));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, 0, MAX_DIMS));
+    if (out_max_dim) {
+        ACLSTUB_TRY(aclStubCheckMaxDim(call, out, MAX_DIMS));
+        if (out2 >= 0) ACLSTUB_TRY(aclStubCheckMaxDim(call, out2, MAX_DIMS));
+    }
+    Plan *p = plan_of(call, op, 0, out);
+    p->out2 = out2;
+    p->r.correction = correction;
+    int64_t shape[ACLSTUB_MAX_DIMS];
+    uint32_t nd;
+    bool all = !call->v[dim].present || call->v[dim].size == 0;
+    reduced(self, all ? 0 : mask, keep, shape, &nd, &p->r.dims);
+    if (all && !keep) nd = 0;
+    if (!(rule == SHAPE_UNLESS_ALL && all)) {
+        ACLSTUB_TRY(aclStubCheckShape(call, out, shape, nd));
+        if (out2 >= 0) ACLSTUB_TRY(aclStubCheckShape(call, out2, shape, nd));
+    } else {
+        ACLSTUB_RETURN_ERROR_IF(aclStubNumel(call->v[out].tensor) != 1 ||
+                                (out2 >= 0 && aclStubNumel(call->v[out2].tensor) != 1), call, ACLNN_ERR_PARAM_INVALID,
+                                "a reduction over every dimension writes one element");
+    }
+    if (aclStubNumel(self) == 0) {
+        ACLSTUB_TRY(fill(call, p, out, NAN));
+        p->fill2 = out2 >= 0;
+        return OK;
+    }
+    return OK;
+}
+
+enum { VR_SELF, VR_DIM, VR_UNBIASED, VR_KEEP, VR_OUT };
+static aclnnStatus var_check(aclStubOpCall *call) {
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VR_SELF, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VR_OUT, VAR_DT));
+    return var_common(call, ACLSTUB_RED_VAR, VR_DIM, call->v[VR_KEEP].b, call->v[VR_UNBIASED].b ? 1 : 0, VR_OUT, -1,
+                      SHAPE_EXACT, false);
+}
+ACLSTUB_OP_FROM_PROTO_NULLABLE(aclnnVar, var_check, kernel, sizeof(Plan), VR_DIM, (const aclTensor *, self),
+                      (const aclIntArray *, dim), (bool, unbiased), (bool, keepdim), (aclTensor *, out))
+
+enum { VC_SELF, VC_DIM, VC_CORR, VC_KEEP, VC_OUT };
+static aclnnStatus var_correction_check(aclStubOpCall *call) {
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VC_SELF, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VC_OUT, VAR_DT));
+    return var_common(call, ACLSTUB_RED_VAR, VC_DIM, call->v[VC_KEEP].b, (double)call->v[VC_CORR].i, VC_OUT, -1,
+                      SHAPE_EXACT, false);
+}
+ACLSTUB_OP_FROM_PROTO_NULLABLE(aclnnVarCorrection, var_correction_check, kernel, sizeof(Plan), VC_DIM, (const aclTensor *, self),
+                      (const aclIntArray *, dim), (int64_t, correction), (bool, keepdim), (aclTensor *, out))
+
+enum { VM_SELF, VM_DIM, VM_CORR, VM_KEEP, VM_VAR, VM_MEAN };
+/* aclnn_var_mean.cpp: Atlas A2/A3 take FLOAT and FLOAT16 */
+#define VAR_MEAN_DT (DT(ACL_FLOAT) | DT(ACL_FLOAT16))
+static aclnnStatus var_mean_check(aclStubOpCall *call) {
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VM_SELF, VAR_MEAN_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VM_MEAN, VAR_MEAN_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VM_VAR, VAR_MEAN_DT));
+    return var_common(call, ACLSTUB_RED_VAR, VM_DIM, call->v[VM_KEEP].b, (double)call->v[VM_CORR].i, VM_VAR, VM_MEAN,
+                      SHAPE_EXACT, false);
+}
+ACLSTUB_OP_FROM_PROTO_NULLABLE(aclnnVarMean, var_mean_check, kernel, sizeof(Plan), VM_DIM, (const aclTensor *, self),
+                      (const aclIntArray *, dim), (int64_t, correction), (bool, keepdim), (aclTensor *, varOut),
+                      (aclTensor *, meanOut))
+
+enum { SD_SELF, SD_DIM, SD_CORR, SD_KEEP, SD_OUT };
+static aclnnStatus std_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = call->v[SD_SELF].tensor, *out = call->v[SD_OUT].tensor;
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SD_SELF, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SD_OUT, VAR_DT));
+    if (!aclStubCanCast(self->dtype, out->dtype))
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Result type %s can't be cast to the desired output type %s",
+                             aclStubDtypeName(self->dtype), aclStubDtypeName(out->dtype));
+    return var_common(call, ACLSTUB_RED_STD, SD_DIM, call->v[SD_KEEP].b, (double)call->v[SD_CORR].i, SD_OUT, -1,
+                      SHAPE_UNLESS_ALL, true);
+}
+ACLSTUB_OP_FROM_PROTO_NULLABLE(aclnnStd, std_check, kernel, sizeof(Plan), SD_DIM, (const aclTensor *, self),
+                      (const aclIntArray *, dim), (const int64_t, correction), (bool, keepdim), (aclTensor *, out))
+
+enum { SM_SELF, SM_DIM, SM_CORR, SM_KEEP, SM_STD, SM_MEAN };
+static aclnnStatus std_mean_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = call->v[SM_SELF].tensor;
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SM_SELF, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SM_STD, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SM_MEAN, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIs(call, SM_STD, self->dtype));
+    ACLSTUB_TRY(aclStubCheckDtypeIs(call, SM_MEAN, self->dtype));
+    return var_common(call, ACLSTUB_RED_STD, SM_DIM, call->v[SM_KEEP].b, (double)call->v[SM_CORR].i, SM_STD, SM_MEAN,
+                      SHAPE_UNLESS_ALL, true);
+}
+ACLSTUB_OP_FROM_PROTO_NULLABLE(aclnnStdMeanCorrection, std_mean_check, kernel, sizeof(Plan), SM_DIM, (const aclTensor *, self),
+                      (const aclIntArray *, dim), (int64_t, correction), (bool, keepdim), (aclTensor *, stdOut),
+                      (aclTensor *, meanOut))
+
+/* ---- aclnnArgMax, aclnnArgMin, aclnnMaxDim, aclnnMinDim ---------------------------------------------------- */
+
+/* aclnn_argmax.cpp / aclnn_argmin.cpp (Atlas A2/A3) */
+#define ARG_DT (ACLSTUB_DT_REALS | ACLSTUB_DT_INTS)
+enum { AR_SELF, AR_DIM, AR_KEEP, AR_OUT };
+static aclnnStatus arg_check(aclStubOpCall *call, aclStubReduceOp op) {
+    const aclStubTensorDesc *self = call->v[AR_SELF].tensor;
+    uint64_t mask = 0;
+    if (op == ACLSTUB_RED_ARGMAX) { /* aclnn_argmax.cpp: dtype, ranks, dim */
+        ACLSTUB_TRY(aclStubCheckDtypeIn(call, AR_SELF, ARG_DT));
+        ACLSTUB_TRY(aclStubCheckMaxDim(call, AR_SELF, MAX_DIMS));
+        ACLSTUB_TRY(aclStubCheckMaxDim(call, AR_OUT, MAX_DIMS));
+        ACLSTUB_TRY(aclStubReduceDim(call, "dim", call->v[AR_DIM].i, self->ndim, false, &mask));
+        if (aclStubNumel(self) == 0 || aclStubNumel(call->v[AR_OUT].tensor) == 0) return aclStubOpNothingToDo(call);
+        ACLSTUB_TRY(aclStubCheckDtypeIn(call, AR_OUT, ACLSTUB_DT_INDEX));
+    } else { /* aclnn_argmin.cpp: dim, dtypes (out INT32/INT64), ranks, a non-empty reduced dim */
+        ACLSTUB_TRY(aclStubReduceDim(call, "dim", call->v[AR_DIM].i, self->ndim, false, &mask));
+        ACLSTUB_TRY(aclStubCheckDtypeIn(call, AR_SELF, ARG_DT));
+        ACLSTUB_TRY(aclStubCheckDtypeIn(call, AR_OUT, ACLSTUB_DT_INDEX));
+        ACLSTUB_TRY(aclStubCheckMaxDim(call, AR_SELF, MAX_DIMS));
+        ACLSTUB_TRY(aclStubCheckMaxDim(call, AR_OUT, MAX_DIMS));
+        ACLSTUB_RETURN_ERROR_IF(self->ndim > 0 && any_reduced_dim_empty(self, mask), call, ACLNN_ERR_PARAM_INVALID,
+                                "Excepted reduction dim %lld to have non-zero size", (long long)call->v[AR_DIM].i);
+        if (aclStubNumel(self) == 0) return aclStubOpNothingToDo(call);
+    }
+    Plan *p = plan_of(call, op, AR_SELF, -1);
+    p->out2 = AR_OUT;
+    p->r.dims = mask;
+    int64_t shape[ACLSTUB_MAX_DIMS];
+    uint32_t nd;
+    aclStubReduceShape(self, mask, call->v[AR_KEEP].b, shape, &nd);
+    return shape_or_scalar(call, AR_OUT, shape, nd);
+}
+static aclnnStatus argmax_check(aclStubOpCall *call) { return arg_check(call, ACLSTUB_RED_ARGMAX); }
+static aclnnStatus argmin_check(aclStubOpCall *call) { return arg_check(call, ACLSTUB_RED_ARGMIN); }
+ACLSTUB_OP_FROM_PROTO(aclnnArgMax, argmax_check, kernel, sizeof(Plan), (const aclTensor *, self), (int64_t, dim),
+                      (bool, keepdim), (aclTensor *, out))
+ACLSTUB_OP_FROM_PROTO(aclnnArgMin, argmin_check, kernel, sizeof(Plan), (const aclTensor *, self), (int64_t, dim),
+                      (bool, keepdim), (aclTensor *, out))
+
+/* aclnn_max_dim.cpp / aclnn_min_dim.cpp (Atlas A2/A3); BOOL computes in FLOAT */
+#define DIM_DT (DT(ACL_FLOAT) | DT(ACL_FLOAT16) | DT(ACL_INT64) | DT(ACL_BOOL) | DT(ACL_BF16))
+enum { MD_SELF, MD_DIM, MD_KEEP, MD_OUT, MD_INDICES };
+static aclnnStatus max_dim_like_check(aclStubOpCall *call, aclStubReduceOp op) {
+    const aclStubTensorDesc *self = call->v[MD_SELF].tensor, *out = call->v[MD_OUT].tensor;
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, MD_SELF, DIM_DT));
+    if (out->dtype != self->dtype)
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Expected both tensors to have same dtype, but found self "
+                             "%s and out %s", aclStubDtypeName(self->dtype), aclStubDtypeName(out->dtype));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, MD_SELF, MAX_DIMS));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, MD_OUT, MAX_DIMS));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, MD_INDICES, MAX_DIMS));
+    uint64_t mask = 0;
+    ACLSTUB_TRY(aclStubReduceDim(call, "dim", call->v[MD_DIM].i, self->ndim, false, &mask));
+    if (aclStubNumel(self) == 0) return aclStubOpNothingToDo(call);
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, MD_INDICES, ACLSTUB_DT_INDEX));
+    Plan *p = plan_of(call, op, MD_SELF, MD_OUT);
+    p->out2 = MD_INDICES;
+    p->r.dims = mask;
+    if (self->dtype == ACL_BOOL) p->r.compute = ACL_FLOAT;
+    int64_t shape[ACLSTUB_MAX_DIMS];
+    uint32_t nd;
+    aclStubReduceShape(self, mask, call->v[MD_KEEP].b, shape, &nd);
+    ACLSTUB_TRY(shape_or_scalar(call, MD_INDICES, shape, nd));
+    return shape_or_scalar(call, MD_OUT, shape, nd);
+}
+static aclnnStatus max_dim_check(aclStubOpCall *call) { return max_dim_like_check(call, ACLSTUB_RED_ARGMAX); }
+static aclnnStatus min_dim_check(aclStubOpCall *call) { return max_dim_like_check(call, ACLSTUB_RED_ARGMIN); }
+ACLSTUB_OP_FROM_PROTO(aclnnMaxDim, max_dim_check, kernel, sizeof(Plan), (const aclTensor *, self), (int64_t, dim),
+                      (bool, keepdim), (aclTensor *, out), (aclTensor *, indices))
+ACLSTUB_OP_FROM_PROTO(aclnnMinDim, min_dim_check, kernel, sizeof(Plan), (const aclTensor *, self), (int64_t, dim),
+                      (bool, keepdim), (aclTensor *, out), (aclTensor *, indices))
+
+/* ---- aclnnAminmax, aclnnAminmaxAll, aclnnAminmaxDim --------------------------------------------------------- */
+
+/* aclnn_aminmax*.cpp (Atlas A2/A3); BOOL computes in UINT8 */
+#define MINMAX_DT (ACLSTUB_DT_REALS | ACLSTUB_DT_INTS | DT(ACL_BOOL))
+static aclnnStatus minmax_common(aclStubOpCall *call, int min_out, int max_out) {
+    const aclStubTensorDesc *self = call->v[0].tensor;
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, 0, MINMAX_DT));
+    for (int o = 0; o < 2; o++) {
+        int i = o ? max_out : min_out;
+        if (call->v[i].tensor->dtype != self->dtype)
+            return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Expected both tensors to have same dtype, but found "
+                                 "self %s and %s %s", aclStubDtypeName(self->dtype), call->op->params[i].name,
+                                 aclStubDtypeName(call->v[i].tensor->dtype));
+    }
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, 0, MAX_DIMS));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, min_out, MAX_DIMS));
+    return aclStubCheckMaxDim(call, max_out, MAX_DIMS);
+}
+
+static aclnnStatus minmax_finish(aclStubOpCall *call, uint64_t mask, bool keep, int min_out, int max_out) {
+    const aclStubTensorDesc *self = call->v[0].tensor;
+    Plan *p = plan_of(call, ACLSTUB_RED_MIN, 0, min_out);
+    p->out2 = max_out;
+    p->second = true;
+    p->op2 = ACLSTUB_RED_MAX;
+    p->r.dims = mask;
+    if (self->dtype == ACL_BOOL) p->r.compute = ACL_UINT8;
+    int64_t shape[ACLSTUB_MAX_DIMS];
+    uint32_t nd;
+    aclStubReduceShape(self, mask, keep, shape, &nd);
+    ACLSTUB_TRY(shape_or_scalar(call, min_out, shape, nd));
+    return shape_or_scalar(call, max_out, shape, nd);
+}
+
+enum { MM_SELF, MM_DIM, MM_KEEP, MM_MIN, MM_MAX };
+static aclnnStatus aminmax_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = call->v[MM_SELF].tensor;
+    ACLSTUB_TRY(minmax_common(call, MM_MIN, MM_MAX));
+    const aclStubValue *dim = &call->v[MM_DIM];
+    ACLSTUB_RETURN_ERROR_IF(dim->size != 1 && aclStubNumel(self) == 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "Expected self to be not empty tensor");
+    uint64_t mask = 0;
+    if (dim->size == 1) {
+        ACLSTUB_TRY(aclStubReduceDim(call, "dim", dim->ints[0], self->ndim, false, &mask));
+        ACLSTUB_RETURN_ERROR_IF(self->ndim > 0 && any_reduced_dim_empty(self, mask), call, ACLNN_ERR_PARAM_INVALID,
+                                "Expected reduction dim %lld to have non-zero size", (long long)dim->ints[0]);
+    } else {
+        ACLSTUB_TRY(aclStubReduceDims(call, MM_DIM, self->ndim, true, &mask));
+        if (mask == 0) mask = aclStubAllDims(self->ndim);
+    }
+    if (aclStubNumel(self) == 0) return aclStubOpNothingToDo(call);
+    return minmax_finish(call, mask, call->v[MM_KEEP].b, MM_MIN, MM_MAX);
+}
+ACLSTUB_OP_FROM_PROTO(aclnnAminmax, aminmax_check, kernel, sizeof(Plan), (const aclTensor *, self),
+                      (const aclIntArray *, dim), (bool, keepDim), (aclTensor *, minOut), (aclTensor *, maxOut))
+
+enum { MA_SELF, MA_MIN, MA_MAX };
+static aclnnStatus aminmax_all_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = call->v[MA_SELF].tensor;
+    ACLSTUB_TRY(minmax_common(call, MA_MIN, MA_MAX));
+    if (aclStubNumel(self) == 0) return aclStubOpNothingToDo(call);
+    return minmax_finish(call, aclStubAllDims(self->ndim), false, MA_MIN, MA_MAX);
+}
+ACLSTUB_OP_FROM_PROTO(aclnnAminmaxAll, aminmax_all_check, kernel, sizeof(Plan), (const aclTensor *, self),
+                      (aclTensor *, minOut), (aclTensor *, maxOut))
+
+enum { MI_SELF, MI_DIM, MI_KEEP, MI_MIN, MI_MAX };
+static aclnnStatus aminmax_dim_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = call->v[MI_SELF].tensor;
+    ACLSTUB_TRY(minmax_common(call, MI_MIN, MI_MAX));
+    uint64_t mask = 0;
+    int64_t dim = call->v[MI_DIM].i;
+    ACLSTUB_TRY(aclStubReduceDim(call, "dim", dim, self->ndim, false, &mask));
+    ACLSTUB_RETURN_ERROR_IF(self->ndim > 0 && any_reduced_dim_empty(self, mask), call, ACLNN_ERR_PARAM_INVALID,
+                            "Expected reduction dim %lld to have non-zero size", (long long)dim);
+    if (aclStubNumel(self) == 0) return aclStubOpNothingToDo(call);
+    return minmax_finish(call, mask, call->v[MI_KEEP].b, MI_MIN, MI_MAX);
+}
+ACLSTUB_OP_FROM_PROTO(aclnnAminmaxDim, aminmax_dim_check, kernel, sizeof(Plan), (const aclTensor *, self),
+                      (const int64_t, dim), (bool, keepDim), (aclTensor *, minOut), (aclTensor *, maxOut))
