@@ -754,7 +754,8 @@ aclnnStatus aclStubReduceRun(const aclStubOpCall *call, const aclStubReduce *r) 
         return aclStubKernelFail(call, ACLNN_ERR_INNER, "no complex kernel for this reduction");
     bool boolish = op == ACLSTUB_RED_ALL || op == ACLSTUB_RED_ANY || op == ACLSTUB_RED_COUNT_NONZERO;
     bool index = op == ACLSTUB_RED_ARGMAX || op == ACLSTUB_RED_ARGMIN;
-    bool two = op == ACLSTUB_RED_VAR || op == ACLSTUB_RED_STD || op == ACLSTUB_RED_LOGSUMEXP || index;
+    bool stats = op == ACLSTUB_RED_VAR || op == ACLSTUB_RED_STD || op == ACLSTUB_RED_INVSTD;
+    bool two = stats || op == ACLSTUB_RED_LOGSUMEXP || index;
     aclDataType compute = boolish ? ACL_INT64 : r->compute;
     Geo g;
     build_geo(&g, self, r->dims, compute, boolish ? ACL_BOOL : ACL_DT_UNDEFINED, !cprod);
@@ -786,6 +787,7 @@ aclnnStatus aclStubReduceRun(const aclStubOpCall *call, const aclStubReduce *r) 
         case ACLSTUB_RED_MEAN:
         case ACLSTUB_RED_VAR:
         case ACLSTUB_RED_STD:
+        case ACLSTUB_RED_INVSTD:
         case ACLSTUB_RED_MAX:
         case ACLSTUB_RED_MIN:
         case ACLSTUB_RED_ARGMAX:
@@ -831,7 +833,7 @@ aclnnStatus aclStubReduceRun(const aclStubOpCall *call, const aclStubReduce *r) 
         } else {
             /* res holds the first pass (sums or extremes); it becomes the shift of the second */
             for (int64_t o = 0; o < g.n_out; o++) {
-                if (op == ACLSTUB_RED_VAR || op == ACLSTUB_RED_STD) {
+                if (stats) {
                     if (g.acc == ACC_F32)
                         ((float *)(void *)res)[o] /= (float)g.n;
                     else
@@ -865,7 +867,7 @@ aclnnStatus aclStubReduceRun(const aclStubOpCall *call, const aclStubReduce *r) 
                     double m = ((const double *)(const void *)res2)[o], s = get(&g, res3, o);
                     put(&g, res, o, m != m ? m : log(s) + (isinf(m) ? 0.0 : m));
                 }
-            } else { /* VAR, STD: res2 = the mean, res = the variance (or deviation) */
+            } else { /* VAR, STD, INVSTD: res2 = the mean, res = the variance (or what derives from it) */
                 /* no degrees of freedom left: NaN for a single term, +inf otherwise (the op_api's fills) */
                 double dof = n - r->correction;
                 memcpy(res2, res, (size_t)(g.n_out * g.asize));
@@ -875,10 +877,12 @@ aclnnStatus aclStubReduceRun(const aclStubOpCall *call, const aclStubReduce *r) 
                         v = g.n <= 1 ? NAN : INFINITY;
                     } else if (g.acc == ACC_F32) {
                         float var = ((const float *)(const void *)res3)[o] / (float)dof;
-                        v = op == ACLSTUB_RED_STD ? (double)sqrtf(var) : (double)var;
+                        v = op == ACLSTUB_RED_STD      ? (double)sqrtf(var)
+                            : op == ACLSTUB_RED_INVSTD ? 1.0 / sqrt((double)(var + (float)r->eps))
+                                                       : (double)var;
                     } else {
                         double var = get(&g, res3, o) / dof;
-                        v = op == ACLSTUB_RED_STD ? sqrt(var) : var;
+                        v = op == ACLSTUB_RED_STD ? sqrt(var) : op == ACLSTUB_RED_INVSTD ? 1.0 / sqrt(var + r->eps) : var;
                     }
                     put(&g, res, o, v);
                 }
@@ -977,6 +981,30 @@ aclnnStatus aclStubCheckMaxDim(const aclStubOpCall *call, int i, uint32_t max_di
     if (t == NULL || t->ndim <= max_dim) return OK;
     return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "The %s tensor cannot be larger than %u dimensions",
                          call->op->params[i].name, max_dim);
+}
+
+bool aclStubIsPrivateFormat(aclFormat f) {
+    switch ((int)f) {
+    case ACL_FORMAT_NC1HWC0:
+    case ACL_FORMAT_FRACTAL_Z:
+    case ACL_FORMAT_NC1HWC0_C04:
+    case ACL_FORMAT_FRACTAL_NZ:
+    case ACL_FORMAT_NDC1HWC0:
+    case 33: /* FRACTAL_Z_3D */
+    case ACL_FORMAT_FRACTAL_NZ_C0_16:
+    case ACL_FORMAT_FRACTAL_NZ_C0_32:
+    case ACL_FORMAT_FRACTAL_NZ_C0_2:
+    case ACL_FORMAT_FRACTAL_NZ_C0_4:
+    case ACL_FORMAT_FRACTAL_NZ_C0_8: return true;
+    default: return false;
+    }
+}
+
+aclnnStatus aclStubCheckFormat(const aclStubOpCall *call, int i) {
+    const aclStubTensorDesc *t = call->v[i].tensor;
+    if (t == NULL || !aclStubIsPrivateFormat(t->format)) return OK;
+    return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Format only support ND, NCHW, NHWC, HWCN, NDHWC, NCDHW, NCL; "
+                         "%s has format %d", call->op->params[i].name, (int)t->format);
 }
 
 aclnnStatus aclStubFill(const aclStubOpCall *call, const aclStubTensorDesc *out, double value) {

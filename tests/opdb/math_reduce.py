@@ -417,3 +417,47 @@ ENTRIES += [
     OpInfo("aclnnAminmaxAll", torch.aminmax, MINMAX, kind="custom", samples=aminmax_all_samples),
     OpInfo("aclnnAminmaxDim", aminmax_dim, MINMAX, kind="custom", samples=arg_samples),
 ]
+
+
+# ---- global pools, batch-norm statistics ------------------------------------------------------------------------
+
+def pool_samples(dtype, rng):
+    return [Sample((arr(rng, (2, 3, 4, 5), dtype),), (), "NCHW"), Sample((arr(rng, (1, 2, 3, 2, 2), dtype),), (), "5-d"),
+            Sample((arr(rng, (2, 3, 90, 100), dtype),), (), "large planes"),
+            Sample((np.ascontiguousarray(arr(rng, (2, 5, 4, 3), dtype).transpose(0, 3, 2, 1)),), (), "channels")]
+
+
+def global_max_pool(x):
+    return torch.amax(x, dim=tuple(range(2, x.dim())), keepdim=True)
+
+
+def global_average_pool(x):
+    return torch.mean(x, dim=tuple(range(2, x.dim())), keepdim=True)
+
+
+def batch_norm_stats(x, eps):
+    x = x.double()
+    dims = [d for d in range(x.dim()) if d != 1]
+    var, mean = torch.var_mean(x, dim=dims, correction=0)
+    return mean.float(), (1 / torch.sqrt(var + eps)).float()
+
+
+def batch_norm_stats_samples(dtype, rng):
+    return [Sample((arr(rng, (4, 3, 5), dtype),), (1e-5,), "3-d"), Sample((arr(rng, (2, 6), dtype),), (0.1,), "2-d"),
+            Sample((arr(rng, (8, 3, 40, 40), dtype),), (1e-5,), "large"),
+            Sample((arr(rng, (0, 3), dtype),), (1e-5,), "empty")]
+
+
+def batch_norm_stats_oracle(x, eps):
+    if x.numel() == 0:
+        return torch.zeros(x.shape[1]), torch.full((x.shape[1],), float("nan"))
+    return batch_norm_stats(x, eps)
+
+
+ENTRIES += [
+    OpInfo("aclnnGlobalMaxPool", global_max_pool, ("float32", "float16", "float64"), kind="custom",
+           samples=pool_samples),
+    OpInfo("aclnnGlobalAveragePool", global_average_pool, REALS, kind="custom", samples=pool_samples, tol=SUM_TOL),
+    OpInfo("aclnnBatchNormStats", batch_norm_stats_oracle, ("float32", "float16"), kind="custom",
+           samples=batch_norm_stats_samples, tol=SUM_TOL, native16=True),
+]

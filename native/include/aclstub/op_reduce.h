@@ -50,6 +50,7 @@ typedef enum {
     ACLSTUB_RED_ARGMAX,        /* out: the maximum (may be NULL), out2: the index of its first occurrence in the
                                   reduced order; NaN counts as the largest value */
     ACLSTUB_RED_ARGMIN,        /* the same with the minimum; NaN counts as the smallest value */
+    ACLSTUB_RED_INVSTD,        /* 1 / sqrt(VAR + eps) (batch-norm statistics); out2: the mean */
     ACLSTUB_RED_COUNT
 } aclStubReduceOp;
 
@@ -62,7 +63,8 @@ typedef struct {
     const aclStubTensorDesc *out;  /* self's shape without the reduced dimensions, or with them as 1 (any strides) */
     const aclStubTensorDesc *out2; /* ARGMAX/ARGMIN: the indices; VAR/STD: the mean (optional) */
     double p;                      /* NORM */
-    double correction;             /* VAR, STD */
+    double correction;             /* VAR, STD, INVSTD */
+    double eps;                    /* INVSTD */
 } aclStubReduce;
 
 /* From a kernel: computes r (every thread of the stub's pool; results independent of the thread count). */
@@ -89,6 +91,10 @@ ACLSTUB_API aclnnStatus aclStubCheckShape(const aclStubOpCall *call, int i, cons
 ACLSTUB_API aclnnStatus aclStubCheckDtypeIn(const aclStubOpCall *call, int i, uint64_t set);
 ACLSTUB_API aclnnStatus aclStubCheckDtypeIs(const aclStubOpCall *call, int i, aclDataType dtype);
 ACLSTUB_API aclnnStatus aclStubCheckMaxDim(const aclStubOpCall *call, int i, uint32_t max_dim);
+/* op::IsPrivateFormat: the device's tiled layouts (NC1HWC0, FRACTAL_Z, FRACTAL_NZ, ...), refused where the op_api
+ * refuses them; aclStubCheckFormat fails for tensor parameter i in such a format. */
+ACLSTUB_API bool aclStubIsPrivateFormat(aclFormat format);
+ACLSTUB_API aclnnStatus aclStubCheckFormat(const aclStubOpCall *call, int i);
 /* From a kernel: every element of out (any strides and dtype) set to value (converted as the device's Cast). */
 ACLSTUB_API aclnnStatus aclStubFill(const aclStubOpCall *call, const aclStubTensorDesc *out, double value);
 /* The mask of every dimension of a rank-n tensor. */

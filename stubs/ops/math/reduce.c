@@ -2,8 +2,8 @@
  * Reductions of ops-math math/ on the reduction engine (aclstub/op_reduce.h): aclnnReduceSum, aclnnMean(V2),
  * aclnnAmax/Amin, aclnnMax/Min (whole tensor), aclnnMaxV2, aclnnAll/Any, aclnnProd(Dim), aclnnReduceNansum,
  * aclnnReduceLogSum, aclnnLogSumExp, aclnnVar(Correction), aclnnVarMean, aclnnStd, aclnnStdMeanCorrection,
- * aclnnArgMax/ArgMin, aclnnMaxDim/MinDim, aclnnAminmax(All, Dim). Each check follows its op_api's order; the
- * kernel is shared.
+ * aclnnArgMax/ArgMin, aclnnMaxDim/MinDim, aclnnAminmax(All, Dim), aclnnGlobalMaxPool, aclnnGlobalAveragePool,
+ * aclnnBatchNormStats. Each check follows its op_api's order; the kernel is shared.
  */
 #include <math.h>
 
@@ -21,6 +21,9 @@
 #include "aclnnop/aclnn_aminmax.h"
 #include "aclnnop/aclnn_aminmax_all.h"
 #include "aclnnop/aclnn_aminmax_dim.h"
+#include "aclnnop/aclnn_batch_norm_stats.h"
+#include "aclnnop/aclnn_global_average_pool.h"
+#include "aclnnop/aclnn_global_max_pool.h"
 #include "aclnnop/aclnn_argmax.h"
 #include "aclnnop/aclnn_argmin.h"
 #include "aclnnop/aclnn_logsumexp.h"
@@ -52,7 +55,7 @@ typedef struct {
     int self, out, out2;
     bool fill;       /* an empty input: out (and out2 when fill2) filled with fill_value */
     bool fill2;
-    double fill_value;
+    double fill_value, fill_value2;
     bool second;     /* aclnnAminmax*: a second reduction (op2) into out2 */
     aclStubReduceOp op2;
 } Plan;
@@ -61,7 +64,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     const Plan *p = call->plan;
     if (p->fill) {
         ACLSTUB_TRY(aclStubFill(call, call->v[p->out].tensor, p->fill_value));
-        return p->fill2 ? aclStubFill(call, call->v[p->out2].tensor, p->fill_value) : OK;
+        return p->fill2 ? aclStubFill(call, call->v[p->out2].tensor, p->fill_value2) : OK;
     }
     aclStubReduce r = p->r;
     r.self = call->v[p->self].tensor;
@@ -294,6 +297,7 @@ static aclnnStatus all_like_check(aclStubOpCall *call, aclStubReduceOp op) {
     const aclStubTensorDesc *self = call->v[AA_SELF].tensor;
     ACLSTUB_TRY(aclStubCheckDtypeIn(call, AA_SELF, ALL_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIn(call, AA_OUT, ALL_OUT_DT));
+    ACLSTUB_TRY(aclStubCheckFormat(call, AA_SELF));
     uint64_t mask;
     ACLSTUB_TRY(aclStubReduceDims(call, AA_DIM, self->ndim, true, &mask));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, AA_SELF, MAX_DIMS));
@@ -496,6 +500,7 @@ static aclnnStatus var_common(aclStubOpCall *call, aclStubReduceOp op, int dim, 
     if (aclStubNumel(self) == 0) {
         ACLSTUB_TRY(fill(call, p, out, NAN));
         p->fill2 = out2 >= 0;
+        p->fill_value2 = NAN;
         return OK;
     }
     return OK;
@@ -583,6 +588,8 @@ static aclnnStatus arg_check(aclStubOpCall *call, aclStubReduceOp op) {
         ACLSTUB_TRY(aclStubReduceDim(call, "dim", call->v[AR_DIM].i, self->ndim, false, &mask));
         ACLSTUB_TRY(aclStubCheckDtypeIn(call, AR_SELF, ARG_DT));
         ACLSTUB_TRY(aclStubCheckDtypeIn(call, AR_OUT, ACLSTUB_DT_INDEX));
+        ACLSTUB_TRY(aclStubCheckFormat(call, AR_SELF));
+        ACLSTUB_TRY(aclStubCheckFormat(call, AR_OUT));
         ACLSTUB_TRY(aclStubCheckMaxDim(call, AR_SELF, MAX_DIMS));
         ACLSTUB_TRY(aclStubCheckMaxDim(call, AR_OUT, MAX_DIMS));
         ACLSTUB_RETURN_ERROR_IF(self->ndim > 0 && any_reduced_dim_empty(self, mask), call, ACLNN_ERR_PARAM_INVALID,
@@ -717,3 +724,76 @@ static aclnnStatus aminmax_dim_check(aclStubOpCall *call) {
 }
 ACLSTUB_OP_FROM_PROTO(aclnnAminmaxDim, aminmax_dim_check, kernel, sizeof(Plan), (const aclTensor *, self),
                       (const int64_t, dim), (bool, keepDim), (aclTensor *, minOut), (aclTensor *, maxOut))
+
+/* ---- aclnnGlobalMaxPool, aclnnGlobalAveragePool: every dimension after the first two --------------------- */
+
+static aclnnStatus global_pool_check(aclStubOpCall *call, aclStubReduceOp op, uint64_t dtypes, bool exact_shape) {
+    enum { SELF, OUT };
+    const aclStubTensorDesc *self = call->v[SELF].tensor, *out = call->v[OUT].tensor;
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SELF, dtypes));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, OUT, dtypes));
+    if (out->dtype != self->dtype)
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Expected both tensors to have same dtype, but found self "
+                             "%s and out %s", aclStubDtypeName(self->dtype), aclStubDtypeName(out->dtype));
+    bool fmt_ok = self->format == out->format &&
+                  (self->format == ACL_FORMAT_ND || self->format == ACL_FORMAT_NCHW || self->format == ACL_FORMAT_NCDHW);
+    ACLSTUB_RETURN_ERROR_IF(!fmt_ok, call, ACLNN_ERR_PARAM_INVALID, "self and out must share a format of ND, NCHW or "
+                            "NCDHW; got %d and %d", (int)self->format, (int)out->format);
+    ACLSTUB_RETURN_ERROR_IF(self->ndim < 4 || self->ndim > 8, call, ACLNN_ERR_PARAM_INVALID,
+                            "self must have 4 to 8 dimensions, got %u", self->ndim);
+    ACLSTUB_RETURN_ERROR_IF(out->ndim != self->ndim, call, ACLNN_ERR_PARAM_INVALID,
+                            "Expected %u dimension input, but got out with %u", self->ndim, out->ndim);
+    uint64_t mask = aclStubAllDims(self->ndim) & ~UINT64_C(3);
+    int64_t shape[ACLSTUB_MAX_DIMS];
+    uint32_t nd;
+    aclStubReduceShape(self, mask, true, shape, &nd);
+    ACLSTUB_TRY(exact_shape ? aclStubCheckShape(call, OUT, shape, nd) : shape_or_scalar(call, OUT, shape, nd));
+    Plan *p = plan_of(call, op, SELF, OUT);
+    p->r.dims = mask;
+    if (aclStubNumel(out) == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+static aclnnStatus global_max_pool_check(aclStubOpCall *call) {
+    return global_pool_check(call, ACLSTUB_RED_MAX, DT(ACL_FLOAT) | DT(ACL_FLOAT16) | DT(ACL_DOUBLE), true);
+}
+static aclnnStatus global_average_pool_check(aclStubOpCall *call) {
+    return global_pool_check(call, ACLSTUB_RED_MEAN, ACLSTUB_DT_REALS, false);
+}
+ACLSTUB_OP_FROM_PROTO(aclnnGlobalMaxPool, global_max_pool_check, kernel, sizeof(Plan), (const aclTensor *, self),
+                      (aclTensor *, out))
+ACLSTUB_OP_FROM_PROTO(aclnnGlobalAveragePool, global_average_pool_check, kernel, sizeof(Plan),
+                      (const aclTensor *, self), (aclTensor *, out))
+
+/* ---- aclnnBatchNormStats: per channel (dimension 1) mean and 1 / sqrt(biased variance + eps) --------------- */
+
+enum { BS_INPUT, BS_EPS, BS_MEAN, BS_INVSTD };
+static aclnnStatus batch_norm_stats_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *input = call->v[BS_INPUT].tensor;
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, BS_INPUT, DT(ACL_FLOAT) | DT(ACL_FLOAT16)));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, BS_MEAN, DT(ACL_FLOAT)));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, BS_INVSTD, DT(ACL_FLOAT)));
+    for (int i = BS_INPUT; i <= BS_INVSTD; i++) ACLSTUB_TRY(aclStubCheckFormat(call, i));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, BS_INPUT, MAX_DIMS));
+    ACLSTUB_RETURN_ERROR_IF(input->ndim < 2, call, ACLNN_ERR_PARAM_INVALID,
+                            "The input tensor must have at least 2 dimensions");
+    for (int i = BS_MEAN; i <= BS_INVSTD; i++)
+        ACLSTUB_RETURN_ERROR_IF(call->v[i].tensor->ndim != 1, call, ACLNN_ERR_PARAM_INVALID,
+                                "Expected 1 dimension input, but got %s with %u", call->op->params[i].name,
+                                call->v[i].tensor->ndim);
+    ACLSTUB_RETURN_ERROR_IF(input->dims[1] == 0, call, ACLNN_ERR_PARAM_INVALID, "input has no channel");
+    ACLSTUB_TRY(aclStubCheckShape(call, BS_MEAN, &input->dims[1], 1));
+    ACLSTUB_TRY(aclStubCheckShape(call, BS_INVSTD, &input->dims[1], 1));
+    Plan *p = plan_of(call, ACLSTUB_RED_INVSTD, BS_INPUT, BS_INVSTD);
+    p->out2 = BS_MEAN;
+    p->r.dims = aclStubAllDims(input->ndim) & ~UINT64_C(2);
+    p->r.compute = ACL_FLOAT;
+    p->r.eps = call->v[BS_EPS].f;
+    if (aclStubNumel(input) == 0) { /* the op_api fills mean with 0 and invstd with NaN */
+        ACLSTUB_TRY(fill(call, p, BS_INVSTD, NAN));
+        p->fill2 = true;
+        p->fill_value2 = 0.0;
+    }
+    return OK;
+}
+ACLSTUB_OP_FROM_PROTO(aclnnBatchNormStats, batch_norm_stats_check, kernel, sizeof(Plan), (const aclTensor *, input),
+                      (double, eps), (aclTensor *, mean), (aclTensor *, invstd))
