@@ -1020,3 +1020,108 @@ aclnnStatus aclStubFill(const aclStubOpCall *call, const aclStubTensorDesc *out,
     size_t size = aclDataTypeSize(out->dtype);
     return aclStubIterRun(call, &it, copy_loop, &size);
 }
+
+/* ---- row sums for operators' kernels ------------------------------------------------------------------------ */
+
+#define CHUNKED_SUM(T, NAME)                                                                                 \
+    T parts[64] = {0};                                                                                         \
+    T *v = parts;                                                                                            \
+    int64_t nc = (n + CHUNK - 1) / CHUNK;                                                                    \
+    if (n <= 0) return 0;                                                                                    \
+    if (nc > 64) {                                                                                           \
+        v = malloc((size_t)nc * sizeof(T));                                                                  \
+        if (v == NULL) { /* no memory for the chunk sums: fold them in order (a different, documented order) */ \
+            T s = 0;                                                                                         \
+            for (int64_t c = 0; c < nc; c++) s += NAME##_row(x + c * CHUNK, n - c * CHUNK < CHUNK ? n - c * CHUNK : CHUNK); \
+            return s;                                                                                        \
+        }                                                                                                    \
+    }                                                                                                        \
+    for (int64_t c = 0; c < nc; c++) {                                                                       \
+        int64_t m = n - c * CHUNK < CHUNK ? n - c * CHUNK : CHUNK;                                           \
+        v[c] = m <= LANES ? NAME##_small(x + c * CHUNK, m) : NAME##_row(x + c * CHUNK, m);                   \
+    }                                                                                                        \
+    T s = NAME##_tree(v, nc);                                                                                \
+    if (v != parts) free(v);                                                                                 \
+    return s;
+
+float aclStubSumF32(const float *x, int64_t n) {
+    if (n <= LANES) return n > 0 ? sum_f32_small(x, n) : 0.0f;
+    if (n <= CHUNK) return sum_f32_row(x, n);
+    CHUNKED_SUM(float, sum_f32)
+}
+double aclStubSumF64(const double *x, int64_t n) {
+    if (n <= LANES) return n > 0 ? sum_f64_small(x, n) : 0.0;
+    if (n <= CHUNK) return sum_f64_row(x, n);
+    CHUNKED_SUM(double, sum_f64)
+}
+
+float aclStubMaxF32(const float *x, int64_t n) {
+    if (n <= 0) return -INFINITY;
+    if (n <= LANES) { /* short rows: a plain loop (maxss), NaN noted aside */
+        float m = -INFINITY;
+        int nan = 0;
+        for (int64_t i = 0; i < n; i++) {
+            m = x[i] > m ? x[i] : m;
+            nan |= x[i] != x[i];
+        }
+        return nan ? NAN : m;
+    }
+    float m = -INFINITY;
+    for (int64_t c = 0; c < n; c += CHUNK) {
+        int64_t k = n - c < CHUNK ? n - c : CHUNK;
+        float v = k <= LANES ? max_f32_small(x + c, k) : max_f32_row(x + c, k);
+        m = C_MAX(m, v);
+    }
+    return m;
+}
+
+float aclStubTreeF32(float *v, int64_t n) { return n > 0 ? sum_f32_tree(v, n) : 0.0f; }
+double aclStubTreeF64(double *v, int64_t n) { return n > 0 ? sum_f64_tree(v, n) : 0.0; }
+
+/* ---- exp ------------------------------------------------------------------------------------------------ */
+
+/* exp of x in [-110, 90] (or NaN) without branches; see aclStubExpF32. */
+static inline float exp_core(float xf) {
+    double x = xf;
+    const double magic = 6755399441055744.0; /* 1.5 * 2^52: adding it rounds to an integer in the low bits */
+    double t = x * 1.4426950408889634 + magic;
+    double k = t - magic;
+    int64_t bits;
+    memcpy(&bits, &t, 8);
+    bits -= INT64_C(0x4338000000000000); /* the bits of magic: what is left is k */
+    double r = x - k * 0.6931471805598903 - k * 5.497923018708371e-14; /* ln 2 split in two */
+    double p = 1.6059043836821613e-10;                                     /* 1/13!, ..., 1/2!, 1, 1 */
+    p = p * r + 2.08767569878681e-09;
+    p = p * r + 2.505210838544172e-08;
+    p = p * r + 2.755731922398589e-07;
+    p = p * r + 2.7557319223985893e-06;
+    p = p * r + 2.48015873015873e-05;
+    p = p * r + 0.0001984126984126984;
+    p = p * r + 0.001388888888888889;
+    p = p * r + 0.008333333333333333;
+    p = p * r + 0.041666666666666664;
+    p = p * r + 0.16666666666666666;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    int64_t sb = (bits + 1023) * (INT64_C(1) << 52);
+    double scale;
+    memcpy(&scale, &sb, 8);
+    return (float)(p * scale);
+}
+
+static inline float exp_clamp(float x) {
+    x = x < -110.0f ? -110.0f : x; /* NaN passes both */
+    return x > 90.0f ? 90.0f : x;
+}
+
+float aclStubExpF32(float x) { return exp_core(exp_clamp(x)); }
+
+STUB_CLONED void aclStubExpRowF32(float *y, const float *x, float shift, int64_t n) {
+    float t[256];
+    for (int64_t i = 0; i < n; i += 256) {
+        int64_t m = n - i < 256 ? n - i : 256;
+        for (int64_t j = 0; j < m; j++) t[j] = exp_clamp(x[i + j] - shift);
+        for (int64_t j = 0; j < m; j++) y[i + j] = exp_core(t[j]);
+    }
+}

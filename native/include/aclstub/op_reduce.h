@@ -100,32 +100,66 @@ ACLSTUB_API aclnnStatus aclStubFill(const aclStubOpCall *call, const aclStubTens
 /* The mask of every dimension of a rank-n tensor. */
 static inline uint64_t aclStubAllDims(uint32_t n) { return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1; }
 
+/* ---- sums of contiguous rows in the engine's order (for operators' own kernels) ------------------------- */
+
+/* The sum of x[0 .. n) in the order above (lanes, chunks, trees), +0.0 for n == 0. */
+ACLSTUB_API float aclStubSumF32(const float *x, int64_t n);
+ACLSTUB_API double aclStubSumF64(const double *x, int64_t n);
+/* The adjacent-pair tree over v[0 .. n) (an odd last value passed up; v overwritten): how chunk sums combine. */
+ACLSTUB_API float aclStubTreeF32(float *v, int64_t n);
+ACLSTUB_API double aclStubTreeF64(double *v, int64_t n);
+/* max of x[0 .. n) (NaN if any; -inf for n == 0) */
+ACLSTUB_API float aclStubMaxF32(const float *x, int64_t n);
+
+/*
+ * exp(x) for float32 values, computed in float64 (Cody-Waite reduction, a degree-13 polynomial, error below 1e-15)
+ * and rounded once: the correctly rounded result but for values within 1e-15 of a rounding boundary. NaN stays
+ * NaN, overflow gives +inf, underflow 0. aclStubExpRowF32 is the vectorised row form: y[i] = exp(x[i] - shift)
+ * (x - shift rounded to float32 first; y may be x).
+ */
+ACLSTUB_API float aclStubExpF32(float x);
+ACLSTUB_API void aclStubExpRowF32(float *y, const float *x, float shift, int64_t n);
+
 /* ---- operations along one dimension ------------------------------------------------------------------- */
 
 #define ACLSTUB_LANES_MAX 4
 
 /*
- * One lane: bufs[k] is operand k's lane as ACLSTUB_LANES_MAX contiguous values of lanes->type[k] (inputs
- * first, then outputs), n[k] values long. Called once per lane (every position of the other dimensions), from
- * any thread of the stub's pool; ctx is the caller's.
+ * One lane: bufs[k] holds operand k's lane (inputs first, then outputs) as n[k] contiguous values of
+ * lanes->type[k]; lane is the lane's index (row-major over the other dimensions). Called once per lane, from
+ * any thread of the stub's pool; ctx is the caller's. Outputs may be read in place: the function writes every
+ * value of its output lanes.
  */
-typedef void (*aclStubLaneFn)(const void *ctx, void *const *bufs, const int64_t *n);
+typedef void (*aclStubLaneFn)(const void *ctx, void *const *bufs, const int64_t *n, int64_t lane);
 
 typedef struct {
     int num_inputs, num_outputs;
-    /* inputs first, then outputs; all of one shape except along dim (outputs may be shorter: topk) */
+    /* inputs first, then outputs: one rank, equal sizes off dim (a caller keeps a reduced dimension as size 1) */
     const aclStubTensorDesc *tensor[ACLSTUB_LANES_MAX];
     aclDataType type[ACLSTUB_LANES_MAX]; /* what the lane function reads or writes (FLOAT for 16-bit data) */
     aclDataType via[ACLSTUB_LANES_MAX];  /* ACL_DT_UNDEFINED, or a dtype values pass through (op_api casts) */
-    int64_t dim;                         /* the lane dimension of tensor[0] (0 for a 0-d tensor) */
+    int64_t dim;                         /* the lane dimension (any for a 0-d tensor: one lane of one value) */
     aclStubLaneFn fn;
     const void *ctx;
     int64_t work_per_element;            /* rough cost, for the thread split (1 = a copy) */
 } aclStubLanes;
 
-/* Runs fn over every lane of tensor[0] along dim, converting and gathering strided lanes into contiguous
- * buffers where needed (lanes already contiguous in the function's type are used in place). */
+/* From a kernel: fn over every lane of tensor[0] along dim, strided lanes gathered into (and scattered from)
+ * contiguous buffers, lanes already contiguous in the function's type used in place. */
 ACLSTUB_API aclnnStatus aclStubLanesRun(const aclStubOpCall *call, const aclStubLanes *l);
+
+/* t viewed with a dimension of size 1 inserted at dim (a keepdim view of a reduced output). */
+static inline aclStubTensorDesc aclStubUnsqueezed(const aclStubTensorDesc *t, uint32_t dim) {
+    aclStubTensorDesc v = *t;
+    for (uint32_t d = t->ndim; d > dim; d--) {
+        v.dims[d] = t->dims[d - 1];
+        v.strides[d] = t->strides[d - 1];
+    }
+    v.dims[dim] = 1;
+    v.strides[dim] = 1;
+    v.ndim = t->ndim + 1;
+    return v;
+}
 
 #ifdef __cplusplus
 } /* extern "C" */
