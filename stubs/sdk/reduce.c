@@ -1007,6 +1007,19 @@ aclnnStatus aclStubCheckFormat(const aclStubOpCall *call, int i) {
                          "%s has format %d", call->op->params[i].name, (int)t->format);
 }
 
+aclnnStatus aclStubCopy(const aclStubOpCall *call, const aclStubTensorDesc *out, const aclStubTensorDesc *in) {
+    if (aclStubNumel(out) == 0) return OK;
+    aclStubIter it;
+    memset(&it, 0, sizeof it);
+    it.num_outputs = 1;
+    it.num_inputs = 1;
+    it.tensor[0] = out;
+    it.tensor[1] = in;
+    it.loop_dtype[0] = it.loop_dtype[1] = out->dtype;
+    size_t size = aclDataTypeSize(out->dtype);
+    return aclStubIterRun(call, &it, copy_loop, &size);
+}
+
 aclnnStatus aclStubFill(const aclStubOpCall *call, const aclStubTensorDesc *out, double value) {
     if (aclStubNumel(out) == 0) return OK;
     aclStubIter it;

@@ -95,6 +95,9 @@ ACLSTUB_API aclnnStatus aclStubCheckMaxDim(const aclStubOpCall *call, int i, uin
  * refuses them; aclStubCheckFormat fails for tensor parameter i in such a format. */
 ACLSTUB_API bool aclStubIsPrivateFormat(aclFormat format);
 ACLSTUB_API aclnnStatus aclStubCheckFormat(const aclStubOpCall *call, int i);
+/* From a kernel: out = in (one shape, any strides and dtypes; values converted as the device's Cast). */
+ACLSTUB_API aclnnStatus aclStubCopy(const aclStubOpCall *call, const aclStubTensorDesc *out,
+                                    const aclStubTensorDesc *in);
 /* From a kernel: every element of out (any strides and dtype) set to value (converted as the device's Cast). */
 ACLSTUB_API aclnnStatus aclStubFill(const aclStubOpCall *call, const aclStubTensorDesc *out, double value);
 /* The mask of every dimension of a rank-n tensor. */
@@ -147,6 +150,16 @@ typedef struct {
 /* From a kernel: fn over every lane of tensor[0] along dim, strided lanes gathered into (and scattered from)
  * contiguous buffers, lanes already contiguous in the function's type used in place. */
 ACLSTUB_API aclnnStatus aclStubLanesRun(const aclStubOpCall *call, const aclStubLanes *l);
+
+/*
+ * Sorting one lane of FLOAT, DOUBLE or INT64 values (16-bit floats widened to FLOAT, narrower integers to INT64):
+ * ascending puts NaN last, descending puts it first; -0.0 ties with +0.0; ties keep their index order (stable).
+ * aclStubArgsortLane writes the n indices in sorted order; aclStubTopkLane the first k of that order (the k
+ * largest when largest, else the k smallest), sorted. false when out of memory or for another type.
+ */
+ACLSTUB_API bool aclStubArgsortLane(const void *vals, aclDataType type, int64_t n, bool descending, int64_t *order);
+ACLSTUB_API bool aclStubTopkLane(const void *vals, aclDataType type, int64_t n, int64_t k, bool largest,
+                                 int64_t *order);
 
 /* t viewed with a dimension of size 1 inserted at dim (a keepdim view of a reduced output). */
 static inline aclStubTensorDesc aclStubUnsqueezed(const aclStubTensorDesc *t, uint32_t dim) {
