@@ -185,12 +185,18 @@ ACLSTUB_OP_FROM_PROTO(aclnnRange, range_check, kernel, sizeof(Plan), (const aclS
 /* ASCEND910B_DTYPE_SUPPORT_LIST of aclnn_linspace.cpp */
 #define LINSPACE_DT (ACLSTUB_DT_REALS | ACLSTUB_DT_INTS)
 enum { LI_START, LI_END, LI_STEPS, LI_OUT };
+/* aclnn_linspace.cpp: its NULL checks answer ACLNN_ERR_INNER_NULLPTR; scalars' dtypes, then out's */
 static aclnnStatus linspace_check(aclStubOpCall *call) {
     const aclStubTensorDesc *out = call->v[LI_OUT].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, LI_OUT, LINSPACE_DT));
+    for (int i = LI_START; i <= LI_OUT; i++) {
+        if (i == LI_STEPS) continue;
+        bool null = i == LI_OUT ? out == NULL : !call->v[i].present;
+        ACLSTUB_RETURN_ERROR_IF(null, call, ACLNN_ERR_INNER_NULLPTR, "argument '%s' is NULL", call->op->params[i].name);
+    }
     for (int i = LI_START; i <= LI_END; i++)
         ACLSTUB_RETURN_ERROR_IF(aclStubIsComplex(call->v[i].dtype), call, ACLNN_ERR_PARAM_INVALID,
                                 "%s must not be complex", call->op->params[i].name);
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, LI_OUT, LINSPACE_DT));
     int64_t steps = call->v[LI_STEPS].i;
     ACLSTUB_RETURN_ERROR_IF(steps < 0, call, ACLNN_ERR_PARAM_INVALID, "steps must be non-negative, got %lld",
                             (long long)steps);
@@ -212,8 +218,16 @@ static aclnnStatus linspace_check(aclStubOpCall *call) {
     p->f32_math = out->dtype == ACL_FLOAT || out->dtype == ACL_FLOAT16 || out->dtype == ACL_BF16;
     return OK;
 }
-ACLSTUB_OP_FROM_PROTO(aclnnLinspace, linspace_check, kernel, sizeof(Plan), (const aclScalar *, start),
-                      (const aclScalar *, end), (int64_t, steps), (aclTensor *, out))
+static const aclStubParam linspace_params[] = {
+    {"start", ACLSTUB_SCALAR, 0, NULL, ACLSTUB_NULLABLE, 0, 0},
+    {"end", ACLSTUB_SCALAR, 0, NULL, ACLSTUB_NULLABLE, 0, 0},
+    {"steps", ACLSTUB_INT, 0, NULL, 0, 0, 0},
+    {"out", ACLSTUB_OPTIONAL_OUTPUT, 0, NULL, ACLSTUB_ANY_LAYOUT, 0, 0},
+};
+static const aclStubOpDef linspace_def = {"aclnnLinspace", linspace_params, 4, NULL, linspace_check, kernel,
+                                          sizeof(Plan)};
+ACLSTUB_DEFINE_OP(aclnnLinspace, linspace_def, (const aclScalar *, start), (const aclScalar *, end), (int64_t, steps),
+                  (aclTensor *, out))
 
 /* aclnn_logspace.cpp: its NULL checks answer ACLNN_ERR_INNER_NULLPTR; result (declared const) is written */
 enum { LO_START, LO_END, LO_STEPS, LO_BASE, LO_RESULT };
