@@ -461,3 +461,23 @@ ENTRIES += [
     OpInfo("aclnnBatchNormStats", batch_norm_stats_oracle, ("float32", "float16"), kind="custom",
            samples=batch_norm_stats_samples, tol=SUM_TOL, native16=True),
 ]
+
+
+# ---- trace ---------------------------------------------------------------------------------------------------------
+
+def trace(x):
+    if x.dtype == torch.bool or not (x.dtype.is_floating_point or x.dtype.is_complex):
+        return torch.trace(x.to(torch.int64))
+    return torch.trace(wide(x, x.dtype)).to(x.dtype) if x.dtype != torch.float32 else torch.trace(x.double()).float()
+
+
+def trace_samples(dtype, rng):
+    return [Sample((arr(rng, (3, 3), dtype),), (), "square"), Sample((arr(rng, (2, 5), dtype),), (), "wide"),
+            Sample((arr(rng, (7, 4), dtype).T,), (), "transposed"), Sample((arr(rng, (0, 3), dtype),), (), "empty"),
+            Sample((arr(rng, (3000, 3000), dtype),), (), "large")]
+
+
+ENTRIES += [
+    OpInfo("aclnnTrace", trace, REALS + COMPLEX + ("int32", "int64", "int16", "int8", "uint8", "bool"),
+           kind="custom", samples=trace_samples, native16=True, tol=SUM_TOL),
+]

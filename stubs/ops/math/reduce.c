@@ -35,6 +35,7 @@
 #include "aclnnop/aclnn_std_mean_correction.h"
 #include "aclnnop/aclnn_var.h"
 #include "aclnnop/aclnn_var_mean.h"
+#include "aclnnop/aclnn_trace.h"
 
 #define DT ACLSTUB_DT
 #define MAX_DIMS 8
@@ -797,3 +798,30 @@ static aclnnStatus batch_norm_stats_check(aclStubOpCall *call) {
 }
 ACLSTUB_OP_FROM_PROTO(aclnnBatchNormStats, batch_norm_stats_check, kernel, sizeof(Plan), (const aclTensor *, input),
                       (double, eps), (aclTensor *, mean), (aclTensor *, invstd))
+
+/* ---- aclnnTrace: the sum of the diagonal of a 2-D tensor ------------------------------------------------------- */
+
+/* ASCEND910B_DTYPE_SUPPORT_LIST of aclnn_trace.cpp; integers sum into INT64, 16-bit floats in FLOAT */
+#define TRACE_DT (ACLSTUB_DT_REALS | ACLSTUB_DT_COMPLEX | DT(ACL_INT32) | DT(ACL_INT64) | DT(ACL_INT16) | \
+                  DT(ACL_INT8) | DT(ACL_UINT8) | DT(ACL_BOOL))
+enum { TR_SELF, TR_OUT };
+static aclnnStatus trace_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *self = call->v[TR_SELF].tensor, *out = call->v[TR_OUT].tensor;
+    aclStubTensorDesc diag = *self; /* the diagonal as a 1-D view */
+    diag.ndim = 1;
+    diag.dims[0] = self->dims[0] < self->dims[1] ? self->dims[0] : self->dims[1];
+    diag.strides[0] = self->strides[0] + self->strides[1];
+    aclStubReduce r = {ACLSTUB_RED_SUM, &diag, 1, out->dtype, out, NULL, 0, 0, 0};
+    if (aclStubIsFloating(self->dtype) && self->dtype != ACL_DOUBLE) r.compute = ACL_FLOAT;
+    return aclStubReduceRun(call, &r);
+}
+static aclnnStatus trace_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = call->v[TR_SELF].tensor;
+    ACLSTUB_RETURN_ERROR_IF(self->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "self must be 2-D, got %u-D", self->ndim);
+    ACLSTUB_RETURN_ERROR_IF(call->v[TR_OUT].tensor->ndim != 0, call, ACLNN_ERR_PARAM_INVALID, "out must be 0-D");
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, TR_SELF, TRACE_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIs(call, TR_OUT, aclStubIsIntegral(self->dtype, true) ? ACL_INT64 : self->dtype));
+    return OK;
+}
+ACLSTUB_OP_FROM_PROTO(aclnnTrace, trace_check, trace_kernel, sizeof(Plan), (const aclTensor *, self),
+                      (aclTensor *, out))
