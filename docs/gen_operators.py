@@ -47,7 +47,8 @@ def operator_headers() -> dict[str, str]:
 
 def stub_libraries() -> list[tuple[str, ctypes.CDLL]]:
     lib_dir = Path(aclnn_py.get_lib_dir())
-    return [(p.name, ctypes.CDLL(str(p))) for p in sorted(lib_dir.glob("libopapi*.so"))]
+    # the repository libraries (libopapi_math.so...), not libopapi.so, which exports every operator
+    return [(p.name, ctypes.CDLL(str(p))) for p in sorted(lib_dir.glob("libopapi_*.so"))]
 
 
 def rows() -> list[Row]:

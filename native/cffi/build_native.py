@@ -5,8 +5,8 @@ table of function pointers that the loader fills at run time with dlopen/dlsym, 
 toolkit or from the stub, so one build serves both (cffi API mode speed, late binding).
 
 Usage: python build_native.py --out-dir DIR   (writes DIR/_cffi.c, the compiled mirror DIR/_mirror.c,
-DIR/signatures.py, the type stubs DIR/acl.pyi, DIR/aclnn.pyi of the mirror modules and DIR/ops.pyi of the
-operator functions)
+DIR/signatures.py, the type stubs DIR/acl.pyi, DIR/aclnn.pyi of the mirror modules and DIR/errors.pyi of the
+error classes)
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE))
 import cdef as cdef_mod  # noqa: E402
 import mirror_gen  # noqa: E402
 import mirror_rules  # noqa: E402
-import ops_stubgen  # noqa: E402
+import errors_stubgen  # noqa: E402
 import stubgen  # noqa: E402
 
 # The extension's own functions (loader.c, memory_pool.c, fastpath.c): declared for Python by a real header.
@@ -106,7 +106,7 @@ def unbound_source(names, signatures) -> str:
     """One "not bound" function per distinct signature, and the symbol table with every slot pointing at
     the one of its signature: a call that reaches a symbol before the libraries are bound (or one the
     libraries lack) returns an error status (ACL_ERROR_API_NOT_SUPPORT for aclError, ACLNN_ERR_INNER for
-    aclnnStatus), NULL or zero instead of jumping through an unset pointer."""
+    aclnnStatus, HCCL_E_NOT_SUPPORT for HcclResult), NULL or zero instead of jumping through an unset pointer."""
     functions, slots, by_signature = [], [], {}
     for name in names:
         result, params = signatures[name]
@@ -121,6 +121,8 @@ def unbound_source(names, signatures) -> str:
                 ret = " return ACL_ERROR_API_NOT_SUPPORT;"
             elif result == "aclnnStatus":
                 ret = " return ACLNN_ERR_INNER;"
+            elif result == "HcclResult":
+                ret = " return HCCL_E_NOT_SUPPORT;"
             elif result.endswith("*"):
                 ret = " return NULL;"
             else:
@@ -172,9 +174,7 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
 
     for module in ("acl", "aclnn"):
         (out_dir / f"{module}.pyi").write_text(stubgen.module_stub(module, signatures, cdef_mod.constant_names(cdef)))
-    (out_dir / "ops.pyi").write_text(ops_stubgen.module_stub(
-        {n: {"result": r, "params": p} for n, (r, p) in signatures.items()}))
-    (out_dir / "errors.pyi").write_text(ops_stubgen.errors_stub(
+    (out_dir / "errors.pyi").write_text(errors_stubgen.errors_stub(
         p.read_text(errors="replace") for p in sorted(cdef_mod.INCLUDE_DIR.rglob("*.h"))))
 
     table = {n: {"result": signatures[n][0], "params": signatures[n][1]} for n in names}
