@@ -240,7 +240,8 @@ static aclnnStatus check(aclStubOpCall *call) {
     aclDataType promote = aclStubPromoteType(self->dtype, target->dtype);
     if (row->flags & F_SAME_DTYPE) {
         for (int i = 0; i < 6; i++)
-            if (tensors[i] >= 0 && tensors[i] != row->self) ACLSTUB_TRY(aclStubCheckDtypeIs(call, tensors[i], self->dtype));
+            if (tensors[i] >= 0 && tensors[i] != row->self)
+                ACLSTUB_TRY(aclStubCheckDtypeIs(call, tensors[i], self->dtype));
         promote = self->dtype;
     }
     if (backward) promote = aclStubPromoteType(promote, call->v[row->grad].tensor->dtype);

@@ -882,7 +882,9 @@ aclnnStatus aclStubReduceRun(const aclStubOpCall *call, const aclStubReduce *r) 
                                                        : (double)var;
                     } else {
                         double var = get(&g, res3, o) / dof;
-                        v = op == ACLSTUB_RED_STD ? sqrt(var) : op == ACLSTUB_RED_INVSTD ? 1.0 / sqrt(var + r->eps) : var;
+                        v = op == ACLSTUB_RED_STD      ? sqrt(var)
+                            : op == ACLSTUB_RED_INVSTD ? 1.0 / sqrt(var + r->eps)
+                                                       : var;
                     }
                     put(&g, res, o, v);
                 }
@@ -1045,7 +1047,8 @@ aclnnStatus aclStubFill(const aclStubOpCall *call, const aclStubTensorDesc *out,
         v = malloc((size_t)nc * sizeof(T));                                                                  \
         if (v == NULL) { /* no memory for the chunk sums: fold them in order (a different, documented order) */ \
             T s = 0;                                                                                         \
-            for (int64_t c = 0; c < nc; c++) s += NAME##_row(x + c * CHUNK, n - c * CHUNK < CHUNK ? n - c * CHUNK : CHUNK); \
+            for (int64_t c = 0; c < nc; c++)                                                                 \
+                s += NAME##_row(x + c * CHUNK, n - c * CHUNK < CHUNK ? n - c * CHUNK : CHUNK);               \
             return s;                                                                                        \
         }                                                                                                    \
     }                                                                                                        \

@@ -422,7 +422,8 @@ ENTRIES += [
 # ---- global pools, batch-norm statistics ------------------------------------------------------------------------
 
 def pool_samples(dtype, rng):
-    return [Sample((arr(rng, (2, 3, 4, 5), dtype),), (), "NCHW"), Sample((arr(rng, (1, 2, 3, 2, 2), dtype),), (), "5-d"),
+    return [Sample((arr(rng, (2, 3, 4, 5), dtype),), (), "NCHW"),
+            Sample((arr(rng, (1, 2, 3, 2, 2), dtype),), (), "5-d"),
             Sample((arr(rng, (2, 3, 90, 100), dtype),), (), "large planes"),
             Sample((np.ascontiguousarray(arr(rng, (2, 5, 4, 3), dtype).transpose(0, 3, 2, 1)),), (), "channels")]
 

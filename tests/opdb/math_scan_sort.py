@@ -206,7 +206,8 @@ ENTRIES = [
                                  for i, s in enumerate(lane_samples(d, r, lambda dim: (dim,)))]),
     OpInfo("aclnnCumprod", cumprod, REALS + INTS, kind="custom", native16=True, tol=SCAN_TOL,
            also=("aclnnInplaceCumprod",),
-           samples=lambda d, r: [Sample((np.asarray(s.operands[0] / 2 + 0.5) if d in REALS else s.operands[0],), s.attrs, s.name)
+           samples=lambda d, r: [Sample((np.asarray(s.operands[0] / 2 + 0.5) if d in REALS else s.operands[0],),
+                                        s.attrs, s.name)
                                  for s in lane_samples(d, r, lambda dim: (dim, np_dtype(d)), long=300)]),
     OpInfo("aclnnCummax", cum_ext(torch.cummax), REALS + INTS + ("bool",), kind="custom",
            samples=lambda d, r: lane_samples(d, r, lambda dim: (dim,), zero_d=False)),

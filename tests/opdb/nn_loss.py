@@ -98,7 +98,8 @@ def kl_samples(dtype, rng):
     s = []
     for red in (0, 1, 2, 3):
         for log_target in (False, True):
-            x = np.asarray(np.log(arr(rng, (3, 5), dtype, 0.05, 1.0).astype(np.float64))).astype(arr(rng, (), dtype).dtype)
+            p = arr(rng, (3, 5), dtype, 0.05, 1.0)
+            x = np.asarray(np.log(p.astype(np.float64))).astype(p.dtype)
             y = arr(rng, (3, 5), dtype, -2.0, 0.0) if log_target else arr(rng, (3, 5), dtype, 0.0, 1.0)
             s.append(Sample((x, y), (red, log_target), f"{RED[red]} log_target {log_target}"))
     return s

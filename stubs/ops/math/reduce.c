@@ -162,7 +162,8 @@ static aclnnStatus mean_check(aclStubOpCall *call) {
                              aclStubDtypeName(dtype), aclStubDtypeSetName(MEAN_DT, buf, sizeof buf));
     ACLSTUB_TRY(aclStubCheckDtypeIn(call, MN_OUT, MEAN_DT));
     if (!aclStubCanCast(self->dtype, dtype) || !aclStubCanCast(dtype, out->dtype))
-        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Result type %s can't be cast to the desired output type %s",
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID,
+                             "Result type %s can't be cast to the desired output type %s",
                              aclStubDtypeName(aclStubCanCast(self->dtype, dtype) ? dtype : self->dtype),
                              aclStubDtypeName(aclStubCanCast(self->dtype, dtype) ? out->dtype : dtype));
     uint64_t mask;
@@ -390,7 +391,8 @@ static aclnnStatus nansum_check(aclStubOpCall *call) {
     ACLSTUB_TRY(aclStubCheckDtypeIn(call, NS_OUT, NANSUM_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, NS_OUT, dtype));
     if (!aclStubCanCast(self->dtype, out->dtype))
-        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Result type %s can't be cast to the desired output type %s",
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID,
+                             "Result type %s can't be cast to the desired output type %s",
                              aclStubDtypeName(self->dtype), aclStubDtypeName(out->dtype));
     uint64_t mask;
     ACLSTUB_TRY(aclStubReduceDims(call, NS_DIM, self->ndim, true, &mask));
@@ -446,7 +448,8 @@ static aclnnStatus logsumexp_check(aclStubOpCall *call) {
     ACLSTUB_TRY(aclStubCheckDtypeIn(call, LE_SELF, LSE_IN_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIn(call, LE_OUT, LSE_OUT_DT));
     if (!aclStubCanCast(self->dtype, out->dtype))
-        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Result type %s can't be cast to the desired output type %s",
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID,
+                             "Result type %s can't be cast to the desired output type %s",
                              aclStubDtypeName(self->dtype), aclStubDtypeName(out->dtype));
     uint64_t mask;
     ACLSTUB_TRY(aclStubReduceDims(call, LE_DIM, self->ndim, true, &mask));
@@ -524,8 +527,9 @@ static aclnnStatus var_correction_check(aclStubOpCall *call) {
     return var_common(call, ACLSTUB_RED_VAR, VC_DIM, call->v[VC_KEEP].b, (double)call->v[VC_CORR].i, VC_OUT, -1,
                       SHAPE_EXACT, false);
 }
-ACLSTUB_OP_FROM_PROTO_NULLABLE(aclnnVarCorrection, var_correction_check, kernel, sizeof(Plan), VC_DIM, (const aclTensor *, self),
-                      (const aclIntArray *, dim), (int64_t, correction), (bool, keepdim), (aclTensor *, out))
+ACLSTUB_OP_FROM_PROTO_NULLABLE(aclnnVarCorrection, var_correction_check, kernel, sizeof(Plan), VC_DIM,
+                               (const aclTensor *, self), (const aclIntArray *, dim), (int64_t, correction),
+                               (bool, keepdim), (aclTensor *, out))
 
 enum { VM_SELF, VM_DIM, VM_CORR, VM_KEEP, VM_VAR, VM_MEAN };
 /* aclnn_var_mean.cpp: Atlas A2/A3 take FLOAT and FLOAT16 */
@@ -547,7 +551,8 @@ static aclnnStatus std_check(aclStubOpCall *call) {
     ACLSTUB_TRY(aclStubCheckDtypeIn(call, SD_SELF, VAR_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIn(call, SD_OUT, VAR_DT));
     if (!aclStubCanCast(self->dtype, out->dtype))
-        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Result type %s can't be cast to the desired output type %s",
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID,
+                             "Result type %s can't be cast to the desired output type %s",
                              aclStubDtypeName(self->dtype), aclStubDtypeName(out->dtype));
     return var_common(call, ACLSTUB_RED_STD, SD_DIM, call->v[SD_KEEP].b, (double)call->v[SD_CORR].i, SD_OUT, -1,
                       SHAPE_UNLESS_ALL, true);
@@ -566,9 +571,9 @@ static aclnnStatus std_mean_check(aclStubOpCall *call) {
     return var_common(call, ACLSTUB_RED_STD, SM_DIM, call->v[SM_KEEP].b, (double)call->v[SM_CORR].i, SM_STD, SM_MEAN,
                       SHAPE_UNLESS_ALL, true);
 }
-ACLSTUB_OP_FROM_PROTO_NULLABLE(aclnnStdMeanCorrection, std_mean_check, kernel, sizeof(Plan), SM_DIM, (const aclTensor *, self),
-                      (const aclIntArray *, dim), (int64_t, correction), (bool, keepdim), (aclTensor *, stdOut),
-                      (aclTensor *, meanOut))
+ACLSTUB_OP_FROM_PROTO_NULLABLE(aclnnStdMeanCorrection, std_mean_check, kernel, sizeof(Plan), SM_DIM,
+                               (const aclTensor *, self), (const aclIntArray *, dim), (int64_t, correction),
+                               (bool, keepdim), (aclTensor *, stdOut), (aclTensor *, meanOut))
 
 /* ---- aclnnArgMax, aclnnArgMin, aclnnMaxDim, aclnnMinDim ---------------------------------------------------- */
 
@@ -736,8 +741,8 @@ static aclnnStatus global_pool_check(aclStubOpCall *call, aclStubReduceOp op, ui
     if (out->dtype != self->dtype)
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Expected both tensors to have same dtype, but found self "
                              "%s and out %s", aclStubDtypeName(self->dtype), aclStubDtypeName(out->dtype));
-    bool fmt_ok = self->format == out->format &&
-                  (self->format == ACL_FORMAT_ND || self->format == ACL_FORMAT_NCHW || self->format == ACL_FORMAT_NCDHW);
+    aclFormat f = self->format;
+    bool fmt_ok = f == out->format && (f == ACL_FORMAT_ND || f == ACL_FORMAT_NCHW || f == ACL_FORMAT_NCDHW);
     ACLSTUB_RETURN_ERROR_IF(!fmt_ok, call, ACLNN_ERR_PARAM_INVALID, "self and out must share a format of ND, NCHW or "
                             "NCDHW; got %d and %d", (int)self->format, (int)out->format);
     ACLSTUB_RETURN_ERROR_IF(self->ndim < 4 || self->ndim > 8, call, ACLNN_ERR_PARAM_INVALID,

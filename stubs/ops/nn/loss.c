@@ -96,12 +96,14 @@ LOSS_OP(aclnnBinaryCrossEntropyWithLogitsBackward, BCE_LOGITS_BACKWARD, (const a
 
 static const aclStubParam aclnnKlDivBackward_params_[] = {T_IN(gradOutput), T_IN(self),        T_IN(target),
                                                           A_INT(reduction), A_BOOL(logTarget), T_OUT(out)};
-static const LossRow KL_DIV_BACKWARD = {K_KL_DIV, F_BACKWARD | F_ANY_REDUCTION | F_BATCHMEAN | F_OUT_SELF, 0, 1, 2, -1, -1, 3, -1, 4, 5};
+static const LossRow KL_DIV_BACKWARD = {K_KL_DIV, F_BACKWARD | F_ANY_REDUCTION | F_BATCHMEAN | F_OUT_SELF,
+                                        0, 1, 2, -1, -1, 3, -1, 4, 5};
 LOSS_OP(aclnnKlDivBackward, KL_DIV_BACKWARD, (const aclTensor *, gradOutput), (const aclTensor *, self),
         (const aclTensor *, target), (int64_t, reduction), (bool, logTarget), (aclTensor *, out))
 
 static const aclStubParam aclnnKlDivTargetBackward_params_[] = {T_IN(gradOutput), T_IN(self),        T_IN(target),
                                                                 A_INT(reduction), A_BOOL(logTarget), T_OUT(gradTarget)};
-static const LossRow KL_TARGET_BACKWARD = {K_KL_TARGET, F_BACKWARD | F_ANY_REDUCTION | F_BATCHMEAN | F_OUT_TARGET, 0, 1, 2, -1, -1, 3, -1, 4, 5};
+static const LossRow KL_TARGET_BACKWARD = {K_KL_TARGET, F_BACKWARD | F_ANY_REDUCTION | F_BATCHMEAN | F_OUT_TARGET,
+                                           0, 1, 2, -1, -1, 3, -1, 4, 5};
 LOSS_OP(aclnnKlDivTargetBackward, KL_TARGET_BACKWARD, (const aclTensor *, gradOutput), (const aclTensor *, self),
         (const aclTensor *, target), (int64_t, reduction), (bool, logTarget), (aclTensor *, gradTarget))

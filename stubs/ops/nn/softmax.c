@@ -199,7 +199,8 @@ static aclnnStatus same_shape(aclStubOpCall *call, int a, int b) {
     char s1[256], s2[256];
     return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Expected tensor for %s to have same size as tensor for %s, "
                          "but %s does not equal %s", call->op->params[a].name, call->op->params[b].name,
-                         aclStubShapeText(x->dims, x->ndim, s1, sizeof s1), aclStubShapeText(y->dims, y->ndim, s2, sizeof s2));
+                         aclStubShapeText(x->dims, x->ndim, s1, sizeof s1),
+                         aclStubShapeText(y->dims, y->ndim, s2, sizeof s2));
 }
 
 static void plan_lanes(aclStubOpCall *call, Kind kind, int64_t dim, aclDataType computed_in) {
