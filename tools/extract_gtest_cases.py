@@ -379,7 +379,17 @@ def parse_test(body):
         s = stmt.strip()
         if not s:
             continue
-        m = re.match(r"(?:const\s+)?(?:auto|[\w:<>]+(?:\s*<[^;=]*>)?)\s*[&*]?\s*(\w+)\s*=\s*(.*)$", s, re.S)
+        # a plain assignment (selfDesc = TensorDesc(...): a variable given a new value) or a declaration
+        m = (re.match(r"(\w+)\s*=(?!=)\s*(.*)$", s, re.S) or
+             re.match(r"(?:const\s+)?(?:auto|[\w:<>]+(?:\s*<[^;=]*>)?)\s*[&*]?\s*(\w+)\s*=\s*(.*)$", s, re.S))
+        scalar_tensor = re.search(r"\bCreateAclScalarTensor\s*<[\w:]+>\s*\(\s*\w+\s*,\s*(\w+)\s*,\s*&\w+\s*,\s*"
+                                  r"(?:aclDataType::)?(\w+)\s*,\s*&(\w+)\s*\)", s)
+        if scalar_tensor and scalar_tensor.group(2) in DTYPES:
+            # the fixture's CreateAclScalarTensor: aclCreateTensor with no view dimensions (0-d) over storage shape
+            storage = env.get(scalar_tensor.group(1))
+            env[scalar_tensor.group(3)] = {"kind": "tensor", "shape": [], "dtype": DTYPES[scalar_tensor.group(2)],
+                                           "format": FORMATS["ACL_FORMAT_ND"], "storage_shape": int_list(storage)}
+            continue
         ut = re.search(r"OP_API_UT\s*\(\s*(\w+)\s*,(.*)\)\s*$", s, re.S)
         if ut and m:
             op, rest = ut.group(1), ut.group(2)

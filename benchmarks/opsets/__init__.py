@@ -19,6 +19,8 @@ class BenchCase:
     attrs: tuple = ()               # attributes after the operands (alpha, ...)
     dtypes: tuple = ("float32", "float16", "bfloat16")
     domain: tuple = (-2.0, 2.0)     # input values
+    out_like_torch: bool = False    # outputs shaped and typed as torch_fn's results (one or a tuple: reductions,
+                                    # sorts); otherwise one output like the first operand
 
 
 def collect() -> list[BenchCase]:

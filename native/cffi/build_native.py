@@ -71,7 +71,7 @@ def fastpath_ops(signatures) -> dict[str, str]:
                                                                                ("R", "ARRAYS"))):
             continue
         ops[name] = "".join(kinds)
-    return ops
+    return dict(sorted(ops.items()))  # by operator name (aclnnAminmax before aclnnAminmaxAll)
 
 
 def dispatch_source(signatures, ops: dict[str, str]) -> str:

@@ -1,0 +1,23 @@
+/* aclnnAminmax (ops-math math/reduce_min). */
+#ifndef ACLNNOP_ACLNN_AMINMAX_H_
+#define ACLNNOP_ACLNN_AMINMAX_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnAminmaxGetWorkspaceSize(const aclTensor *self, const aclIntArray *dim, bool keepDim,
+                                                   aclTensor *minOut, aclTensor *maxOut, uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnAminmax(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                   aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_AMINMAX_H_ */

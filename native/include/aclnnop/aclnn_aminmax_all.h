@@ -1,0 +1,22 @@
+/* aclnnAminmaxAll (ops-math math/reduce_min). */
+#ifndef ACLNNOP_ACLNN_AMINMAX_ALL_H_
+#define ACLNNOP_ACLNN_AMINMAX_ALL_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnAminmaxAllGetWorkspaceSize(const aclTensor *self, aclTensor *minOut, aclTensor *maxOut,
+                                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnAminmaxAll(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                      aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_AMINMAX_ALL_H_ */

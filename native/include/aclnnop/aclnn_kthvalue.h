@@ -1,0 +1,23 @@
+/* aclnnKthvalue (ops-nn index/gather_v2). */
+#ifndef ACLNNOP_ACLNN_KTHVALUE_H_
+#define ACLNNOP_ACLNN_KTHVALUE_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnKthvalueGetWorkspaceSize(const aclTensor *self, int64_t k, int64_t dim, bool keepdim,
+                                                    aclTensor *valuesOut, aclTensor *indicesOut,
+                                                    uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnKthvalue(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                    const aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_KTHVALUE_H_ */

@@ -1,0 +1,21 @@
+/* aclnnMin (ops-math math/reduce_min). */
+#ifndef ACLNNOP_ACLNN_MIN_H_
+#define ACLNNOP_ACLNN_MIN_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnMinGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                               aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnMin(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_MIN_H_ */

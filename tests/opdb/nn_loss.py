@@ -1,0 +1,229 @@
+"""ops-nn pointwise losses and their backward operators (and ops-math's aclnnKlDiv): reductions none, mean and
+sum (and KlDiv's batchmean), broadcasting where the operator allows it, optional weights, empty inputs. The
+oracles are torch.nn.functional (gradients through torch.autograd), in float64."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from . import FLOATS, OpInfo, Sample, random_array
+
+RED = {0: "none", 1: "mean", 2: "sum", 3: "batchmean"}
+TOL = {"float32": (1e-5, 1e-5), "float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2)}
+
+
+def arr(rng, shape, dtype, lo=-2.0, hi=2.0):
+    return random_array(rng, shape, dtype, (lo, hi), (-8, 8))
+
+
+def pair_samples(broadcast=True, lo=-2.0, hi=2.0, tlo=-2.0, thi=2.0, reductions=(0, 1, 2), extra=()):
+    def make(dtype, rng):
+        s = []
+        shapes = [((3, 4), (3, 4)), ((2, 3000), (2, 3000)), ((0, 3), (0, 3))]
+        if broadcast:
+            shapes.append(((4, 1, 3), (5, 1)))
+        for red in reductions:
+            for a, b in shapes:
+                s.append(Sample((arr(rng, a, dtype, lo, hi), arr(rng, b, dtype, tlo, thi)), (red,) + extra,
+                                f"{a} {b} {RED[red]}"))
+        return s
+    return make
+
+
+def wide(*ts):
+    return [t.double() if isinstance(t, torch.Tensor) else t for t in ts]
+
+
+def mse(x, y, red):
+    x, y = wide(x, y)
+    return F.mse_loss(*torch.broadcast_tensors(x, y), reduction=RED[red]).float()
+
+
+def l1(x, y, red):
+    x, y = wide(x, y)
+    return F.l1_loss(*torch.broadcast_tensors(x, y), reduction=RED[red]).float()
+
+
+def smooth_l1(x, y, red, beta):
+    x, y = wide(x, y)
+    return F.smooth_l1_loss(*torch.broadcast_tensors(x, y), reduction=RED[red], beta=beta).float()
+
+
+def soft_margin(x, y, red):
+    x, y = wide(x, y)
+    return F.soft_margin_loss(*torch.broadcast_tensors(x, y), reduction=RED[red]).float()
+
+
+def bce(x, y, w, red):
+    x, y, w = wide(x, y, w)
+    return F.binary_cross_entropy(x, y, weight=w, reduction=RED[red]).float()
+
+
+def bce_logits(x, y, w, pw, red):
+    x, y, w, pw = wide(x, y, w, pw)
+    return F.binary_cross_entropy_with_logits(x, y, weight=w, pos_weight=pw, reduction=RED[red]).float()
+
+
+def kl_div(x, y, red, log_target):
+    x, y = wide(x, y)
+    return F.kl_div(x, y, reduction=RED[red], log_target=log_target).float()
+
+
+def bce_samples(dtype, rng):
+    s = []
+    for red in (0, 1, 2):
+        for shape in ((3, 4), (2, 3000), (0, 3)):
+            x = arr(rng, shape, dtype, 0.05, 0.95)
+            y = arr(rng, shape, dtype, 0.0, 1.0)
+            w = arr(rng, shape, dtype, 0.5, 1.5)
+            s.append(Sample((x, y, None), (red,), f"{shape} {RED[red]}"))
+            s.append(Sample((x, y, w), (red,), f"{shape} {RED[red]} weighted"))
+    return s
+
+
+def bce_logits_samples(dtype, rng):
+    s = []
+    for red in (0, 1, 2):
+        for shape in ((3, 4), (2, 3000)):
+            x, y = arr(rng, shape, dtype, -4, 4), arr(rng, shape, dtype, 0.0, 1.0)
+            s.append(Sample((x, y, None, None), (red,), f"{shape} {RED[red]}"))
+            s.append(Sample((x, y, arr(rng, shape[-1:], dtype, 0.5, 1.5), arr(rng, shape, dtype, 0.5, 2.0)), (red,),
+                            f"{shape} {RED[red]} weights"))
+    return s
+
+
+def kl_samples(dtype, rng):
+    s = []
+    for red in (0, 1, 2, 3):
+        for log_target in (False, True):
+            p = arr(rng, (3, 5), dtype, 0.05, 1.0)
+            x = np.asarray(np.log(p.astype(np.float64))).astype(p.dtype)
+            y = arr(rng, (3, 5), dtype, -2.0, 0.0) if log_target else arr(rng, (3, 5), dtype, 0.0, 1.0)
+            s.append(Sample((x, y), (red, log_target), f"{RED[red]} log_target {log_target}"))
+    return s
+
+
+# ---- backward: gradients through autograd --------------------------------------------------------------------
+
+def grad_of(loss_fn, wrt=1):
+    """The elementwise gradient (the aten backward operator's, on the broadcast shape) of loss_fn(*inputs,
+    *attrs) with respect to input `wrt` (1: self, 2: target), gradient g flowing in."""
+    def ref(g, *args):
+        args = list(args)
+        idx = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+        shape = torch.broadcast_shapes(*[args[i].shape for i in idx[:2]])
+        for i in idx:
+            a = args[i].double()
+            args[i] = a.expand(shape).clone() if i < 2 else a
+        var = args[wrt - 1].requires_grad_(True)
+        loss = loss_fn(*args)
+        loss.backward(g.double().reshape(loss.shape))
+        return var.grad.float()
+    return ref
+
+
+def loss_sum(fn):
+    def f(*args):
+        return fn(*args)
+    return f
+
+
+def backward_samples(pair, grad_for=lambda red, shape: shape):
+    def make(dtype, rng):
+        out = []
+        for s in pair(dtype, rng):
+            red = s.attrs[0]
+            x, y = s.operands[0], s.operands[1]
+            shape = np.broadcast_shapes(x.shape, y.shape)
+            g = arr(rng, shape if red == 0 else (), dtype)
+            out.append(Sample((g,) + s.operands, s.attrs, s.name))
+        return out
+    return make
+
+
+def torch_loss(name, red_pos=2):
+    fns = {"mse": F.mse_loss, "l1": F.l1_loss, "soft_margin": F.soft_margin_loss}
+    def loss(x, y, red):
+        x, y = torch.broadcast_tensors(x, y)
+        return fns[name](x, y, reduction=RED[red])
+    return loss
+
+
+def smooth_l1_loss(x, y, red, beta):
+    x, y = torch.broadcast_tensors(x, y)
+    return F.smooth_l1_loss(x, y, reduction=RED[red], beta=beta)
+
+
+def bce_loss(x, y, w, red):
+    return F.binary_cross_entropy(x, y, weight=w, reduction=RED[red])
+
+
+def bce_logits_loss(x, y, w, pw, red):
+    return F.binary_cross_entropy_with_logits(x, y, weight=w, pos_weight=pw, reduction=RED[red])
+
+
+def kl_loss(x, y, red, log_target):
+    return F.kl_div(x, y, reduction=RED[red], log_target=log_target)
+
+
+def bce_backward_samples(dtype, rng):
+    out = []
+    for s in bce_samples(dtype, rng):
+        red = s.attrs[0]
+        g = arr(rng, s.operands[0].shape if red == 0 else (), dtype)
+        out.append(Sample((g,) + s.operands, s.attrs, s.name))
+    return out
+
+
+def bce_logits_backward_samples(dtype, rng):
+    out = []
+    for s in bce_logits_samples(dtype, rng):
+        red = s.attrs[0]
+        g = arr(rng, s.operands[0].shape if red == 0 else (), dtype)
+        out.append(Sample((g,) + s.operands, s.attrs, s.name))
+    return out
+
+
+def kl_backward_samples(dtype, rng):
+    out = []
+    for s in kl_samples(dtype, rng):
+        red = s.attrs[0]
+        if red == 3:  # the backward operators take none, mean and sum
+            continue
+        g = arr(rng, s.operands[0].shape if red == 0 else (), dtype)
+        out.append(Sample((g,) + s.operands, s.attrs, s.name))
+    return out
+
+
+GRAD = ("out",)
+ENTRIES = [
+    OpInfo("aclnnMseLoss", mse, FLOATS, kind="custom", samples=pair_samples(), tol=TOL),
+    OpInfo("aclnnL1Loss", l1, FLOATS, kind="custom", samples=pair_samples(), tol=TOL),
+    OpInfo("aclnnSmoothL1Loss", smooth_l1, FLOATS, kind="custom", samples=pair_samples(extra=(0.5,)), tol=TOL,
+           outputs=("result",)),
+    OpInfo("aclnnSoftMarginLoss", soft_margin, FLOATS, kind="custom",
+           samples=pair_samples(tlo=-1.0, thi=1.0), tol=TOL),
+    OpInfo("aclnnBinaryCrossEntropy", bce, FLOATS, kind="custom", samples=bce_samples, tol=TOL,
+           out_dtype=lambda d: d),
+    OpInfo("aclnnBinaryCrossEntropyWithLogits", bce_logits, FLOATS, kind="custom", samples=bce_logits_samples,
+           tol=TOL),
+    OpInfo("aclnnKlDiv", kl_div, FLOATS, kind="custom", samples=kl_samples, tol=TOL),
+    OpInfo("aclnnMseLossBackward", grad_of(torch_loss("mse")), FLOATS, kind="custom", outputs=GRAD,
+           samples=backward_samples(pair_samples()), tol=TOL),
+    OpInfo("aclnnL1LossBackward", grad_of(torch_loss("l1")), FLOATS, kind="custom", outputs=("gradInput",),
+           samples=backward_samples(pair_samples()), tol=TOL),
+    OpInfo("aclnnSmoothL1LossBackward", grad_of(smooth_l1_loss), FLOATS, kind="custom", outputs=("gradInput",),
+           samples=backward_samples(pair_samples(extra=(0.5,))), tol=TOL),
+    OpInfo("aclnnSoftMarginLossBackward", grad_of(torch_loss("soft_margin")), FLOATS, kind="custom", outputs=GRAD,
+           samples=backward_samples(pair_samples(tlo=-1.0, thi=1.0)), tol=TOL),
+    OpInfo("aclnnBinaryCrossEntropyBackward", grad_of(bce_loss), FLOATS, kind="custom", outputs=GRAD,
+           samples=bce_backward_samples, tol=TOL),
+    OpInfo("aclnnBinaryCrossEntropyWithLogitsBackward", grad_of(bce_logits_loss), FLOATS, kind="custom",
+           outputs=GRAD, samples=bce_logits_backward_samples, tol=TOL),
+    OpInfo("aclnnKlDivBackward", grad_of(kl_loss), FLOATS, kind="custom", outputs=GRAD,
+           samples=kl_backward_samples, tol=TOL),
+    OpInfo("aclnnKlDivTargetBackward", grad_of(kl_loss, wrt=2), FLOATS, kind="custom", outputs=("gradTarget",),
+           samples=kl_backward_samples, tol=TOL),
+]
