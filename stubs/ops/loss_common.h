@@ -236,7 +236,7 @@ static aclnnStatus check(aclStubOpCall *call) {
     /* dtypes: every tensor in the support list; the promoted dtype castable to out's */
     uint64_t dts = LOSS_DT | ((row->flags & F_INT64) ? DT(ACL_INT64) : 0);
     for (int i = 0; i < 6; i++)
-        if (tensors[i] >= 0) ACLSTUB_TRY(aclStubCheckDtypeIn(call, tensors[i], dts));
+        if (tensors[i] >= 0) ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, tensors[i], dts));
     aclDataType promote = aclStubPromoteType(self->dtype, target->dtype);
     if (row->flags & F_SAME_DTYPE) {
         for (int i = 0; i < 6; i++)

@@ -962,7 +962,7 @@ aclnnStatus aclStubCheckShape(const aclStubOpCall *call, int i, const int64_t *d
                          aclStubShapeText(dims, n, b, sizeof b));
 }
 
-aclnnStatus aclStubCheckDtypeIn(const aclStubOpCall *call, int i, uint64_t set) {
+aclnnStatus aclStubCheckParamDtypeIn(const aclStubOpCall *call, int i, uint64_t set) {
     const aclStubTensorDesc *t = call->v[i].tensor;
     if (t == NULL || ((unsigned)t->dtype < 64 && (set & ACLSTUB_DT(t->dtype)))) return OK;
     char buf[512];

@@ -88,7 +88,7 @@ ACLSTUB_API aclnnStatus aclStubCheckShape(const aclStubOpCall *call, int i, cons
 /* The op_api's common tensor checks (ACLNN_ERR_PARAM_INVALID, its messages): tensor parameter i's dtype in set
  * (OP_CHECK_DTYPE_NOT_SUPPORT), equal to dtype (OP_CHECK_DTYPE_NOT_MATCH), and at most max_dim dimensions
  * (OP_CHECK_MAX_DIM). A NULL tensor passes. */
-ACLSTUB_API aclnnStatus aclStubCheckDtypeIn(const aclStubOpCall *call, int i, uint64_t set);
+ACLSTUB_API aclnnStatus aclStubCheckParamDtypeIn(const aclStubOpCall *call, int i, uint64_t set);
 ACLSTUB_API aclnnStatus aclStubCheckDtypeIs(const aclStubOpCall *call, int i, aclDataType dtype);
 ACLSTUB_API aclnnStatus aclStubCheckMaxDim(const aclStubOpCall *call, int i, uint32_t max_dim);
 /* op::IsPrivateFormat: the device's tiled layouts (NC1HWC0, FRACTAL_Z, FRACTAL_NZ, ...), refused where the op_api

@@ -1,6 +1,6 @@
 /*
  * Creation operators of ops-math math/: aclnnArange, aclnnRange, aclnnLinspace, aclnnLogSpace, aclnnEye,
- * aclnnInplaceZero, aclnnInplaceOne. Every element of the output, in row-major order, gets a value of its flat
+ * aclnnInplaceOne (aclnnInplaceZero is movement.c's strided fill). Every element of the output, in row-major order, gets a value of its flat
  * index i:
  *   arange/range  start + i * step, in int64 for an INT64 output, else in float64, then cast to out's dtype;
  *   linspace      start + i * step for i < steps / 2, else end - (steps - 1 - i) * step, step = (end - start) /
@@ -144,7 +144,7 @@ static aclnnStatus scalar_in(aclStubOpCall *call, int i, uint64_t set) {
 
 static aclnnStatus range_check(aclStubOpCall *call) {
     for (int i = AR_START; i <= AR_STEP; i++) ACLSTUB_TRY(scalar_in(call, i, RANGE_IN_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, AR_OUT, RANGE_OUT_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, AR_OUT, RANGE_OUT_DT));
     aclDataType ot = call->v[AR_OUT].tensor->dtype;
     Plan *p = call->plan;
     p->gen = G_ARANGE;
@@ -196,7 +196,7 @@ static aclnnStatus linspace_check(aclStubOpCall *call) {
     for (int i = LI_START; i <= LI_END; i++)
         ACLSTUB_RETURN_ERROR_IF(aclStubIsComplex(call->v[i].dtype), call, ACLNN_ERR_PARAM_INVALID,
                                 "%s must not be complex", call->op->params[i].name);
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, LI_OUT, LINSPACE_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, LI_OUT, LINSPACE_DT));
     int64_t steps = call->v[LI_STEPS].i;
     ACLSTUB_RETURN_ERROR_IF(steps < 0, call, ACLNN_ERR_PARAM_INVALID, "steps must be non-negative, got %lld",
                             (long long)steps);
@@ -238,7 +238,7 @@ static aclnnStatus logspace_check(aclStubOpCall *call) {
         ACLSTUB_RETURN_ERROR_IF(null, call, ACLNN_ERR_INNER_NULLPTR, "argument '%s' is NULL",
                                 call->op->params[i].name);
     }
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, LO_RESULT, ACLSTUB_DT_FLOATS));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, LO_RESULT, ACLSTUB_DT_FLOATS));
     int64_t steps = call->v[LO_STEPS].i;
     ACLSTUB_RETURN_ERROR_IF(steps < 0, call, ACLNN_ERR_PARAM_INVALID, "steps must be non-negative, got %lld",
                             (long long)steps);
@@ -280,7 +280,7 @@ enum { EY_N, EY_M, EY_OUT };
 static aclnnStatus eye_check(aclStubOpCall *call) {
     const aclStubTensorDesc *out = call->v[EY_OUT].tensor;
     int64_t n = call->v[EY_N].i, m = call->v[EY_M].i;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, EY_OUT, EYE_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, EY_OUT, EYE_DT));
     ACLSTUB_RETURN_ERROR_IF(out->ndim != 2 || n < 0 || m < 0 || out->dims[0] != n || out->dims[1] != m, call,
                             ACLNN_ERR_PARAM_INVALID, "Expected out shape to be (%lld, %lld)", (long long)n,
                             (long long)m);
@@ -293,24 +293,19 @@ static aclnnStatus eye_check(aclStubOpCall *call) {
 }
 ACLSTUB_OP_FROM_PROTO(aclnnEye, eye_check, kernel, sizeof(Plan), (int64_t, n), (int64_t, m), (aclTensor *, out))
 
-/* ---- aclnnInplaceZero, aclnnInplaceOne ------------------------------------------------------------------------- */
+/* ---- aclnnInplaceOne ------------------------------------------------------------------------------------ */
 
-#define ZERO_DT (ACLSTUB_DT_REALS | ACLSTUB_DT_INTS | DT(ACL_BOOL) | DT(ACL_UINT16) | ACLSTUB_DT_COMPLEX)
 #define ONE_DT (ACLSTUB_DT_REALS | ACLSTUB_DT_INTS | DT(ACL_BOOL))
-static aclnnStatus fill_check(aclStubOpCall *call, uint64_t set, double value, bool max_dim) {
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, 0, set));
-    if (max_dim) ACLSTUB_TRY(aclStubCheckMaxDim(call, 0, 8));
+static aclnnStatus one_check(aclStubOpCall *call) {
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, 0, ONE_DT));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, 0, 8));
     if (aclStubNumel(call->v[0].tensor) == 0) return aclStubOpNothingToDo(call);
     Plan *p = call->plan;
     p->out = 0;
     p->gen = G_FILL;
-    p->value = value;
+    p->value = 1.0;
     return OK;
 }
-static aclnnStatus zero_check(aclStubOpCall *call) { return fill_check(call, ZERO_DT, 0.0, false); }
-static aclnnStatus one_check(aclStubOpCall *call) { return fill_check(call, ONE_DT, 1.0, true); }
 static const aclStubParam fill_params[] = {{"selfRef", ACLSTUB_INPLACE, 0, NULL, ACLSTUB_ANY_LAYOUT, 0, 0}};
-static const aclStubOpDef zero_def = {"aclnnInplaceZero", fill_params, 1, NULL, zero_check, kernel, sizeof(Plan)};
 static const aclStubOpDef one_def = {"aclnnInplaceOne", fill_params, 1, NULL, one_check, kernel, sizeof(Plan)};
-ACLSTUB_DEFINE_OP(aclnnInplaceZero, zero_def, (aclTensor *, selfRef))
 ACLSTUB_DEFINE_OP(aclnnInplaceOne, one_def, (const aclTensor *, selfRef))

@@ -124,8 +124,8 @@ static aclnnStatus reduce_sum_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[RS_SELF].tensor;
     aclDataType dtype = (aclDataType)call->v[RS_DTYPE].i;
     char buf[256];
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, RS_SELF, SUM_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, RS_OUT, SUM_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, RS_SELF, SUM_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, RS_OUT, SUM_DT));
     if ((unsigned)dtype >= 64 || !(SUM_DT & DT(dtype)))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "type %s should be in dtype support list [%s]",
                              aclStubDtypeName(dtype), aclStubDtypeSetName(SUM_DT, buf, sizeof buf));
@@ -135,7 +135,7 @@ static aclnnStatus reduce_sum_check(aclStubOpCall *call) {
     ACLSTUB_TRY(aclStubReduceDims(call, RS_DIMS, self->ndim, true, &mask));
     Plan *p = plan_of(call, dtype == ACL_BOOL ? ACLSTUB_RED_ANY : ACLSTUB_RED_SUM, RS_SELF, RS_OUT);
     if (aclStubNumel(self) == 0) {
-        ACLSTUB_TRY(aclStubCheckDtypeIn(call, RS_OUT, EMPTY_DT));
+        ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, RS_OUT, EMPTY_DT));
         return fill(call, p, RS_OUT, 0.0);
     }
     int64_t shape[ACLSTUB_MAX_DIMS];
@@ -156,11 +156,11 @@ static aclnnStatus mean_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[MN_SELF].tensor, *out = call->v[MN_OUT].tensor;
     aclDataType dtype = (aclDataType)call->v[MN_DTYPE].i;
     char buf[256];
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, MN_SELF, MEAN_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, MN_SELF, MEAN_DT));
     if ((unsigned)dtype >= 64 || !(MEAN_DT & DT(dtype)))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "type %s should be in dtype support list [%s]",
                              aclStubDtypeName(dtype), aclStubDtypeSetName(MEAN_DT, buf, sizeof buf));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, MN_OUT, MEAN_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, MN_OUT, MEAN_DT));
     if (!aclStubCanCast(self->dtype, dtype) || !aclStubCanCast(dtype, out->dtype))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID,
                              "Result type %s can't be cast to the desired output type %s",
@@ -172,7 +172,7 @@ static aclnnStatus mean_check(aclStubOpCall *call) {
     ACLSTUB_TRY(aclStubCheckMaxDim(call, MN_OUT, MAX_DIMS));
     Plan *p = plan_of(call, ACLSTUB_RED_MEAN, MN_SELF, MN_OUT);
     if (aclStubNumel(self) == 0) {
-        ACLSTUB_TRY(aclStubCheckDtypeIn(call, MN_OUT, EMPTY_DT));
+        ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, MN_OUT, EMPTY_DT));
         return fill(call, p, MN_OUT, NAN);
     }
     int64_t shape[ACLSTUB_MAX_DIMS];
@@ -188,8 +188,8 @@ ACLSTUB_OP_FROM_PROTO(aclnnMean, mean_check, kernel, sizeof(Plan), (const aclTen
 enum { M2_SELF, M2_DIM, M2_KEEP, M2_NOOP, M2_OUT };
 static aclnnStatus mean_v2_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[M2_SELF].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, M2_SELF, MEAN_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, M2_OUT, MEAN_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, M2_SELF, MEAN_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, M2_OUT, MEAN_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, M2_OUT, self->dtype));
     uint64_t mask;
     ACLSTUB_TRY(aclStubReduceDims(call, M2_DIM, self->ndim, true, &mask));
@@ -197,7 +197,7 @@ static aclnnStatus mean_v2_check(aclStubOpCall *call) {
     ACLSTUB_TRY(aclStubCheckMaxDim(call, M2_OUT, MAX_DIMS));
     Plan *p = plan_of(call, ACLSTUB_RED_MEAN, M2_SELF, M2_OUT);
     if (aclStubNumel(self) == 0) {
-        ACLSTUB_TRY(aclStubCheckDtypeIn(call, M2_OUT, EMPTY_DT));
+        ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, M2_OUT, EMPTY_DT));
         return fill(call, p, M2_OUT, NAN);
     }
     int64_t shape[ACLSTUB_MAX_DIMS];
@@ -246,7 +246,7 @@ static aclnnStatus extreme_finish(aclStubOpCall *call, Plan *p, uint64_t mask, b
 static aclnnStatus amax_like_check(aclStubOpCall *call, aclStubReduceOp op) {
     const aclStubTensorDesc *self = call->v[AM_SELF].tensor;
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, AM_OUT, self->dtype));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, AM_SELF, MAX_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, AM_SELF, MAX_DT));
     uint64_t mask;
     ACLSTUB_TRY(extreme_dims(call, AM_DIM, &mask));
     return extreme_finish(call, plan_of(call, op, AM_SELF, AM_OUT), mask, call->v[AM_KEEP].b, AM_OUT, false);
@@ -262,7 +262,7 @@ enum { MV_SELF, MV_DIMS, MV_KEEP, MV_NOOP, MV_OUT };
 static aclnnStatus max_v2_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[MV_SELF].tensor;
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, MV_OUT, self->dtype));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, MV_SELF, MAX_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, MV_SELF, MAX_DT));
     uint64_t mask;
     ACLSTUB_TRY(extreme_dims(call, MV_DIMS, &mask));
     bool noop = call->v[MV_DIMS].size == 0 && call->v[MV_NOOP].b;
@@ -277,8 +277,8 @@ ACLSTUB_OP_FROM_PROTO(aclnnMaxV2, max_v2_check, kernel, sizeof(Plan), (const acl
 enum { MX_SELF, MX_OUT };
 static aclnnStatus max_like_check(aclStubOpCall *call, aclStubReduceOp op) {
     const aclStubTensorDesc *self = call->v[MX_SELF].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, MX_SELF, MAX_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, MX_OUT, MAX_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, MX_SELF, MAX_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, MX_OUT, MAX_DT));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, MX_SELF, MAX_DIMS));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, MX_OUT, MAX_DIMS));
     if (aclStubNumel(self) == 0 || aclStubNumel(call->v[MX_OUT].tensor) == 0) return aclStubOpNothingToDo(call);
@@ -297,8 +297,8 @@ ACLSTUB_OP_FROM_PROTO(aclnnMin, min_check, kernel, sizeof(Plan), (const aclTenso
 enum { AA_SELF, AA_DIM, AA_KEEP, AA_OUT };
 static aclnnStatus all_like_check(aclStubOpCall *call, aclStubReduceOp op) {
     const aclStubTensorDesc *self = call->v[AA_SELF].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, AA_SELF, ALL_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, AA_OUT, ALL_OUT_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, AA_SELF, ALL_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, AA_OUT, ALL_OUT_DT));
     ACLSTUB_TRY(aclStubCheckFormat(call, AA_SELF));
     uint64_t mask;
     ACLSTUB_TRY(aclStubReduceDims(call, AA_DIM, self->ndim, true, &mask));
@@ -316,8 +316,8 @@ static aclnnStatus all_check(aclStubOpCall *call) { return all_like_check(call, 
 /* aclnn_any.cpp: repeated dims pass, the shape is checked after the empty case and allows one-element shapes */
 static aclnnStatus any_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[AA_SELF].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, AA_SELF, ALL_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, AA_OUT, ALL_OUT_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, AA_SELF, ALL_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, AA_OUT, ALL_OUT_DT));
     uint64_t mask;
     ACLSTUB_TRY(aclStubReduceDims(call, AA_DIM, self->ndim, false, &mask));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, AA_SELF, MAX_DIMS));
@@ -339,7 +339,7 @@ ACLSTUB_OP_FROM_PROTO(aclnnAny, any_check, kernel, sizeof(Plan), (const aclTenso
 static aclnnStatus prod_common(aclStubOpCall *call, int out, aclDataType dtype, bool has_dim, int64_t dim,
                                bool keep) {
     const aclStubTensorDesc *self = call->v[0].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, 0, SUM_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, 0, SUM_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, out, dtype));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, 0, MAX_DIMS));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, out, MAX_DIMS));
@@ -384,11 +384,11 @@ static aclnnStatus nansum_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[NS_SELF].tensor, *out = call->v[NS_OUT].tensor;
     aclDataType dtype = (aclDataType)call->v[NS_DTYPE].i;
     char buf[256];
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, NS_SELF, NANSUM_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, NS_SELF, NANSUM_DT));
     if ((unsigned)dtype >= 64 || !(NANSUM_DT & DT(dtype)))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "type %s should be in dtype support list [%s]",
                              aclStubDtypeName(dtype), aclStubDtypeSetName(NANSUM_DT, buf, sizeof buf));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, NS_OUT, NANSUM_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, NS_OUT, NANSUM_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, NS_OUT, dtype));
     if (!aclStubCanCast(self->dtype, out->dtype))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID,
@@ -418,8 +418,8 @@ ACLSTUB_OP_FROM_PROTO(aclnnReduceNansum, nansum_check, kernel, sizeof(Plan), (co
 enum { LS_DATA, LS_AXES, LS_KEEP, LS_NOOP, LS_REDUCE };
 static aclnnStatus log_sum_check(aclStubOpCall *call) {
     const aclStubTensorDesc *data = call->v[LS_DATA].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, LS_DATA, LOGSUM_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, LS_REDUCE, LOGSUM_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, LS_DATA, LOGSUM_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, LS_REDUCE, LOGSUM_DT));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, LS_DATA, MAX_DIMS));
     uint64_t mask;
     ACLSTUB_TRY(aclStubReduceDims(call, LS_AXES, data->ndim, true, &mask));
@@ -445,8 +445,8 @@ ACLSTUB_OP_FROM_PROTO(aclnnReduceLogSum, log_sum_check, kernel, sizeof(Plan), (c
 enum { LE_SELF, LE_DIM, LE_KEEP, LE_OUT };
 static aclnnStatus logsumexp_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[LE_SELF].tensor, *out = call->v[LE_OUT].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, LE_SELF, LSE_IN_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, LE_OUT, LSE_OUT_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, LE_SELF, LSE_IN_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, LE_OUT, LSE_OUT_DT));
     if (!aclStubCanCast(self->dtype, out->dtype))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID,
                              "Result type %s can't be cast to the desired output type %s",
@@ -512,8 +512,8 @@ static aclnnStatus var_common(aclStubOpCall *call, aclStubReduceOp op, int dim, 
 
 enum { VR_SELF, VR_DIM, VR_UNBIASED, VR_KEEP, VR_OUT };
 static aclnnStatus var_check(aclStubOpCall *call) {
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VR_SELF, VAR_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VR_OUT, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, VR_SELF, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, VR_OUT, VAR_DT));
     return var_common(call, ACLSTUB_RED_VAR, VR_DIM, call->v[VR_KEEP].b, call->v[VR_UNBIASED].b ? 1 : 0, VR_OUT, -1,
                       SHAPE_EXACT, false);
 }
@@ -522,8 +522,8 @@ ACLSTUB_OP_FROM_PROTO_NULLABLE(aclnnVar, var_check, kernel, sizeof(Plan), VR_DIM
 
 enum { VC_SELF, VC_DIM, VC_CORR, VC_KEEP, VC_OUT };
 static aclnnStatus var_correction_check(aclStubOpCall *call) {
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VC_SELF, VAR_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VC_OUT, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, VC_SELF, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, VC_OUT, VAR_DT));
     return var_common(call, ACLSTUB_RED_VAR, VC_DIM, call->v[VC_KEEP].b, (double)call->v[VC_CORR].i, VC_OUT, -1,
                       SHAPE_EXACT, false);
 }
@@ -535,9 +535,9 @@ enum { VM_SELF, VM_DIM, VM_CORR, VM_KEEP, VM_VAR, VM_MEAN };
 /* aclnn_var_mean.cpp: Atlas A2/A3 take FLOAT and FLOAT16 */
 #define VAR_MEAN_DT (DT(ACL_FLOAT) | DT(ACL_FLOAT16))
 static aclnnStatus var_mean_check(aclStubOpCall *call) {
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VM_SELF, VAR_MEAN_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VM_MEAN, VAR_MEAN_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, VM_VAR, VAR_MEAN_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, VM_SELF, VAR_MEAN_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, VM_MEAN, VAR_MEAN_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, VM_VAR, VAR_MEAN_DT));
     return var_common(call, ACLSTUB_RED_VAR, VM_DIM, call->v[VM_KEEP].b, (double)call->v[VM_CORR].i, VM_VAR, VM_MEAN,
                       SHAPE_EXACT, false);
 }
@@ -548,8 +548,8 @@ ACLSTUB_OP_FROM_PROTO_NULLABLE(aclnnVarMean, var_mean_check, kernel, sizeof(Plan
 enum { SD_SELF, SD_DIM, SD_CORR, SD_KEEP, SD_OUT };
 static aclnnStatus std_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[SD_SELF].tensor, *out = call->v[SD_OUT].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SD_SELF, VAR_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SD_OUT, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SD_SELF, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SD_OUT, VAR_DT));
     if (!aclStubCanCast(self->dtype, out->dtype))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID,
                              "Result type %s can't be cast to the desired output type %s",
@@ -563,9 +563,9 @@ ACLSTUB_OP_FROM_PROTO_NULLABLE(aclnnStd, std_check, kernel, sizeof(Plan), SD_DIM
 enum { SM_SELF, SM_DIM, SM_CORR, SM_KEEP, SM_STD, SM_MEAN };
 static aclnnStatus std_mean_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[SM_SELF].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SM_SELF, VAR_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SM_STD, VAR_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SM_MEAN, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SM_SELF, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SM_STD, VAR_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SM_MEAN, VAR_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, SM_STD, self->dtype));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, SM_MEAN, self->dtype));
     return var_common(call, ACLSTUB_RED_STD, SM_DIM, call->v[SM_KEEP].b, (double)call->v[SM_CORR].i, SM_STD, SM_MEAN,
@@ -584,16 +584,16 @@ static aclnnStatus arg_check(aclStubOpCall *call, aclStubReduceOp op) {
     const aclStubTensorDesc *self = call->v[AR_SELF].tensor;
     uint64_t mask = 0;
     if (op == ACLSTUB_RED_ARGMAX) { /* aclnn_argmax.cpp: dtype, ranks, dim */
-        ACLSTUB_TRY(aclStubCheckDtypeIn(call, AR_SELF, ARG_DT));
+        ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, AR_SELF, ARG_DT));
         ACLSTUB_TRY(aclStubCheckMaxDim(call, AR_SELF, MAX_DIMS));
         ACLSTUB_TRY(aclStubCheckMaxDim(call, AR_OUT, MAX_DIMS));
         ACLSTUB_TRY(aclStubReduceDim(call, "dim", call->v[AR_DIM].i, self->ndim, false, &mask));
         if (aclStubNumel(self) == 0 || aclStubNumel(call->v[AR_OUT].tensor) == 0) return aclStubOpNothingToDo(call);
-        ACLSTUB_TRY(aclStubCheckDtypeIn(call, AR_OUT, ACLSTUB_DT_INDEX));
+        ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, AR_OUT, ACLSTUB_DT_INDEX));
     } else { /* aclnn_argmin.cpp: dim, dtypes (out INT32/INT64), ranks, a non-empty reduced dim */
         ACLSTUB_TRY(aclStubReduceDim(call, "dim", call->v[AR_DIM].i, self->ndim, false, &mask));
-        ACLSTUB_TRY(aclStubCheckDtypeIn(call, AR_SELF, ARG_DT));
-        ACLSTUB_TRY(aclStubCheckDtypeIn(call, AR_OUT, ACLSTUB_DT_INDEX));
+        ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, AR_SELF, ARG_DT));
+        ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, AR_OUT, ACLSTUB_DT_INDEX));
         ACLSTUB_TRY(aclStubCheckFormat(call, AR_SELF));
         ACLSTUB_TRY(aclStubCheckFormat(call, AR_OUT));
         ACLSTUB_TRY(aclStubCheckMaxDim(call, AR_SELF, MAX_DIMS));
@@ -622,7 +622,7 @@ ACLSTUB_OP_FROM_PROTO(aclnnArgMin, argmin_check, kernel, sizeof(Plan), (const ac
 enum { MD_SELF, MD_DIM, MD_KEEP, MD_OUT, MD_INDICES };
 static aclnnStatus max_dim_like_check(aclStubOpCall *call, aclStubReduceOp op) {
     const aclStubTensorDesc *self = call->v[MD_SELF].tensor, *out = call->v[MD_OUT].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, MD_SELF, DIM_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, MD_SELF, DIM_DT));
     if (out->dtype != self->dtype)
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Expected both tensors to have same dtype, but found self "
                              "%s and out %s", aclStubDtypeName(self->dtype), aclStubDtypeName(out->dtype));
@@ -632,7 +632,7 @@ static aclnnStatus max_dim_like_check(aclStubOpCall *call, aclStubReduceOp op) {
     uint64_t mask = 0;
     ACLSTUB_TRY(aclStubReduceDim(call, "dim", call->v[MD_DIM].i, self->ndim, false, &mask));
     if (aclStubNumel(self) == 0) return aclStubOpNothingToDo(call);
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, MD_INDICES, ACLSTUB_DT_INDEX));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, MD_INDICES, ACLSTUB_DT_INDEX));
     Plan *p = plan_of(call, op, MD_SELF, MD_OUT);
     p->out2 = MD_INDICES;
     p->r.dims = mask;
@@ -656,7 +656,7 @@ ACLSTUB_OP_FROM_PROTO(aclnnMinDim, min_dim_check, kernel, sizeof(Plan), (const a
 #define MINMAX_DT (ACLSTUB_DT_REALS | ACLSTUB_DT_INTS | DT(ACL_BOOL))
 static aclnnStatus minmax_common(aclStubOpCall *call, int min_out, int max_out) {
     const aclStubTensorDesc *self = call->v[0].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, 0, MINMAX_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, 0, MINMAX_DT));
     for (int o = 0; o < 2; o++) {
         int i = o ? max_out : min_out;
         if (call->v[i].tensor->dtype != self->dtype)
@@ -736,8 +736,8 @@ ACLSTUB_OP_FROM_PROTO(aclnnAminmaxDim, aminmax_dim_check, kernel, sizeof(Plan), 
 static aclnnStatus global_pool_check(aclStubOpCall *call, aclStubReduceOp op, uint64_t dtypes, bool exact_shape) {
     enum { SELF, OUT };
     const aclStubTensorDesc *self = call->v[SELF].tensor, *out = call->v[OUT].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SELF, dtypes));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, OUT, dtypes));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SELF, dtypes));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, OUT, dtypes));
     if (out->dtype != self->dtype)
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "Expected both tensors to have same dtype, but found self "
                              "%s and out %s", aclStubDtypeName(self->dtype), aclStubDtypeName(out->dtype));
@@ -775,9 +775,9 @@ ACLSTUB_OP_FROM_PROTO(aclnnGlobalAveragePool, global_average_pool_check, kernel,
 enum { BS_INPUT, BS_EPS, BS_MEAN, BS_INVSTD };
 static aclnnStatus batch_norm_stats_check(aclStubOpCall *call) {
     const aclStubTensorDesc *input = call->v[BS_INPUT].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, BS_INPUT, DT(ACL_FLOAT) | DT(ACL_FLOAT16)));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, BS_MEAN, DT(ACL_FLOAT)));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, BS_INVSTD, DT(ACL_FLOAT)));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, BS_INPUT, DT(ACL_FLOAT) | DT(ACL_FLOAT16)));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, BS_MEAN, DT(ACL_FLOAT)));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, BS_INVSTD, DT(ACL_FLOAT)));
     for (int i = BS_INPUT; i <= BS_INVSTD; i++) ACLSTUB_TRY(aclStubCheckFormat(call, i));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, BS_INPUT, MAX_DIMS));
     ACLSTUB_RETURN_ERROR_IF(input->ndim < 2, call, ACLNN_ERR_PARAM_INVALID,
@@ -824,7 +824,7 @@ static aclnnStatus trace_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[TR_SELF].tensor;
     ACLSTUB_RETURN_ERROR_IF(self->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "self must be 2-D, got %u-D", self->ndim);
     ACLSTUB_RETURN_ERROR_IF(call->v[TR_OUT].tensor->ndim != 0, call, ACLNN_ERR_PARAM_INVALID, "out must be 0-D");
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, TR_SELF, TRACE_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, TR_SELF, TRACE_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, TR_OUT, aclStubIsIntegral(self->dtype, true) ? ACL_INT64 : self->dtype));
     return OK;
 }

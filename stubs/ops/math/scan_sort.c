@@ -193,7 +193,7 @@ static Plan *plan_of(aclStubOpCall *call, Kind kind, int in, int64_t dim, aclDat
 enum { CS_SELF, CS_DIM, CS_DTYPE, CS_OUT };
 static aclnnStatus cumsum_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[CS_SELF].tensor, *out = call->v[CS_OUT].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, CS_OUT, CUMSUM_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, CS_OUT, CUMSUM_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, CS_OUT, (aclDataType)call->v[CS_DTYPE].i));
     ACLSTUB_TRY(same_shape(call, CS_SELF, CS_OUT));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, CS_SELF, MAX_DIMS));
@@ -211,8 +211,8 @@ ACLSTUB_OP_FROM_PROTO(aclnnCumsum, cumsum_check, kernel, sizeof(Plan), (const ac
 enum { C2_SELF, C2_DIM, C2_EXCLUSIVE, C2_REVERSE, C2_OUT };
 static aclnnStatus cumsum_v2_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[C2_SELF].tensor, *out = call->v[C2_OUT].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, C2_SELF, CUMSUM_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, C2_OUT, CUMSUM_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, C2_SELF, CUMSUM_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, C2_OUT, CUMSUM_DT));
     ACLSTUB_RETURN_ERROR_IF(out->dtype != self->dtype, call, ACLNN_ERR_PARAM_INVALID, "Expected both tensors to have "
                             "same dtype, but found self %s and out %s", aclStubDtypeName(self->dtype),
                             aclStubDtypeName(out->dtype));
@@ -235,8 +235,8 @@ ACLSTUB_OP_FROM_PROTO(aclnnCumsumV2, cumsum_v2_check, kernel, sizeof(Plan), (con
 #define CUMPROD_DT (ACLSTUB_DT_REALS | ACLSTUB_DT_INTS | ACLSTUB_DT_UINTS)
 static aclnnStatus cumprod_common(aclStubOpCall *call, int in, int dim_param, int out, aclDataType dtype) {
     const aclStubTensorDesc *input = call->v[in].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, in, CUMPROD_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, out, CUMPROD_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, in, CUMPROD_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, out, CUMPROD_DT));
     aclDataType dim_type = call->v[dim_param].dtype;
     ACLSTUB_RETURN_ERROR_IF(dim_type != ACL_INT32 && dim_type != ACL_INT64, call, ACLNN_ERR_PARAM_INVALID,
                             "dim has data type %s; supported: ACL_INT32, ACL_INT64", aclStubDtypeName(dim_type));
@@ -280,9 +280,9 @@ static aclnnStatus cumext_check(aclStubOpCall *call, Kind kind) {
     if (kind == K_CUMMAX) /* aclnn_cummax.cpp refuses a 0-d self */
         ACLSTUB_RETURN_ERROR_IF(self->ndim == 0, call, ACLNN_ERR_PARAM_INVALID, "self must not be 0-d");
     ACLSTUB_TRY(dim_in_range(call, dim, self->ndim));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, CM_SELF, CUMEXT_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, CM_VALUES, CUMEXT_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, CM_INDICES, ACLSTUB_DT_INDEX));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, CM_SELF, CUMEXT_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, CM_VALUES, CUMEXT_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, CM_INDICES, ACLSTUB_DT_INDEX));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, CM_SELF, MAX_DIMS));
     ACLSTUB_TRY(same_shape(call, CM_SELF, CM_VALUES));
     ACLSTUB_TRY(same_shape(call, CM_SELF, CM_INDICES));
@@ -306,9 +306,9 @@ ACLSTUB_OP_FROM_PROTO(aclnnCummin, cummin_check, kernel, sizeof(Plan), (const ac
 enum { SO_SELF, SO_STABLE, SO_DIM, SO_DESC, SO_VALUES, SO_INDICES };
 static aclnnStatus sort_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[SO_SELF].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SO_SELF, SORT_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SO_VALUES, SORT_VALUES_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SO_INDICES, DT(ACL_INT64)));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SO_SELF, SORT_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SO_VALUES, SORT_VALUES_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SO_INDICES, DT(ACL_INT64)));
     int64_t dim = call->v[SO_DIM].i, rank = self->ndim;
     int64_t lo = -rank < rank - 1 ? -rank : rank - 1, hi = -rank < rank - 1 ? rank - 1 : -rank;
     ACLSTUB_RETURN_ERROR_IF(dim < lo || dim > hi, call, ACLNN_ERR_PARAM_INVALID,
@@ -334,8 +334,8 @@ static aclnnStatus argsort_check(aclStubOpCall *call) {
     ACLSTUB_TRY(dim_in_range(call, dim, self->ndim));
     if (self->ndim > 0 && self->dtype == ACL_BF16 && self->dims[wrap(dim, self->ndim)] == 1)
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "a BF16 self cannot be sorted along a dimension of 1");
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, AS_SELF, ARGSORT_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, AS_OUT, DT(ACL_INT64)));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, AS_SELF, ARGSORT_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, AS_OUT, DT(ACL_INT64)));
     ACLSTUB_TRY(aclStubCheckFormat(call, AS_SELF));
     ACLSTUB_TRY(aclStubCheckFormat(call, AS_OUT));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, AS_SELF, MAX_DIMS));

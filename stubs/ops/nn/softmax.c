@@ -220,8 +220,8 @@ enum { SM_SELF, SM_DIM, SM_OUT };
 static aclnnStatus softmax_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[SM_SELF].tensor;
     if (aclStubNumel(self) == 0) return aclStubOpNothingToDo(call);
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SM_SELF, SOFTMAX_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SM_OUT, SOFTMAX_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SM_SELF, SOFTMAX_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SM_OUT, SOFTMAX_DT));
     ACLSTUB_TRY(dim_ok(call, call->v[SM_DIM].i, self->ndim));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, SM_SELF, MAX_DIMS));
     ACLSTUB_TRY(same_shape(call, SM_SELF, SM_OUT));
@@ -238,8 +238,8 @@ ACLSTUB_OP_FROM_PROTO(aclnnSoftmax, softmax_check, kernel, sizeof(Plan), (const 
 static aclnnStatus log_softmax_check(aclStubOpCall *call) {
     const aclStubTensorDesc *self = call->v[SM_SELF].tensor, *out = call->v[SM_OUT].tensor;
     ACLSTUB_TRY(dim_ok(call, call->v[SM_DIM].i, self->ndim));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SM_SELF, SOFTMAX_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SM_OUT, SOFTMAX_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SM_SELF, SOFTMAX_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SM_OUT, SOFTMAX_DT));
     ACLSTUB_RETURN_ERROR_IF(!aclStubCanCast(out->dtype, self->dtype), call, ACLNN_ERR_PARAM_INVALID,
                             "Result type %s can't be cast to the desired output type %s", aclStubDtypeName(out->dtype),
                             aclStubDtypeName(self->dtype));
@@ -264,14 +264,14 @@ static aclnnStatus backward_check(aclStubOpCall *call, Kind kind) {
     const aclStubTensorDesc *g = call->v[SB_GRAD].tensor, *y = call->v[SB_OUTPUT].tensor;
     if (aclStubNumel(g) == 0 || aclStubNumel(y) == 0) return aclStubOpNothingToDo(call);
     if (kind == K_SOFTMAX_GRAD) { /* aclnn_softmax_backward.cpp: dtypes, dim, shapes */
-        ACLSTUB_TRY(aclStubCheckDtypeIn(call, SB_GRAD, GRAD_DT));
-        ACLSTUB_TRY(aclStubCheckDtypeIn(call, SB_OUTPUT, GRAD_DT));
+        ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SB_GRAD, GRAD_DT));
+        ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SB_OUTPUT, GRAD_DT));
         ACLSTUB_TRY(aclStubCheckDtypeIs(call, SB_OUTPUT, g->dtype));
         ACLSTUB_TRY(dim_ok(call, call->v[SB_DIM].i, g->ndim));
         ACLSTUB_TRY(aclStubCheckMaxDim(call, SB_GRAD, MAX_DIMS));
     } else { /* aclnn_logsoftmax_backward.cpp: dtypes, shapes, dim */
-        ACLSTUB_TRY(aclStubCheckDtypeIn(call, SB_OUTPUT, GRAD_DT));
-        ACLSTUB_TRY(aclStubCheckDtypeIn(call, SB_GRAD, GRAD_DT));
+        ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SB_OUTPUT, GRAD_DT));
+        ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SB_GRAD, GRAD_DT));
         ACLSTUB_TRY(aclStubCheckDtypeIs(call, SB_OUTPUT, g->dtype));
         ACLSTUB_TRY(aclStubCheckMaxDim(call, SB_GRAD, MAX_DIMS));
         ACLSTUB_TRY(aclStubCheckMaxDim(call, SB_OUTPUT, MAX_DIMS));
@@ -299,7 +299,7 @@ enum { CE_FEATURES, CE_LABELS, CE_LOSS, CE_BACKPROP };
 static aclnnStatus cross_entropy_check(aclStubOpCall *call) {
     const aclStubTensorDesc *f = call->v[CE_FEATURES].tensor, *l = call->v[CE_LABELS].tensor;
     const aclStubTensorDesc *loss = call->v[CE_LOSS].tensor, *bp = call->v[CE_BACKPROP].tensor;
-    for (int i = CE_FEATURES; i <= CE_BACKPROP; i++) ACLSTUB_TRY(aclStubCheckDtypeIn(call, i, ACLSTUB_DT_FLOATS));
+    for (int i = CE_FEATURES; i <= CE_BACKPROP; i++) ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, i, ACLSTUB_DT_FLOATS));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, CE_LOSS, f->dtype));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, CE_BACKPROP, f->dtype));
     for (int i = CE_FEATURES; i <= CE_BACKPROP; i++) ACLSTUB_TRY(aclStubCheckMaxDim(call, i, MAX_DIMS));

@@ -202,7 +202,7 @@ static aclnnStatus topk_check(aclStubOpCall *call) {
     int64_t len = self->ndim ? self->dims[wrap(dim, self->ndim)] : 1;
     ACLSTUB_RETURN_ERROR_IF(k < 0 || k > len, call, ACLNN_ERR_PARAM_INVALID, "Selected index k out of range (max "
                             "num of self.size(%u) is %lld, but k is %lld)", self->ndim, (long long)len, (long long)k);
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, TK_SELF, TOPK_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, TK_SELF, TOPK_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, TK_VALUES, self->dtype));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, TK_INDICES, ACL_INT64));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, TK_SELF, MAX_DIMS));
@@ -243,7 +243,7 @@ static aclnnStatus kthvalue_check(aclStubOpCall *call) {
     int64_t len = self->ndim ? self->dims[wrap(dim, self->ndim)] : 1;
     ACLSTUB_RETURN_ERROR_IF(k <= 0 || k > len, call, ACLNN_ERR_PARAM_INVALID, "Selected index k out or range (max "
                             "num of self.size(%u) is %lld, but k is %lld)", self->ndim, (long long)len, (long long)k);
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, KV_SELF, KTH_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, KV_SELF, KTH_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, KV_VALUES, self->dtype));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, KV_INDICES, ACL_INT64));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, KV_SELF, MAX_DIMS));
@@ -269,8 +269,8 @@ ACLSTUB_OP_FROM_PROTO(aclnnKthvalue, kthvalue_check, kernel, sizeof(Plan), (cons
 static aclnnStatus median_all_check(aclStubOpCall *call, Kind kind) {
     enum { SELF, OUT };
     const aclStubTensorDesc *self = call->v[SELF].tensor;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, SELF, MEDIAN_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, OUT, MEDIAN_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, SELF, MEDIAN_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, OUT, MEDIAN_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, OUT, self->dtype));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, SELF, MAX_DIMS));
     ACLSTUB_TRY(aclStubCheckMaxDim(call, OUT, MAX_DIMS));
@@ -295,8 +295,8 @@ enum { MD_SELF, MD_DIM, MD_KEEP, MD_VALUES, MD_INDICES };
 static aclnnStatus median_dim_check(aclStubOpCall *call, Kind kind) {
     const aclStubTensorDesc *self = call->v[MD_SELF].tensor;
     int64_t dim = call->v[MD_DIM].i;
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, MD_SELF, MEDIAN_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, MD_VALUES, MEDIAN_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, MD_SELF, MEDIAN_DT));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(call, MD_VALUES, MEDIAN_DT));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, MD_VALUES, self->dtype));
     ACLSTUB_TRY(aclStubCheckDtypeIs(call, MD_INDICES, ACL_INT64));
     int64_t rank = self->ndim;
