@@ -59,20 +59,26 @@ def reference(info: opdb.OpInfo, operands, attrs, kw=None):
         return info.ref(*args, *attrs)
     up = [a.float() if isinstance(a, torch.Tensor) and a.dtype in LOW else a for a in args]
     result = info.ref(*up, *attrs)
-    if isinstance(result, tuple):  # several outputs: float32 ones are rounded to the 16-bit input dtype
-        return tuple(r.to(low[0]) if isinstance(r, torch.Tensor) and r.dtype == torch.float32 else r for r in result)
+    if isinstance(result, tuple):  # several outputs: each float32 one rounded to the dtype its probe gives
+        dtypes = result_dtype(info, args, attrs, (low[0],) * len(result))
+        return tuple(r.to(d) if isinstance(r, torch.Tensor) and r.dtype == torch.float32 else r
+                     for r, d in zip(result, dtypes))
     if not isinstance(result, torch.Tensor) or result.dtype != torch.float32:
         return result
     return result.to(result_dtype(info, args, attrs, low[0]))
 
 
 def result_dtype(info, args, attrs, fallback):
-    """The dtype the oracle gives for these operands' dtypes (probed on one element of each)."""
+    """The dtype the oracle gives for these operands' dtypes (probed on one element of each; a tuple of dtypes for
+    an oracle with several results)."""
     probe = [a.reshape(-1)[:1] if isinstance(a, torch.Tensor) and a.numel() else a for a in args]
     try:
-        return info.ref(*probe, *attrs).dtype
-    except (RuntimeError, NotImplementedError, IndexError):  # IndexError: a dim the one-element probe lacks
+        got = info.ref(*probe, *attrs)
+    except (RuntimeError, NotImplementedError, IndexError, ValueError):  # a dim or shape the probe lacks
         return fallback
+    if isinstance(got, tuple):
+        return tuple(g.dtype if isinstance(g, torch.Tensor) else f for g, f in zip(got, fallback))
+    return got.dtype
 
 
 def assert_close(info, dtype, actual: np.ndarray, expected: np.ndarray, what: str):
