@@ -60,6 +60,7 @@ class OpInfo:
     samples: Callable | None = None    # custom: samples(dtype, rng) -> list of Sample
     also: tuple = ()               # further entry points this entry's tests reach (other variants)
     native16: bool = False         # the oracle runs on 16-bit tensors as they are (not in float32)
+    nonzero: bool = False          # operands after the first hold no zero (divisors: torch raises on integer / 0)
 
     def variants(self) -> list[str]:
         return [v for v in (self.name, self.scalar, self.inplace, self.inplace_scalar) if v] + list(self.also)
@@ -93,6 +94,13 @@ BINARY_SHAPES = [((2, 3), (2, 3)), ((4, 1, 3), (5, 1)), ((7,), ()), ((0, 3), (3,
 UNARY_SHAPES = [(2, 3), (), (0, 4), (5, 1, 7), (34000,)]
 
 
+def without_zeros(a: np.ndarray) -> np.ndarray:
+    """a with every zero replaced by one (of its dtype)."""
+    a = np.array(a, copy=True)
+    a[a == 0] = 1
+    return a
+
+
 def elementwise_samples(info: OpInfo, dtype: str, rng: np.random.Generator) -> list[Sample]:
     arity = {"unary": 1, "binary": 2, "ternary": 3}[info.kind]
     out = []
@@ -115,6 +123,9 @@ def elementwise_samples(info: OpInfo, dtype: str, rng: np.random.Generator) -> l
         if arity > 1 and other is not None:
             rest = tuple(random_array(rng, (3, 4), other, info.domain, info.int_domain) for _ in range(arity - 1))
             out.append(Sample((arr((3, 4)),) + rest, attrs, f"mixed with {other}"))
+    if info.nonzero:
+        out = [dataclasses.replace(s, operands=s.operands[:1] + tuple(map(without_zeros, s.operands[1:])))
+               for s in out]
     return out
 
 

@@ -55,6 +55,7 @@ typedef struct {
 typedef struct {
     double f[ACLSTUB_EW_MAX_ATTRS], fi[ACLSTUB_EW_MAX_ATTRS];
     int64_t i[ACLSTUB_EW_MAX_ATTRS];
+    aclDataType compute; /* the computation's dtype (FLOAT16 or BF16 when a 16-bit computation runs the FLOAT loop) */
 } aclStubEwCtx;
 
 /* aclStubElementwise.flags */
@@ -65,6 +66,14 @@ typedef struct {
 #define ACLSTUB_EW_RESULT_IN_LIST 16u /* the promoted dtype must itself be in the support list */
 #define ACLSTUB_EW_NO_PROMOTE 32u    /* tensor operands must share one dtype */
 #define ACLSTUB_EW_OUT_IN_LIST 64u   /* out's dtype must be in the support list too */
+#define ACLSTUB_EW_CHECK_PROMOTED 128u /* the alpha, result-in-list and out rules read the promoted dtype, before
+                                          ACLSTUB_EW_INT_TO_FLOAT and result_dtype (the op_api checks the promoted
+                                          dtype and computes in another) */
+#define ACLSTUB_EW_OUT_ANY 256u      /* no rule for out's dtype (the op_api checks none; the result is Cast to it) */
+#define ACLSTUB_EW_SCALAR_AS_TENSOR 512u /* scalar operands: their dtype in the support list, promoted with the
+                                            tensors by CANN's table (the op_api converts them to tensors first) */
+#define ACLSTUB_EW_SCALAR_IN_LIST 1024u /* scalar operands: their dtype in the support list (promotion unchanged) */
+#define ACLSTUB_EW_NO_PRIVATE_FORMAT 2048u /* tensors in a private format (NC1HWC0, FRACTAL_NZ, ...) are refused */
 
 typedef struct {
     int num_operands;     /* the first parameters: tensors, or scalars in the scalar variants */
@@ -76,11 +85,14 @@ typedef struct {
     aclDataType (*result_dtype)(const aclStubOpCall *call, aclDataType promoted);
 } aclStubElementwise;
 
-/* What check leaves for the kernel (the op's plan). */
+/* What check leaves for the kernel (the op's plan). An operator's own check may change compute (the dtype every
+ * operand is cast to; keep ctx.compute, what ACLSTUB_EW_ROUND rounds to, in step), out_via (the dtype the result is
+ * rounded to before it is cast to out's dtype: the op_api's kernel output, then its Cast) and ctx. */
 typedef struct {
     aclDataType compute; /* the promoted (result) dtype */
     int out;             /* the parameter written */
     aclStubEwCtx ctx;
+    aclDataType out_via; /* defaults to compute */
 } aclStubEwPlan;
 
 /* The engine: check and kernel of every elementwise operator (its aclStubFamilyOp's row is its aclStubElementwise). */
@@ -113,22 +125,25 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 
 /* The table, definition and both entry points of one elementwise operator; the last tensor is the output. */
 #define ACLSTUB_EW_OP(NAME, FAMILY, ...)                                                                     \
-    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                    \
-    static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__),             \
-                                                  [ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT};  \
-    _Pragma("GCC diagnostic pop")                                                                            \
-    static const aclStubFamilyOp NAME##_op_ = {{#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), NULL,     \
-                                                aclStubEwCheck, aclStubEwKernel, sizeof(aclStubEwPlan)}, &(FAMILY)}; \
-    ACLSTUB_DEFINE_OP(NAME, NAME##_op_.def, __VA_ARGS__)
-
+    ACLSTUB_EW_DEF_(NAME, FAMILY, NULL, [ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT, __VA_ARGS__)
+/* The same with a precheck (aclStubOpDef.precheck: it runs before the SDK's generic checks and sees which handles
+ * are NULL in call->v[i].present), for an op_api whose NULL checks answer with another status than 161001. */
+#define ACLSTUB_EW_OP_PRECHECK(NAME, FAMILY, PRECHECK, ...)                                                  \
+    ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, [ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT, __VA_ARGS__)
 /* The same for an in-place variant: its first parameter (selfRef) is read and written. */
-#define ACLSTUB_EW_INPLACE_OP(NAME, FAMILY, ...)                                                             \
+#define ACLSTUB_EW_INPLACE_OP(NAME, FAMILY, ...) ACLSTUB_EW_INPLACE_AT_OP(NAME, FAMILY, 0, __VA_ARGS__)
+/* ... and for one that writes parameter INDEX (aclnnInplaceAddV3 writes its tensor operand 'other'). */
+#define ACLSTUB_EW_INPLACE_AT_OP(NAME, FAMILY, INDEX, ...)                                                  \
+    ACLSTUB_EW_DEF_(NAME, FAMILY, NULL, [INDEX].role = ACLSTUB_INPLACE, __VA_ARGS__)
+
+#define ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, ROLE, ...)                                                  \
     _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                    \
-    static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__),             \
-                                                  [0].role = ACLSTUB_INPLACE};                               \
+    static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__), ROLE};      \
     _Pragma("GCC diagnostic pop")                                                                            \
-    static const aclStubFamilyOp NAME##_op_ = {{#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), NULL,     \
-                                                aclStubEwCheck, aclStubEwKernel, sizeof(aclStubEwPlan)}, &(FAMILY)}; \
+    static const aclStubFamilyOp NAME##_op_ = {                                                              \
+        {#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), PRECHECK, aclStubEwCheck, aclStubEwKernel,      \
+         sizeof(aclStubEwPlan)},                                                                             \
+        &(FAMILY)};                                                                                          \
     ACLSTUB_DEFINE_OP(NAME, NAME##_op_.def, __VA_ARGS__)
 
 /* ---- loops (C) -------------------------------------------------------------------------------------------- */
@@ -189,6 +204,23 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 #define ACLSTUB_EW_ATTR_c64(c, k) __builtin_complex((float)(c)->f[k], (float)(c)->fi[k])
 #define ACLSTUB_EW_ATTR_c128(c, k) __builtin_complex((c)->f[k], (c)->fi[k])
 
+/* x rounded to the 16-bit computation dtype of the loop (ctx->compute FLOAT16 or BF16), else x: an intermediate
+ * result the op_api's kernel chain stores in the 16-bit dtype (e.g. alpha * other before the add). */
+static inline float aclStubEwRoundF32(float x, aclDataType compute) {
+    if (compute == ACL_BF16) return aclStubBf16ToF32(aclStubF32ToBf16(x));
+    if (compute == ACL_FLOAT16) return aclStubF16ToF32(aclStubF32ToF16(x));
+    return x;
+}
+/* In a loop expression: ACLSTUB_EW_ROUND(v) (only float values are rounded). */
+#define ACLSTUB_EW_ROUND(v) _Generic((v), float: aclStubEwRoundF32((float)(v), ew_ctx_->compute), default: (v))
+
+/* Loops are compiled for x86-64-v3 too (AVX2, FMA unused under -ffp-contract=off, F16C), picked at load time. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define ACLSTUB_EW_CLONES_ __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define ACLSTUB_EW_CLONES_
+#endif
+
 /* Inside a loop: s0..s3 the attributes as the math type T, d0..d3 as doubles, i0..i3 as int64. */
 #define ACLSTUB_EW_ATTRS_(sfx, T, ctx)                                                                       \
     const aclStubEwCtx *ew_ctx_ = (const aclStubEwCtx *)(ctx);                                              \
@@ -213,7 +245,7 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
  * result (ST for maps, uint8_t for predicates) and CONV converts the expression to it.
  */
 #define ACLSTUB_EW_UNARY_FN_(sfx, ST, T, CT, NAME, OUT, CONV, ...)                                          \
-    static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
+    ACLSTUB_EW_CLONES_ static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
         ACLSTUB_EW_ATTRS_(sfx, T, c_)                                                                        \
         if (s_[0] == (int64_t)sizeof(OUT) && s_[1] == (int64_t)sizeof(ST)) {                                 \
             OUT *o_ = (OUT *)(void *)d_[0];                                                                  \
@@ -237,7 +269,7 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 /* Binary loops: the expression reads a and b; the contiguous cases (and a scalar b or a) are separate loops
  * the compiler vectorises. */
 #define ACLSTUB_EW_BINARY_FN_(sfx, ST, T, CT, NAME, OUT, CONV, ...)                                         \
-    static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
+    ACLSTUB_EW_CLONES_ static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
         ACLSTUB_EW_ATTRS_(sfx, T, c_)                                                                        \
         const int64_t z_ = (int64_t)sizeof(ST);                                                              \
         OUT *o_ = (OUT *)(void *)d_[0];                                                                      \
@@ -272,7 +304,7 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 
 /* Ternary loops (addcmul, where, lerp): the expression reads a, b and c. */
 #define ACLSTUB_EW_TERNARY_FN_(sfx, ST, T, CT, NAME, ...)                                                    \
-    static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
+    ACLSTUB_EW_CLONES_ static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
         ACLSTUB_EW_ATTRS_(sfx, T, c_)                                                                        \
         const int64_t z_ = (int64_t)sizeof(ST);                                                              \
         if (s_[0] == z_ && s_[1] == z_ && s_[2] == z_ && s_[3] == z_) {                                      \
