@@ -68,6 +68,16 @@ static void attribute(aclStubEwCtx *ctx, int k, const aclStubParam *p, const acl
     }
 }
 
+/* Row-major contiguous (dimensions of size 1 have any stride). */
+static bool contiguous(const aclStubTensorDesc *t) {
+    int64_t step = 1;
+    for (uint32_t d = t->ndim; d-- > 0;) {
+        if (t->dims[d] != 1 && t->strides[d] != step) return false;
+        step *= t->dims[d];
+    }
+    return true;
+}
+
 /* CANN's private formats: everything but the ND-like ones */
 static bool private_format(aclFormat f) {
     return !(f == ACL_FORMAT_ND || f == ACL_FORMAT_NCHW || f == ACL_FORMAT_NHWC || f == ACL_FORMAT_HWCN ||
@@ -84,6 +94,10 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
         (size_t)fam->num_operands > op->num_params || fam->num_operands > ACLSTUB_ITER_MAX_OPERANDS - 1)
         return aclStubOpFail(call, ACLNN_ERR_INNER, "the elementwise row is incomplete (operands, loops, output)");
     const aclStubTensorDesc *y = call->v[out].tensor;
+    if (fam->flags & ACLSTUB_EW_EMPTY_FIRST)
+        for (int k = 0; k < fam->num_operands; k++)
+            if (is_tensor_role(params[k].role) && call->v[k].tensor != NULL && aclStubNumel(call->v[k].tensor) == 0)
+                return aclStubOpNothingToDo(call);
     if (fam->flags & ACLSTUB_EW_NO_PRIVATE_FORMAT)
         for (size_t k = 0; k < op->num_params; k++)
             if (is_tensor_role(params[k].role) && call->v[k].tensor != NULL && private_format(call->v[k].tensor->format))
@@ -172,11 +186,18 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     /* 5. shapes: ranks, broadcasting, the output's shape */
     int64_t shape[ACLSTUB_MAX_DIMS];
     uint32_t nd = 0;
+    uint32_t max_dim = MAX_DIM;
+    if (fam->flags & ACLSTUB_EW_RANK_ANY_CONTIGUOUS) {
+        bool all = true;
+        for (size_t k = 0; k < op->num_params && all; k++)
+            if (is_tensor_role(params[k].role) && call->v[k].tensor != NULL) all = contiguous(call->v[k].tensor);
+        if (all) max_dim = ACLSTUB_MAX_DIMS;
+    }
     for (int k = 0; k < fam->num_operands; k++) {
         const aclStubTensorDesc *t = call->v[k].tensor;
         if (!is_tensor_role(params[k].role) || t == NULL) continue;
-        ACLSTUB_RETURN_ERROR_IF(t->ndim > MAX_DIM, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; "
-                                "at most %d are supported", params[k].name, t->ndim, MAX_DIM);
+        ACLSTUB_RETURN_ERROR_IF(t->ndim > max_dim, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; "
+                                "at most %u are supported", params[k].name, t->ndim, max_dim);
         int64_t next[ACLSTUB_MAX_DIMS];
         uint32_t nn;
         if (!aclStubBroadcastShape(shape, nd, t->dims, t->ndim, next, &nn))
@@ -186,8 +207,8 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
         memcpy(shape, next, nn * sizeof shape[0]);
         nd = nn;
     }
-    ACLSTUB_RETURN_ERROR_IF(y->ndim > MAX_DIM, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; at "
-                            "most %d are supported", params[out].name, y->ndim, MAX_DIM);
+    ACLSTUB_RETURN_ERROR_IF(y->ndim > max_dim, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; at "
+                            "most %u are supported", params[out].name, y->ndim, max_dim);
     if (!aclStubShapeEqual(shape, nd, y->dims, y->ndim))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "shape of %s should be %s, but current is %s",
                              params[out].name, aclStubShapeText(shape, nd, buf, sizeof buf),

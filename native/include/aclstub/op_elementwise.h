@@ -74,6 +74,9 @@ typedef struct {
                                             tensors by CANN's table (the op_api converts them to tensors first) */
 #define ACLSTUB_EW_SCALAR_IN_LIST 1024u /* scalar operands: their dtype in the support list (promotion unchanged) */
 #define ACLSTUB_EW_NO_PRIVATE_FORMAT 2048u /* tensors in a private format (NC1HWC0, FRACTAL_NZ, ...) are refused */
+#define ACLSTUB_EW_RANK_ANY_CONTIGUOUS 8192u /* more than 8 dimensions are accepted when every tensor is contiguous */
+#define ACLSTUB_EW_EMPTY_FIRST 4096u /* an empty tensor operand: success before any other rule (the op_api returns
+                                       right after its NULL checks) */
 
 typedef struct {
     int num_operands;     /* the first parameters: tensors, or scalars in the scalar variants */
@@ -132,6 +135,8 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
     ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, [ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT, __VA_ARGS__)
 /* The same for an in-place variant: its first parameter (selfRef) is read and written. */
 #define ACLSTUB_EW_INPLACE_OP(NAME, FAMILY, ...) ACLSTUB_EW_INPLACE_AT_OP(NAME, FAMILY, 0, __VA_ARGS__)
+#define ACLSTUB_EW_INPLACE_OP_PRECHECK(NAME, FAMILY, PRECHECK, ...)                                          \
+    ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, [0].role = ACLSTUB_INPLACE, __VA_ARGS__)
 /* ... and for one that writes parameter INDEX (aclnnInplaceAddV3 writes its tensor operand 'other'). */
 #define ACLSTUB_EW_INPLACE_AT_OP(NAME, FAMILY, INDEX, ...)                                                  \
     ACLSTUB_EW_DEF_(NAME, FAMILY, NULL, [INDEX].role = ACLSTUB_INPLACE, __VA_ARGS__)
