@@ -40,7 +40,7 @@ CASES = load_cases()
 EXPORTED = sorted(op for op in registered_ops() if op in CASES)
 
 # Cases the extraction attributes to Atlas A2/A3 whose expectation does not hold there, one reason each (the
-# extractor does not see these constructs; the vendor source is the reference).
+# extractor does not see these constructs; the vendor's op_api source is the reference).
 NOT_A2_EXPECTATIONS = {
     # `if (GetSocVersion() == ASCEND910B) {} else { EXPECT_EQ(..., ACLNN_ERR_PARAM_INVALID) }`: BF16 is refused on
     # the other SoCs only
@@ -53,6 +53,12 @@ NOT_A2_EXPECTATIONS = {
     # BF16 refused by the vendor UT's default SoC; ASCEND910B's list holds BF16 (the ascend910B2_ twin of the same
     # call to aclnnLtTensor expects success)
     "math/less:l2_lt_scalar_test.aclnnLtScalar_009_bf16": "BF16 refusal of another SoC",
+    # named for Ascend910 ("_910"), whose list has no BF16
+    "math/maximum:l2_maximum_test.case_bf16_910": "Ascend910 case",
+    "math/maximum:l2_maximum_test.case_flaot_bf16_910": "Ascend910 case",
+    # the op_api's CheckShape refuses a selfRef of [2] for a [4, 2] result (out = selfRef); the expected success
+    # comes from the unit-test harness, not from the op_api
+    "math/atan2:l2_inplace_atan2_test.ascend910B2_atan2_self_broadcast": "contradicts the op_api's CheckShape",
     # commented out in the vendor source
     "math/logical_or:l2_logical_or_test.aclnnLogicalOr_input_output_nullptr_testcase027": "test commented out",
 }
