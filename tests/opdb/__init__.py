@@ -62,6 +62,7 @@ class OpInfo:
     native16: bool = False         # the oracle runs on 16-bit tensors as they are (not in float32)
     nonzero: bool = False          # operands after the first hold no zero (divisors: torch raises on integer / 0)
     scalar_dtypes: tuple | None = None  # the scalar variants' dtypes when fewer than the tensor variant's
+    mixed: bool = True             # a mixed-dtype sample (False: the op_api wants one dtype for every operand)
 
     def variants(self) -> list[str]:
         return [v for v in (self.name, self.scalar, self.inplace, self.inplace_scalar) if v] + list(self.also)
@@ -125,7 +126,7 @@ def elementwise_samples(info: OpInfo, dtype: str, rng: np.random.Generator) -> l
         # mixed dtypes: the other operands in another supported dtype (promotion and the casts it implies)
         other = next((d for d in ("float32", "int32", "float16") if d != dtype and d in info.dtypes), None)
         # (CANN's table promotes no unsigned 16-64-bit dtype with another dtype)
-        if arity > 1 and other is not None and dtype not in ("uint16", "uint32", "uint64"):
+        if arity > 1 and other is not None and info.mixed and dtype not in ("uint16", "uint32", "uint64"):
             rest = tuple(random_array(rng, (3, 4), other, info.domain, info.int_domain) for _ in range(arity - 1))
             out.append(Sample((arr((3, 4)),) + rest, attrs, f"mixed with {other}"))
     if info.nonzero:

@@ -103,8 +103,9 @@ FMOD = ("float32", "int32", "int8", "float16", "uint8", "float64", "int64", "bfl
 ENTRIES = [
     OpInfo("aclnnAdd", lambda a, b, alpha: torch.add(a, b, alpha=alpha), ALL, attrs=((1,), (2,)),
            scalar="aclnnAdds", inplace="aclnnInplaceAdd", inplace_scalar="aclnnInplaceAdds"),
+    # aclnnInplaceAddV3 writes its tensor operand: tests/test_math_elementwise.py drives it
     OpInfo("aclnnAddV3", add_v3, ("float32", "int32", "float16", "bfloat16", "int8"), kind="custom",
-           samples=add_v3_samples),
+           samples=add_v3_samples, also=("aclnnInplaceAddV3",)),
     OpInfo("aclnnSub", sub, ALL, attrs=((1,), (3,)),
            scalar="aclnnSubs", inplace="aclnnInplaceSub", inplace_scalar="aclnnInplaceSubs"),
     OpInfo("aclnnRsub", rsub, REALS + INTS + COMPLEX, attrs=((1,), (3,)), native16=True, scalar="aclnnRsubs"),

@@ -1,11 +1,9 @@
 """ops-math comparisons: eq, ne, gt, ge, lt, le (tensor and scalar operands, in-place), isclose, equal."""
 
-import dataclasses
-
 import numpy as np
 import torch
 
-from . import ALL, INTS, REALS, OpInfo, Sample, elementwise_samples, random_array
+from . import ALL, INTS, REALS, OpInfo, Sample, random_array
 
 UINTS = ("uint16", "uint32", "uint64")
 WIDE = (torch.uint16, torch.uint32, torch.uint64)
@@ -17,12 +15,6 @@ def wide(fn):
         return fn(*(a.long() if isinstance(a, torch.Tensor) and a.dtype in WIDE else a for a in args))
     call.__name__ = getattr(fn, "__name__", "wide")
     return call
-
-
-def same_dtype_samples(info):
-    """The binary samples of an operator whose operands share one dtype (no mixed-dtype sample)."""
-    binary = dataclasses.replace(info, kind="binary", samples=None)
-    return lambda dtype, rng: [s for s in elementwise_samples(binary, dtype, rng) if not s.name.startswith("mixed")]
 
 
 def equal_samples(dtype, rng):
@@ -42,9 +34,6 @@ LE = REALS + INTS + ("bool", "uint16")
 ISCLOSE = REALS + INTS + ("bool",)
 SCALAR = ALL  # a Python int scalar is INT64: CANN promotes no unsigned 16-64-bit dtype with it
 
-_isclose = OpInfo("aclnnIsClose", lambda a, b, rtol, atol, nan: torch.isclose(a, b, rtol, atol, nan), ISCLOSE,
-                  kind="custom", attrs=((1e-5, 1e-8, False), (0.05, 0.1, True)))
-_isclose.samples = same_dtype_samples(_isclose)
 
 ENTRIES = [
     OpInfo("aclnnEqTensor", wide(torch.eq), EQ, scalar="aclnnEqScalar", scalar_dtypes=SCALAR, inplace="aclnnInplaceEqTensor",
@@ -59,7 +48,8 @@ ENTRIES = [
            inplace_scalar="aclnnInplaceLtScalar"),
     OpInfo("aclnnLeTensor", wide(torch.le), LE, scalar="aclnnLeScalar", scalar_dtypes=SCALAR, inplace="aclnnInplaceLeTensor",
            inplace_scalar="aclnnInplaceLeScalar"),
-    _isclose,
+    OpInfo("aclnnIsClose", lambda a, b, rtol, atol, nan: torch.isclose(a, b, rtol, atol, nan), ISCLOSE,
+           attrs=((1e-5, 1e-8, False), (0.05, 0.1, True)), mixed=False),
     OpInfo("aclnnEqual", lambda a, b: torch.tensor([torch.equal(a, b)]), EQ[:-2] + ("uint16", "uint32", "uint64"),
            kind="custom", samples=equal_samples),
 ]

@@ -1,0 +1,23 @@
+/* aclnnSWhere (ops-math math/select). */
+#ifndef ACLNNOP_ACLNN_S_WHERE_H_
+#define ACLNNOP_ACLNN_S_WHERE_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor *condition, const aclTensor *self,
+                                                  const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
+                                                  aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnSWhere(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                  aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_S_WHERE_H_ */
