@@ -111,12 +111,22 @@ static inline float ew_tdiv_f32(float a, float b, aclDataType c) { return truncf
 static inline double ew_tdiv_f64(double a, double b, aclDataType c) { (void)c; return trunc(a / b); }
 static inline float ew_fdiv_f32(float a, float b, aclDataType c) { return floorf(aclStubEwRoundF32(a / b, c)); }
 static inline double ew_fdiv_f64(double a, double b, aclDataType c) { (void)c; return floor(a / b); }
-static inline float ew_tmod_f32(float a, float b, aclDataType c) { (void)c; return fmodf(a, b); }
+/* fmodf, exactly, without its bit loop where the quotient is below 2^23: a - trunc(a / b) * b in double is exact
+ * there (every product and difference fits 53 bits) once the truncated quotient is corrected by one where the
+ * double division rounded it across an integer. */
+static inline float ew_tmod_f32(float a, float b, aclDataType c) {
+    (void)c;
+    double q = (double)a / (double)b;
+    if (!(fabs(q) < 8388608.0) || isinf(a)) return fmodf(a, b); /* NaN, infinities, zero divisors, huge quotients */
+    double ab = fabs((double)b), r = (double)a - trunc(q) * (double)b;
+    if (a >= 0 ? r < 0 : r > 0) r += a >= 0 ? ab : -ab;
+    else if (fabs(r) >= ab) r -= a >= 0 ? ab : -ab;
+    return r == 0 ? copysignf(0.0f, a) : (float)r;
+}
 static inline double ew_tmod_f64(double a, double b, aclDataType c) { (void)c; return fmod(a, b); }
 /* floor modulo of floats: the exact fmod, moved to the divisor's sign when it is not zero */
 static inline float ew_fmod_f32(float a, float b, aclDataType c) {
-    (void)c;
-    float r = fmodf(a, b);
+    float r = ew_tmod_f32(a, b, c);
     return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
 }
 static inline double ew_fmod_f64(double a, double b, aclDataType c) {

@@ -31,7 +31,7 @@
 
 ACLSTUB_EW_BINARY_PRED(and_loops, ACLSTUB_EW_ALL, a && b)
 ACLSTUB_EW_BINARY_PRED(or_loops, ACLSTUB_EW_ALL, a || b)
-ACLSTUB_EW_BINARY_PRED(xor_loops, ACLSTUB_EW_ALL, !a != !b)
+ACLSTUB_EW_BINARY_PRED(xor_loops, ACLSTUB_EW_ALL, (a != 0) != (b != 0))
 ACLSTUB_EW_UNARY_PRED(not_loops, ACLSTUB_EW_NUMBERS, !x)
 
 /* aclnnLogicalAnd checks no out dtype; aclnnLogicalOr and aclnnLogicalXor want it in the list. */
