@@ -115,6 +115,42 @@ def reduce_list(fn):
     return call
 
 
+def angle(x):
+    """torch.angle; integer and BOOL inputs give FLOAT (as FLOAT)."""
+    return torch.angle(x if x.dtype.is_floating_point or x.dtype.is_complex else x.float())
+
+
+def pack_samples(dtype, rng):
+    out = []
+    for n, size in ((14, 1), (16, 2), (1000, 5), (0, 1), (3, 1)):
+        x = random_array(rng, (n,), dtype, (-2.0, 2.0), (0, 1))
+        if n:
+            x[0] = 0.0
+        out.append(Sample((x, size), (), f"{n} elements, size {size}"))
+    return out
+
+
+def sign_bits_pack(x, size):
+    bits = (x.float() >= 0).to(torch.uint8)
+    pad = (-len(bits)) % 8
+    bits = torch.cat([bits, torch.zeros(pad, dtype=torch.uint8)]).reshape(-1, 8)
+    packed = (bits << torch.arange(8, dtype=torch.uint8)).sum(1).to(torch.uint8)
+    return packed.reshape(size, -1)
+
+
+def unpack_samples(dtype, rng):
+    out = []
+    for n, size in ((2, 1), (4, 2), (300, 8), (0, 1)):
+        x = rng.integers(0, 256, size=n).astype(np.uint8)
+        out.append(Sample((x, size, dtype), (), f"{n} bytes, size {size}"))
+    return out
+
+
+def sign_bits_unpack(x, size, dtype):
+    bits = (x.reshape(-1, 1).long() >> torch.arange(8)) & 1
+    return (bits.reshape(size, -1).float() * 2 - 1).to({"float32": torch.float32, "float16": torch.float16}[dtype])
+
+
 ADDCDIV = ("float32", "int64", "float16", "float64", "bfloat16")
 ADDCMUL = ("float32", "int32", "int64", "float16", "int8", "uint8", "float64", "bfloat16")
 NAN_TO_NUM = FLOATS + ("int8", "int16", "int32", "int64", "uint8", "bool")
@@ -129,6 +165,10 @@ ENTRIES = [
     OpInfo("aclnnNanToNum", lambda x, nan, pos, neg: torch.nan_to_num(x, nan, pos, neg), NAN_TO_NUM,
            kind="custom", samples=nan_to_num_samples, inplace="aclnnInplaceNanToNum", native16=True),
     OpInfo("aclnnReal", torch.real, ("float32", "float16") + COMPLEX, kind="unary"),
+    OpInfo("aclnnAngleV2", angle, FLOATS + ("complex64", "bool", "uint8", "int8", "int16", "int32", "int64"),
+           kind="unary"),
+    OpInfo("aclnnSignBitsPack", sign_bits_pack, ("float32", "float16"), kind="custom", samples=pack_samples),
+    OpInfo("aclnnSignBitsUnpack", sign_bits_unpack, ("float32", "float16"), kind="custom", samples=unpack_samples),
     OpInfo("aclnnSWhere", where, REALS + INTS + ("bool",) + COMPLEX, kind="custom", samples=where_samples),
     OpInfo("aclnnComplex", torch.complex, ("float32", "float64"), kind="custom", samples=pair_samples),
     OpInfo("aclnnPolar", torch.polar, ("float32",), kind="custom", samples=pair_samples),

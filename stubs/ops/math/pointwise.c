@@ -10,6 +10,7 @@
 
 #include "aclnnop/aclnn_addcdiv.h"
 #include "aclnnop/aclnn_addcmul.h"
+#include "aclnnop/aclnn_angle_v2.h"
 #include "aclnnop/aclnn_complex.h"
 #include "aclnnop/aclnn_lerp_scalar.h"
 #include "aclnnop/aclnn_lerp_tensor.h"
@@ -365,3 +366,31 @@ static const aclStubOpDef kScale = {"aclnnScale", kScaleParams, ACLSTUB_LEN(kSca
                                     scale_kernel, sizeof(ScalePlan)};
 ACLSTUB_DEFINE_OP(aclnnScale, kScale, (const aclTensor *, x), (const aclTensor *, scale), (const aclTensor *, bias),
                   (int64_t, axis), (int64_t, numAxes), (bool, scaleFromBlob), (aclTensor *, y))
+
+/* ---- angle_v2: the angle of each element (radians): atan2(imag, real) for COMPLEX64, pi for negative reals, 0
+ * for the others, NaN kept; FLOAT16 and BF16 give their own dtype, every other input FLOAT ------------------------ */
+
+#define ANGLE_DT (EW_DT(FLOAT16) | EW_DT(FLOAT) | EW_DT(COMPLEX64) | EW_DT(BOOL) | EW_DT(UINT8) | EW_DT(INT8) | \
+                  EW_DT(INT16) | EW_DT(INT32) | EW_DT(INT64) | EW_DT(BF16))
+static inline float angle_f32(float x) { return x < 0 ? (float)M_PI : x != x ? x : 0.0f; }
+static inline float _Complex angle_c64(float _Complex x) {
+    return (float)atan2((double)cimagf(x), (double)crealf(x));
+}
+#define EW_ANGLE(x) _Generic((x), float: angle_f32, float _Complex: angle_c64)(x)
+#define SET_ANGLE(X, ...)                                                                                     \
+    X(f32, float, float, ACLSTUB_CT_F32, __VA_ARGS__) X(c64, float _Complex, float _Complex, ACLSTUB_CT_C64, __VA_ARGS__)
+ACLSTUB_EW_UNARY(angle_loops, SET_ANGLE, EW_ANGLE(x))
+static aclDataType angle_dtype(const aclStubOpCall *call, aclDataType promoted) {
+    (void)call;
+    return promoted == ACL_FLOAT16 || promoted == ACL_BF16 || promoted == ACL_COMPLEX64 ? promoted : ACL_FLOAT;
+}
+/* out of the dtype paired with x's (FLOAT16, BF16, else FLOAT); a COMPLEX64 angle is the real part of the loop's */
+static aclnnStatus angle_check(aclStubOpCall *call) {
+    aclDataType x = ew_dtype(call, 0), out = ew_out_dtype(call);
+    aclDataType want = x == ACL_FLOAT16 || x == ACL_BF16 ? x : ACL_FLOAT;
+    ACLSTUB_RETURN_ERROR_IF(out != want, call, ACLNN_ERR_PARAM_INVALID, "out dtype %s should be %s for x of %s",
+                            aclStubDtypeName(out), aclStubDtypeName(want), aclStubDtypeName(x));
+    return OK;
+}
+static const aclStubElementwise ANGLE = {1, ANGLE_DT, ACLSTUB_EW_OUT_ANY, &angle_loops, angle_check, angle_dtype};
+ACLSTUB_EW_OP(aclnnAngleV2, ANGLE, (const aclTensor *, x), (const aclTensor *, out))
