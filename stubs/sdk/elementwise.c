@@ -261,6 +261,13 @@ aclnnStatus aclStubEwKernel(const aclStubOpCall *call) {
     const aclStubEwPlan *plan = call->plan;
     aclDataType loop;
     int ct = compute_index(plan->compute, &loop);
+    /* a FLOAT16/BF16 computation whose result is rounded to its own dtype runs the table's 16-bit loop when it has
+     * one (the same results, without the conversions to and from FLOAT) */
+    int half = plan->compute == ACL_FLOAT16 ? ACLSTUB_CT_F16 : plan->compute == ACL_BF16 ? ACLSTUB_CT_BF16 : -1;
+    if (half >= 0 && fam->loops->fn[half] != NULL && plan->out_via == plan->compute) {
+        ct = half;
+        loop = plan->compute;
+    }
     aclStubLoopFn fn = ct >= 0 ? fam->loops->fn[ct] : NULL;
     if (fn == NULL)
         return aclStubKernelFail(call, ACLNN_ERR_INNER, "no kernel for data type %s", aclStubDtypeName(plan->compute));

@@ -43,6 +43,8 @@ typedef enum {
     ACLSTUB_CT_U64,
     ACLSTUB_CT_C64,
     ACLSTUB_CT_C128,
+    ACLSTUB_CT_F16,  /* FLOAT16 storage, float math (a table without it runs FLOAT16 in its FLOAT loop) */
+    ACLSTUB_CT_BF16, /* BF16 storage, float math */
     ACLSTUB_CT_COUNT
 } aclStubComputeType;
 
@@ -158,7 +160,12 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
  * as "not zero"; a result stored to BOOL is 0 or 1.
  */
 #define ACLSTUB_EW_FLOATS(X, ...)                                                                            \
-    X(f32, float, float, ACLSTUB_CT_F32, __VA_ARGS__) X(f64, double, double, ACLSTUB_CT_F64, __VA_ARGS__)
+    X(f32, float, float, ACLSTUB_CT_F32, __VA_ARGS__) X(f64, double, double, ACLSTUB_CT_F64, __VA_ARGS__)      \
+    ACLSTUB_EW_HALVES(X, __VA_ARGS__)
+/* BF16 elements read as float and rounded once when stored (the FLOAT loop's results, bit for bit, without a
+ * conversion pass; the compiler vectorises both). FLOAT16 runs the FLOAT loop over converted blocks: compilers
+ * vectorise no _Float16 conversion without AVX512-FP16, and the iterator's block conversions are vectorised. */
+#define ACLSTUB_EW_HALVES(X, ...) X(bf16, uint16_t, float, ACLSTUB_CT_BF16, __VA_ARGS__)
 #define ACLSTUB_EW_INTS(X, ...)                                                                              \
     X(i8, int8_t, int8_t, ACLSTUB_CT_I8, __VA_ARGS__) X(i16, int16_t, int16_t, ACLSTUB_CT_I16, __VA_ARGS__)  \
     X(i32, int32_t, int32_t, ACLSTUB_CT_I32, __VA_ARGS__) X(i64, int64_t, int64_t, ACLSTUB_CT_I64, __VA_ARGS__) \
@@ -180,6 +187,8 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 #define ACLSTUB_EW_INTEGRAL(X, ...) ACLSTUB_EW_INTS(X, __VA_ARGS__) ACLSTUB_EW_BOOL(X, __VA_ARGS__)
 
 /* Reading a stored element as the math type. */
+#define ACLSTUB_EW_LD_f16(v) ((float)(v))
+#define ACLSTUB_EW_LD_bf16(v) aclStubBf16ToF32(v)
 #define ACLSTUB_EW_LD_f32(v) (v)
 #define ACLSTUB_EW_LD_f64(v) (v)
 #define ACLSTUB_EW_LD_i8(v) (v)
@@ -195,6 +204,8 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 #define ACLSTUB_EW_LD_c128(v) (v)
 
 /* Attribute k of the context as the loop's math type. */
+#define ACLSTUB_EW_ATTR_f16(c, k) ((float)(c)->f[k])
+#define ACLSTUB_EW_ATTR_bf16(c, k) ((float)(c)->f[k])
 #define ACLSTUB_EW_ATTR_f32(c, k) ((float)(c)->f[k])
 #define ACLSTUB_EW_ATTR_f64(c, k) ((c)->f[k])
 #define ACLSTUB_EW_ATTR_i8(c, k) ((int8_t)(c)->i[k])
@@ -213,7 +224,7 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
  * result the op_api's kernel chain stores in the 16-bit dtype (e.g. alpha * other before the add). */
 static inline float aclStubEwRoundF32(float x, aclDataType compute) {
     if (compute == ACL_BF16) return aclStubBf16ToF32(aclStubF32ToBf16(x));
-    if (compute == ACL_FLOAT16) return aclStubF16ToF32(aclStubF32ToF16(x));
+    if (compute == ACL_FLOAT16) return (float)(_Float16)x;
     return x;
 }
 /* In a loop expression: ACLSTUB_EW_ROUND(v) (only float values are rounded). */
@@ -257,17 +268,34 @@ static inline float aclStubEwRoundF32(float x, aclDataType compute) {
             const ST *p_ = (const ST *)(const void *)d_[1];                                                  \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T x = ACLSTUB_EW_LD_##sfx(p_[i_]);                                                     \
-                o_[i_] = CONV(OUT, T, (__VA_ARGS__));                                                        \
+                o_[i_] = CONV(sfx, OUT, T, (__VA_ARGS__));                                                        \
             }                                                                                                \
         } else {                                                                                             \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T x = ACLSTUB_EW_LD_##sfx(*(const ST *)(const void *)(d_[1] + i_ * s_[1]));            \
-                *(OUT *)(void *)(d_[0] + i_ * s_[0]) = CONV(OUT, T, (__VA_ARGS__));                          \
+                *(OUT *)(void *)(d_[0] + i_ * s_[0]) = CONV(sfx, OUT, T, (__VA_ARGS__));                          \
             }                                                                                                \
         }                                                                                                    \
     }
-#define ACLSTUB_EW_MAP_CONV_(OUT, T, v) ((OUT)(T)(v))
-#define ACLSTUB_EW_PRED_CONV_(OUT, T, v) ((OUT)((v) ? 1 : 0))
+/* A result stored as OUT: maps convert to the math type, then to storage (BF16 rounded to nearest even); predicates
+ * store 0 or 1. */
+#define ACLSTUB_EW_MAP_CONV_(sfx, OUT, T, v) ACLSTUB_EW_ST_##sfx(OUT, T, v)
+#define ACLSTUB_EW_PRED_CONV_(sfx, OUT, T, v) ((OUT)((v) ? 1 : 0))
+#define ACLSTUB_EW_ST_f16(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_bf16(OUT, T, v) aclStubF32ToBf16((float)(v))
+#define ACLSTUB_EW_ST_f32(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_f64(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_i8(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_i16(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_i32(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_i64(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_u8(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_u16(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_u32(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_u64(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_b(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_c64(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_c128(OUT, T, v) ((OUT)(T)(v))
 #define ACLSTUB_EW_UMAP_(sfx, ST, T, CT, NAME, ...) ACLSTUB_EW_UNARY_FN_(sfx, ST, T, CT, NAME, ST, ACLSTUB_EW_MAP_CONV_, __VA_ARGS__)
 #define ACLSTUB_EW_UPRED_(sfx, ST, T, CT, NAME, ...) ACLSTUB_EW_UNARY_FN_(sfx, ST, T, CT, NAME, uint8_t, ACLSTUB_EW_PRED_CONV_, __VA_ARGS__)
 
@@ -282,25 +310,25 @@ static inline float aclStubEwRoundF32(float x, aclDataType compute) {
         if (s_[0] == (int64_t)sizeof(OUT) && s_[1] == z_ && s_[2] == z_) {                                   \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T a = ACLSTUB_EW_LD_##sfx(x_[i_]), b = ACLSTUB_EW_LD_##sfx(y_[i_]);                    \
-                o_[i_] = CONV(OUT, T, (__VA_ARGS__));                                                        \
+                o_[i_] = CONV(sfx, OUT, T, (__VA_ARGS__));                                                        \
             }                                                                                                \
         } else if (s_[0] == (int64_t)sizeof(OUT) && s_[1] == z_ && s_[2] == 0) {                             \
             const T b = ACLSTUB_EW_LD_##sfx(y_[0]);                                                          \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T a = ACLSTUB_EW_LD_##sfx(x_[i_]);                                                     \
-                o_[i_] = CONV(OUT, T, (__VA_ARGS__));                                                        \
+                o_[i_] = CONV(sfx, OUT, T, (__VA_ARGS__));                                                        \
             }                                                                                                \
         } else if (s_[0] == (int64_t)sizeof(OUT) && s_[1] == 0 && s_[2] == z_) {                             \
             const T a = ACLSTUB_EW_LD_##sfx(x_[0]);                                                          \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T b = ACLSTUB_EW_LD_##sfx(y_[i_]);                                                     \
-                o_[i_] = CONV(OUT, T, (__VA_ARGS__));                                                        \
+                o_[i_] = CONV(sfx, OUT, T, (__VA_ARGS__));                                                        \
             }                                                                                                \
         } else {                                                                                             \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T a = ACLSTUB_EW_LD_##sfx(*(const ST *)(const void *)(d_[1] + i_ * s_[1]));            \
                 const T b = ACLSTUB_EW_LD_##sfx(*(const ST *)(const void *)(d_[2] + i_ * s_[2]));            \
-                *(OUT *)(void *)(d_[0] + i_ * s_[0]) = CONV(OUT, T, (__VA_ARGS__));                          \
+                *(OUT *)(void *)(d_[0] + i_ * s_[0]) = CONV(sfx, OUT, T, (__VA_ARGS__));                          \
             }                                                                                                \
         }                                                                                                    \
     }
@@ -319,14 +347,14 @@ static inline float aclStubEwRoundF32(float x, aclDataType compute) {
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T a = ACLSTUB_EW_LD_##sfx(x_[i_]), b = ACLSTUB_EW_LD_##sfx(y_[i_]),                    \
                         c = ACLSTUB_EW_LD_##sfx(w_[i_]);                                                     \
-                o_[i_] = (ST)(T)(__VA_ARGS__);                                                               \
+                o_[i_] = ACLSTUB_EW_ST_##sfx(ST, T, (__VA_ARGS__));                                                               \
             }                                                                                                \
         } else {                                                                                             \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T a = ACLSTUB_EW_LD_##sfx(*(const ST *)(const void *)(d_[1] + i_ * s_[1]));            \
                 const T b = ACLSTUB_EW_LD_##sfx(*(const ST *)(const void *)(d_[2] + i_ * s_[2]));            \
                 const T c = ACLSTUB_EW_LD_##sfx(*(const ST *)(const void *)(d_[3] + i_ * s_[3]));            \
-                *(ST *)(void *)(d_[0] + i_ * s_[0]) = (ST)(T)(__VA_ARGS__);                                  \
+                *(ST *)(void *)(d_[0] + i_ * s_[0]) = ACLSTUB_EW_ST_##sfx(ST, T, (__VA_ARGS__));                                  \
             }                                                                                                \
         }                                                                                                    \
     }

@@ -41,7 +41,8 @@ static aclDataType adds_dtype(const aclStubOpCall *call, aclDataType promoted) {
 }
 static aclnnStatus axpy_check(aclStubOpCall *call) {
     aclStubEwPlan *p = call->plan;
-    if (p->compute == ACL_FLOAT16) p->ctx.compute = ACL_FLOAT; /* Axpy: no FLOAT16 product */
+    /* Axpy has no FLOAT16 product; alpha 1 has no product at all (Add): nothing to round */
+    if (p->compute == ACL_FLOAT16 || ew_scalar_is_one(call, 2)) p->ctx.compute = ACL_FLOAT;
     return OK;
 }
 static const aclStubElementwise ADD = {2, ARITH_DT, ACLSTUB_EW_ATTR0_CASTS, &add_loops, axpy_check, adds_dtype};

@@ -4,6 +4,8 @@
  * aclnnIsClose. Each op_api has its own dtype lists (operands, out, the promoted dtype) and its own rule for a
  * scalar operand; a row below carries them, one shared check applies them.
  */
+#include <float.h>
+
 #include "ew_math.h"
 
 #include "aclnnop/aclnn_eq_scalar.h"
@@ -172,17 +174,16 @@ ACLSTUB_EW_OP(aclnnLeScalar, LE_SCALAR.ew, (const aclTensor *, self), (const acl
 /* ---- isclose: |self - other| <= atol + rtol * |other| (FLOAT16/BF16/FLOAT in float32 with rtol and atol as
  * float32), equal values (infinities included), NaN pairs when equalNan; BOOL compares equal ---------------- */
 
+/* every term computed and combined bitwise, so the compiler vectorises it */
 static inline bool isclose_f32(float a, float b, float rtol, float atol, bool nan_equal) {
-    if (a == b) return true;
-    if (a != a || b != b) return nan_equal && a != a && b != b;
-    if (isinf(a) || isinf(b)) return false;
-    return fabsf(a - b) <= atol + rtol * fabsf(b);
+    bool finite = (fabsf(a) <= FLT_MAX) & (fabsf(b) <= FLT_MAX);
+    bool close = fabsf(a - b) <= atol + rtol * fabsf(b);
+    return (a == b) | (close & finite) | (nan_equal & (a != a) & (b != b));
 }
 static inline bool isclose_f64(double a, double b, double rtol, double atol, bool nan_equal) {
-    if (a == b) return true;
-    if (a != a || b != b) return nan_equal && a != a && b != b;
-    if (isinf(a) || isinf(b)) return false;
-    return fabs(a - b) <= atol + rtol * fabs(b);
+    bool finite = (fabs(a) <= DBL_MAX) & (fabs(b) <= DBL_MAX);
+    bool close = fabs(a - b) <= atol + rtol * fabs(b);
+    return (a == b) | (close & finite) | (nan_equal & (a != a) & (b != b));
 }
 #define ISCLOSE(a, b)                                                                                         \
     _Generic((a), float: isclose_f32((float)(a), (float)(b), (float)d0, (float)d1, i2 != 0), bool: (a) == (b), \

@@ -53,11 +53,20 @@ ACLSTUB_EW_INPLACE_OP(aclnnInplaceAddcmul, ADDCMUL, (const aclTensor *, selfRef)
 
 #define LERP_DT ACLSTUB_DT_FLOATS
 #define LERPS_OUT_DT (ACLSTUB_DT_FLOATS | EW_DT(DOUBLE))
+/* both sides computed and one selected by a bit mask: the compiler vectorises it (a branch on random weights
+ * would mispredict, and under -ftrapping-math a plain select of two computations stays a branch) */
 static inline float lerp_f32(float a, float b, float w) {
-    return fabsf(w) < 0.5f ? a + w * (b - a) : b - (b - a) * (1.0f - w);
+    float d = b - a, lo = a + w * d, hi = b - d * (1.0f - w), r;
+    uint32_t ul, uh, m = 0u - (uint32_t)(fabsf(w) < 0.5f);
+    memcpy(&ul, &lo, 4);
+    memcpy(&uh, &hi, 4);
+    ul = (ul & m) | (uh & ~m);
+    memcpy(&r, &ul, 4);
+    return r;
 }
 static inline double lerp_f64(double a, double b, double w) {
-    return fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1.0 - w);
+    double d = b - a, lo = a + w * d, hi = b - d * (1.0 - w);
+    return fabs(w) < 0.5 ? lo : hi;
 }
 #define EW_LERP(a, b, w) _Generic((a), float: lerp_f32, double: lerp_f64)(a, b, w)
 ACLSTUB_EW_TERNARY(lerp_loops, ACLSTUB_EW_FLOATS, EW_LERP(a, b, c))
