@@ -223,7 +223,7 @@ def main(argv=None) -> int:
                          description="Run PROGRAM (a C/C++ binary linked against the stub, or python script.py) "
                          "in check mode and report each distinct finding with its call site.")
     chk.add_argument("--tool", default="all",
-                     help="memcheck, initcheck, synccheck, leakcheck, apicheck or all; comma-separated "
+                     help="memcheck, initcheck, synccheck, leakcheck, apicheck, collcheck or all; comma-separated "
                      "(default: all)")
     chk.add_argument("--error-exitcode", type=int, default=None, metavar="N",
                      help="exit with N when there are findings other than warnings (default: the program's exit "

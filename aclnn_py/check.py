@@ -1,6 +1,6 @@
 """Check mode: a sanitizer for aclnn programs that runs on the stub, without an NPU.
 
-Four tools, as in NVIDIA's compute-sanitizer:
+Six tools, four as in NVIDIA's compute-sanitizer:
 
 - ``memcheck``: copies, memsets and operator tensors outside one live ``aclrtMalloc`` block (out of bounds,
   use after free, host memory where device memory is needed), double and invalid frees, a workspace
@@ -13,9 +13,14 @@ Four tools, as in NVIDIA's compute-sanitizer:
   no event between them. The order is derived from the calls (vector clocks), not from when the stub's
   workers happen to run, so a race is reported every time, never by luck.
 - ``leakcheck``: at ``aclFinalize`` (or process exit): device and host blocks, tensors, scalars, arrays,
-  lists, executors never run, streams, events and contexts still live, each with its creation site.
+  lists, executors never run, streams, events, contexts and communicators still live, each with its creation
+  site.
 - ``apicheck``: every call that returns an error status (``api-error``), as compute-sanitizer reports API
   errors, with the status and the library's message.
+- ``collcheck``: collectives whose ranks disagree (operation, count, type, reduction, root), sends and
+  receives that do not match, a rank that never makes a collective the others wait in (after
+  ``HCCL_EXEC_TIMEOUT``), a destroyed communicator in use: reported by each rank with its call site, the
+  message naming every rank's call and its site.
 
 ``padding-access`` (memcheck) is a warning, not an error: an access past the size requested from
 ``aclrtMalloc`` but inside the padding a device adds; warnings never set an error exit status.
@@ -36,6 +41,7 @@ import ctypes
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,7 +50,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TOOLS = ("memcheck", "initcheck", "synccheck", "leakcheck", "apicheck")
+TOOLS = ("memcheck", "initcheck", "synccheck", "leakcheck", "apicheck", "collcheck")
 WARNINGS = ("padding-access",)  # classes of legal but suspicious use: reported, never an error status
 _PACKAGE_DIR = str(Path(__file__).resolve().parent)
 
@@ -190,11 +196,38 @@ def _resolve_sites(findings: list[dict]) -> None:
             site["_frames"] = _python_frames(site["python"])
 
 
+_SITE_IN_MESSAGE = re.compile(r"(\S+) \((/?[^\s()+]+)\+0x([0-9a-fA-F]+)\)")
+
+
+def _resolve_messages(findings: list[dict]) -> None:
+    """Call sites inside messages ("main (./prog+0x1234)", how collcheck names every rank's call) become
+    "main (prog.cpp:12)" where the object has debug information."""
+    wanted: dict[str, set[int]] = {}
+    for f in findings:
+        for m in _SITE_IN_MESSAGE.finditer(f.get("message") or ""):
+            if not _elf_is_executable(m.group(2)):
+                wanted.setdefault(m.group(2), set()).add(int(m.group(3), 16))
+    table = {obj: _addr2line(obj, sorted(keys)) for obj, keys in wanted.items()}
+
+    def replace(m):
+        func, file, line = table.get(m.group(2), {}).get(int(m.group(3), 16), (None, None, None))
+        if not file:
+            return m.group(0)
+        if os.path.isabs(file) and file.startswith(os.getcwd() + os.sep):
+            file = os.path.relpath(file)
+        return f"{func or m.group(1)} ({file}:{line})"
+
+    for f in findings:
+        if f.get("message"):
+            f["message"] = _SITE_IN_MESSAGE.sub(replace, f["message"])
+
+
 def findings_from_reports(reports: list[dict]) -> list[Finding]:
     """Merge the JSON reports of one or more processes into findings (same tool, class, call and site: one
     finding with the counts added)."""
     raw = [f for r in reports for f in r.get("findings", [])]
     _resolve_sites(raw)
+    _resolve_messages(raw)
     merged: dict[tuple, Finding] = {}
     for f in raw:
         site = f["site"]["_frames"]

@@ -18,7 +18,10 @@
 #include "aclstub/op_sdk.h"
 #include "stub_internal.h"
 
-enum { CHECK_MEM = 1u, CHECK_INIT = 2u, CHECK_SYNC = 4u, CHECK_LEAK = 8u, CHECK_API = 16u, CHECK_ALL = 31u };
+enum {
+    CHECK_MEM = 1u, CHECK_INIT = 2u, CHECK_SYNC = 4u, CHECK_LEAK = 8u, CHECK_API = 16u, CHECK_COLL = 32u,
+    CHECK_ALL = 63u
+};
 
 /* The tools in force (0: check mode off). */
 STUB_API extern unsigned aclStubCheckTools;
@@ -64,6 +67,28 @@ STUB_API aclError aclStubStreamLaunchUsing(aclrtStream stream, aclStubWorkFn fn,
 STUB_API aclError aclStubStreamLaunchChecked(aclrtStream stream, aclStubWorkFn fn, void *arg,
                                              void (*release)(void *arg), const char *call,
                                              const aclStubCheckSpan *spans, size_t n);
+
+/*
+ * A gated work item: fn(arg) runs once ready(arg, first) returns true. ready is called with the runtime's lock
+ * held, first with first = true when every earlier item of the stream has completed (where the item may start
+ * the asynchronous work it stands for), then again whenever aclStubStreamPoke asks; it must neither block nor
+ * call the runtime. Until it returns true the stream holds no worker. Spans as aclStubStreamLaunchChecked
+ * (check mode records them when it is on).
+ */
+typedef bool (*aclStubGateFn)(void *arg, bool first);
+STUB_API aclError aclStubStreamLaunchGated(aclrtStream stream, aclStubGateFn ready, aclStubWorkFn fn, void *arg,
+                                           void (*release)(void *arg), const char *call,
+                                           const aclStubCheckSpan *spans, size_t n);
+STUB_API void aclStubStreamPoke(void);
+
+/* Queued work that waits for something outside its stream (another rank) brackets the wait with these, so a
+ * stream worker held by the wait is replaced and queued work never waits for a thread. */
+STUB_API void aclStubBlockingBegin(void);
+STUB_API void aclStubBlockingEnd(void);
+
+/* The one-line summary of a call site from aclStubCheckSite (libhccl names each rank's call site in its
+ * messages and reports from its engine threads with aclStubCheckReportAt). */
+STUB_API void aclStubCheckSiteText(const void *site, char *out, size_t cap);
 
 /* leakcheck: a handle of `kind` (HandleKind) was created or destroyed. */
 STUB_API void aclStubCheckHandleNew(int kind, const void *token);

@@ -52,7 +52,8 @@ static const struct {
     const char *name;
     unsigned bit;
 } TOOLS[] = {{"memcheck", CHECK_MEM},   {"initcheck", CHECK_INIT}, {"synccheck", CHECK_SYNC},
-             {"leakcheck", CHECK_LEAK}, {"apicheck", CHECK_API},   {"all", CHECK_ALL}};
+             {"leakcheck", CHECK_LEAK}, {"apicheck", CHECK_API},   {"collcheck", CHECK_COLL},
+             {"all", CHECK_ALL}};
 
 /* Classes that report legal but suspicious use: warnings, not errors. */
 static const char *const WARNINGS[] = {"padding-access"};
@@ -308,6 +309,15 @@ void aclStubCheckReport(unsigned tool, const char *what, const char *call, const
 
 const void *aclStubCheckSite(void) { return check_site_here(); }
 
+void aclStubCheckSiteText(const void *site, char *out, size_t cap) {
+    if (cap == 0) return;
+    if (site == NULL) {
+        out[0] = '\0';
+        return;
+    }
+    check_site_summary(site, out, cap);
+}
+
 void aclStubCheckReportAt(const void *site, unsigned tool, const char *what, const char *call, const char *fmt, ...) {
     char message[1024];
     va_list ap;
@@ -439,7 +449,7 @@ __attribute__((constructor)) static void configure_from_environment(void) {
     int tools = parse_tools(spec);
     if (tools < 0) {
         fprintf(stderr, "aclnn check: ACLNN_CHECK=%s names an unknown tool (memcheck, initcheck, synccheck, "
-                        "leakcheck, apicheck, all; comma-separated); check mode stays off\n", spec);
+                        "leakcheck, apicheck, collcheck, all; comma-separated); check mode stays off\n", spec);
         return;
     }
     const char *code = getenv("ACLNN_CHECK_ERROR_EXITCODE");

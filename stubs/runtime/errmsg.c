@@ -5,7 +5,7 @@
 
 #include "rt_internal.h"
 
-#define ERRMSG_CAPACITY 1024
+#define ERRMSG_CAPACITY 2048
 
 /* Thread-local so concurrent callers never see each other's messages; the buffer lives as long as
  * the thread, so a pointer returned by aclGetRecentErrMsg stays valid until the next error. */

@@ -58,6 +58,8 @@ typedef struct RtItem {
     struct RtItem *next;
     RtItemKind kind;
     aclStubWorkFn fn; /* ITEM_WORK */
+    aclStubGateFn ready; /* ITEM_WORK: runs once ready(arg, first) says so (NULL: at once) */
+    bool started;        /* ready was asked once (the item reached the head of its stream) */
     void *arg;
     void (*release)(void *arg);
     RtEvent *event;       /* ITEM_RECORD, ITEM_WAIT: holds a reference */
@@ -81,7 +83,7 @@ struct RtStream {
     int users;     /* threads waiting on it outside rt_lock's protection of the handle */
     int check_id;  /* synccheck's number for it, -1 until check mode first tracks it */
     aclError error; /* first failure of queued work not yet reported */
-    char errmsg[256];
+    char errmsg[1536];
     RtStream *next_ready, *prev_all, *next_all;
 };
 
