@@ -152,6 +152,22 @@ def test_equal_is_one_bool():
     assert out.tolist() == [False]
 
 
+def test_isin_scalar_tensor_promotes_by_the_test_elements_count():
+    """Fewer than 10 FLOAT16 test elements: the element is rounded to FLOAT16 (0.1 is found); 10 or more: both are
+    promoted with the DOUBLE element (FLOAT16 0.1 != 0.1)."""
+    out = np.zeros((), bool)
+    for n, found in ((9, True), (10, False)):
+        aclnn_py.run("aclnnIsInScalarTensor", 0.1, np.full(n, 0.1, np.float16), False, False, out=out)
+        assert bool(out) is found, n
+
+
+def test_isin_tensor_scalar_keeps_a_floating_tensors_dtype():
+    x = np.array([0.1, 0.2], np.float16)
+    out = np.zeros(2, bool)
+    aclnn_py.run("aclnnIsInTensorScalar", x, 0.1, False, False, out=out)
+    assert out.tolist() == [True, False]
+
+
 # ---- refusals ----------------------------------------------------------------------------------------------------
 
 REFUSED = [
@@ -162,6 +178,9 @@ REFUSED = [
     ("aclnnGcd", (np.ones(2, np.int32), np.ones(2, np.int32)), np.zeros(2, np.float32), "a float out"),
     ("aclnnAddcmul", (np.ones(2, np.int16), np.ones(2, np.int16), np.ones(2, np.int16), 1), np.zeros(2, np.int16),
      "INT16"),
+    ("aclnnIsInScalarTensor", (1, np.ones(2, np.int32), False, False), np.zeros(1, bool), "out of rank 1"),
+    ("aclnnIsInTensorScalar", (np.ones(2, np.int32), 1, False, False), np.zeros(2, np.int32), "an INT32 out"),
+    ("aclnnIsInTensorScalar", (np.ones(2, bool), 1, False, False), np.zeros(2, bool), "BOOL elements"),
 ]
 
 

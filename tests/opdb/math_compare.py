@@ -1,4 +1,5 @@
-"""ops-math comparisons: eq, ne, gt, ge, lt, le (tensor and scalar operands, in-place), isclose, equal."""
+"""ops-math comparisons: eq, ne, gt, ge, lt, le (tensor and scalar operands, in-place), isclose, equal, isin with
+one scalar side."""
 
 import numpy as np
 import torch
@@ -27,6 +28,43 @@ def equal_samples(dtype, rng):
             Sample((big, big.copy()), (), "long equal"), Sample((a.T, np.ascontiguousarray(a.T)), (), "transposed")]
 
 
+def isin_ts_samples(dtype, rng):
+    """aclnnIsInTensorScalar: (element, testElement) and (assumeUnique, invert)."""
+    a = random_array(rng, (3, 5), dtype, (-4.0, 4.0), (-4, 4))
+    big = random_array(rng, (2, 17000), dtype, (-4.0, 4.0), (-4, 4))
+    v = a.reshape(-1)[3]
+    value = float(v) if a.dtype.kind == "f" or dtype == "bfloat16" else int(v)
+    out = [Sample((a, value), (False, False), "present"), Sample((a, value), (True, True), "present, invert"),
+           Sample((a[:0], value), (False, False), "empty"), Sample((big.T, value), (False, True), "long, strided")]
+    if a.dtype.kind in "iu":
+        out.append(Sample((a, 2.5), (False, False), "floating scalar, integer tensor"))
+    return out
+
+
+def isin_st_samples(dtype, rng):
+    """aclnnIsInScalarTensor: (element, testElements) and (assumeUnique, invert): fewer and more than 10
+    test elements (the op_api promotes differently), empty, absent, NaN."""
+    small = random_array(rng, (2, 3), dtype, (-4.0, 4.0), (-4, 4))
+    big = random_array(rng, (3, 40), dtype, (-4.0, 4.0), (-4, 4))
+    num = (lambda x: float(x)) if small.dtype.kind == "f" or dtype == "bfloat16" else (lambda x: int(x))
+    out = [Sample((num(small.reshape(-1)[4]), small), (False, False), "present, 6"),
+           Sample((num(big.reshape(-1)[77]), big.T), (False, False), "present, 120, transposed"),
+           Sample((num(big.reshape(-1)[7]), big), (True, True), "present, invert"),
+           Sample((num(small.reshape(-1)[0]), small[:0]), (False, False), "empty"),
+           Sample((num(small.reshape(-1)[0]), small[:0]), (False, True), "empty, invert"),
+           Sample((99, small), (False, False), "absent")]
+    if small.dtype.kind == "f" or dtype == "bfloat16":
+        out.append(Sample((float("nan"), small), (False, True), "NaN"))
+    else:
+        out.append(Sample((0.5, small), (False, False), "floating element, integer tensor"))
+    return out
+
+
+def isin_ref(e, t, unique, invert):
+    return torch.isin(e, t, assume_unique=unique, invert=invert)
+
+
+ISIN = ("float32", "float16", "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8")
 EQ = ALL
 GT = REALS + INTS + ("bool",) + UINTS
 GE = REALS + INTS + ("bool",) + UINTS
@@ -52,4 +90,6 @@ ENTRIES = [
            attrs=((1e-5, 1e-8, False), (0.05, 0.1, True)), mixed=False),
     OpInfo("aclnnEqual", lambda a, b: torch.tensor([torch.equal(a, b)]), EQ[:-2] + ("uint16", "uint32", "uint64"),
            kind="custom", samples=equal_samples),
+    OpInfo("aclnnIsInTensorScalar", isin_ref, ISIN, kind="custom", samples=isin_ts_samples),
+    OpInfo("aclnnIsInScalarTensor", isin_ref, ISIN, kind="custom", samples=isin_st_samples),
 ]

@@ -1,7 +1,7 @@
 /*
  * Comparisons of ops-math math/: eq, ne, gt, ge, lt, le (tensor and scalar operands, in-place variants writing
- * the 0/1 result in selfRef's dtype), aclnnEqual (one BOOL: the tensors have the same shape and elements) and
- * aclnnIsClose. Each op_api has its own dtype lists (operands, out, the promoted dtype) and its own rule for a
+ * the 0/1 result in selfRef's dtype), aclnnEqual (one BOOL: the tensors have the same shape and elements),
+ * aclnnIsClose and the scalar forms of isin (aclnnIsInTensorScalar, aclnnIsInScalarTensor). Each op_api has its own dtype lists (operands, out, the promoted dtype) and its own rule for a
  * scalar operand; a row below carries them, one shared check applies them.
  */
 #include <float.h>
@@ -16,6 +16,8 @@
 #include "aclnnop/aclnn_gt_scalar.h"
 #include "aclnnop/aclnn_gt_tensor.h"
 #include "aclnnop/aclnn_isclose.h"
+#include "aclnnop/aclnn_isin.h"
+#include "aclnnop/aclnn_isin_tensor_scalar.h"
 #include "aclnnop/aclnn_le_scalar.h"
 #include "aclnnop/aclnn_le_tensor.h"
 #include "aclnnop/aclnn_lt_scalar.h"
@@ -233,6 +235,24 @@ static aclnnStatus equal_check(aclStubOpCall *call) {
 
 ACLSTUB_EW_BINARY_PRED(equal_loops, SET_EQ, a != b)
 
+/* A comparison table's loop for a loop dtype (NULL: none). */
+static aclStubLoopFn loop_fn(const aclStubEwLoops *loops, aclDataType loop) {
+    switch (loop) {
+    case ACL_FLOAT: return loops->fn[ACLSTUB_CT_F32];
+    case ACL_DOUBLE: return loops->fn[ACLSTUB_CT_F64];
+    case ACL_INT8: return loops->fn[ACLSTUB_CT_I8];
+    case ACL_INT16: return loops->fn[ACLSTUB_CT_I16];
+    case ACL_INT32: return loops->fn[ACLSTUB_CT_I32];
+    case ACL_INT64: return loops->fn[ACLSTUB_CT_I64];
+    case ACL_UINT8: return loops->fn[ACLSTUB_CT_U8];
+    case ACL_BOOL: return loops->fn[ACLSTUB_CT_BOOL];
+    case ACL_UINT16: return loops->fn[ACLSTUB_CT_U16];
+    case ACL_UINT32: return loops->fn[ACLSTUB_CT_U32];
+    case ACL_UINT64: return loops->fn[ACLSTUB_CT_U64];
+    default: return NULL;
+    }
+}
+
 static aclnnStatus equal_kernel(const aclStubOpCall *call) {
     const aclStubTensorDesc *self = aclStubOpTensor(call, EQ_SELF), *other = aclStubOpTensor(call, EQ_OTHER);
     const aclStubTensorDesc *out = aclStubOpTensor(call, EQ_OUT);
@@ -265,21 +285,8 @@ static aclnnStatus equal_kernel(const aclStubOpCall *call) {
         aclStubEwCtx ctx;
         memset(&ctx, 0, sizeof ctx);
         ctx.compute = c;
-        aclStubLoopFn fn = NULL;
-        switch (loop) {
-        case ACL_FLOAT: fn = equal_loops.fn[ACLSTUB_CT_F32]; break;
-        case ACL_DOUBLE: fn = equal_loops.fn[ACLSTUB_CT_F64]; break;
-        case ACL_INT8: fn = equal_loops.fn[ACLSTUB_CT_I8]; break;
-        case ACL_INT16: fn = equal_loops.fn[ACLSTUB_CT_I16]; break;
-        case ACL_INT32: fn = equal_loops.fn[ACLSTUB_CT_I32]; break;
-        case ACL_INT64: fn = equal_loops.fn[ACLSTUB_CT_I64]; break;
-        case ACL_UINT8: fn = equal_loops.fn[ACLSTUB_CT_U8]; break;
-        case ACL_BOOL: fn = equal_loops.fn[ACLSTUB_CT_BOOL]; break;
-        case ACL_UINT16: fn = equal_loops.fn[ACLSTUB_CT_U16]; break;
-        case ACL_UINT32: fn = equal_loops.fn[ACLSTUB_CT_U32]; break;
-        case ACL_UINT64: fn = equal_loops.fn[ACLSTUB_CT_U64]; break;
-        default: return aclStubKernelFail(call, ACLNN_ERR_INNER, "no kernel for %s", aclStubDtypeName(c));
-        }
+        aclStubLoopFn fn = loop_fn(&equal_loops, loop);
+        if (fn == NULL) return aclStubKernelFail(call, ACLNN_ERR_INNER, "no kernel for %s", aclStubDtypeName(c));
         ACLSTUB_TRY(aclStubIterRun(call, &it, fn, &ctx));
         equal = memchr(diff, 1, (size_t)n) == NULL;
     } else if (equal) {
@@ -292,3 +299,124 @@ static aclnnStatus equal_kernel(const aclStubOpCall *call) {
 static const aclStubOpDef kEqual = {"aclnnEqual", kEqualParams, ACLSTUB_LEN(kEqualParams), NULL, equal_check,
                                     equal_kernel, sizeof(EqualPlan)};
 ACLSTUB_DEFINE_OP(aclnnEqual, kEqual, (const aclTensor *, self), (const aclTensor *, other), (aclTensor *, out))
+
+/* ---- isin with one scalar side (Atlas A2/A3 path of the op_api) ------------------------------------------ */
+
+/* element and test element dtypes, and the promoted dtype (aclnn_isin*.cpp ASCEND910B_*_SUPPORT_LIST) */
+#define ISIN_DT (ACLSTUB_DT_REALS | EW_DT(INT8) | EW_DT(INT16) | EW_DT(INT32) | EW_DT(INT64) | EW_DT(UINT8))
+
+static aclnnStatus isin_lists(aclStubOpCall *call, int tensor, int scalar, int out) {
+    ACLSTUB_TRY(in_list(call, ISIN_DT, call->v[tensor].tensor->dtype, aclStubOpName(call, tensor)));
+    ACLSTUB_TRY(in_list(call, ISIN_DT, call->v[scalar].dtype, aclStubOpName(call, scalar)));
+    aclDataType o = call->v[out].tensor->dtype;
+    ACLSTUB_RETURN_ERROR_IF(o != ACL_BOOL, call, ACLNN_ERR_PARAM_INVALID, "out dtype %s should be ACL_BOOL",
+                            aclStubDtypeName(o));
+    return OK;
+}
+
+/* aclnnIsInTensorScalar: out[i] = (element[i] == testElement) != invert, compared in the element's dtype when it is
+ * floating, else in the scalar's promoted with it when the scalar is floating, else in the element's dtype */
+static aclDataType isin_ts_dtype(const aclStubOpCall *call, aclDataType promoted) {
+    (void)promoted;
+    aclDataType t = ew_dtype(call, 0), s = ew_dtype(call, 1);
+    if (aclStubIsFloating(t)) return t;
+    if (aclStubIsFloating(s)) return aclStubPromoteType(s, t);
+    return t;
+}
+
+static aclnnStatus isin_ts_check(aclStubOpCall *call) {
+    ACLSTUB_TRY(isin_lists(call, 0, 1, 4));
+    return in_list(call, ISIN_DT, ((aclStubEwPlan *)call->plan)->compute, "promote");
+}
+
+ACLSTUB_EW_BINARY_PRED(isin_loops, SET_EQ, (a == b) != (i1 != 0))
+static const aclStubElementwise ISIN_TS_ROW = {2, ANY_DT, ACLSTUB_EW_PREDICATE, &isin_loops, isin_ts_check,
+                                               isin_ts_dtype};
+ACLSTUB_EW_OP(aclnnIsInTensorScalar, ISIN_TS_ROW, (const aclTensor *, element), (const aclScalar *, testElement),
+              (bool, assumeUnique), (bool, invert), (aclTensor *, out))
+
+/* aclnnIsInScalarTensor: one BOOL (rank 0), any(element == testElements) != invert; invert when testElements is
+ * empty or element is NaN. With 10 elements or more both promote by the table; with fewer a floating tensor
+ * keeps its dtype (the scalar rounded to it) and an integer one keeps its dtype unless the scalar is floating. */
+enum { IS_ELEMENT, IS_TEST, IS_UNIQUE, IS_INVERT, IS_OUT };
+static const aclStubParam kIsInParams[] = {
+    [IS_ELEMENT] = {"element", ACLSTUB_SCALAR, 0, NULL, 0, 0, 0},
+    [IS_TEST] = {"testElements", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
+    [IS_UNIQUE] = {"assumeUnique", ACLSTUB_BOOL, 0, NULL, 0, 0, 0},
+    [IS_INVERT] = {"invert", ACLSTUB_BOOL, 0, NULL, 0, 0, 0},
+    [IS_OUT] = {"out", ACLSTUB_OUTPUT, 0, NULL, ACLSTUB_ANY_LAYOUT, 0, 0},
+};
+
+static aclnnStatus isin_st_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *test = aclStubOpTensor(call, IS_TEST), *out = aclStubOpTensor(call, IS_OUT);
+    ACLSTUB_TRY(isin_lists(call, IS_TEST, IS_ELEMENT, IS_OUT));
+    aclDataType t = test->dtype, s = call->v[IS_ELEMENT].dtype, p;
+    if (aclStubNumel(test) >= 10) p = aclStubPromoteType(t, s);
+    else if (aclStubIsFloating(t)) p = t;
+    else if (aclStubIsFloating(s)) p = aclStubPromoteType(t, s);
+    else p = t;
+    ACLSTUB_RETURN_ERROR_IF((int)p < 0, call, ACLNN_ERR_PARAM_INVALID, "Expected element %s and testElements %s can "
+                            "promote dtype but check failed.", aclStubDtypeName(s), aclStubDtypeName(t));
+    ACLSTUB_RETURN_ERROR_IF(!aclStubCanCast(s, p) || !aclStubCanCast(t, p), call, ACLNN_ERR_PARAM_INVALID, "element "
+                            "dtype %s and testElements dtype %s can't be cast to the promote dtype %s",
+                            aclStubDtypeName(s), aclStubDtypeName(t), aclStubDtypeName(p));
+    ACLSTUB_RETURN_ERROR_IF(test->ndim > 8, call, ACLNN_ERR_PARAM_INVALID, "argument 'testElements' has %u "
+                            "dimensions; at most 8 are supported", test->ndim);
+    ACLSTUB_RETURN_ERROR_IF(out->ndim != 0, call, ACLNN_ERR_PARAM_INVALID, "out should be 0D, but it is %uD",
+                            out->ndim);
+    ((EqualPlan *)call->plan)->compute = p;
+    return OK;
+}
+
+static aclnnStatus isin_st_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *test = aclStubOpTensor(call, IS_TEST), *out = aclStubOpTensor(call, IS_OUT);
+    bool invert = call->v[IS_INVERT].b;
+    const aclStubValue *element = &call->v[IS_ELEMENT];
+    int64_t n = aclStubNumel(test);
+    double ev = aclStubScalarToDouble(element->dtype, element->scalar);
+    bool found = false;
+    if (n > 0 && !(aclStubIsFloating(element->dtype) && ev != ev)) {
+        uint8_t *hit = aclStubKernelScratch(call, (size_t)n);
+        if (hit == NULL) return aclStubKernelOutOfMemory(call);
+        aclStubTensorDesc map = *test;
+        map.dtype = ACL_BOOL;
+        map.offset = 0;
+        map.data = hit;
+        int64_t step = 1;
+        for (uint32_t d = test->ndim; d-- > 0;) {
+            map.strides[d] = step;
+            step *= test->dims[d];
+        }
+        aclDataType c = ((const EqualPlan *)call->plan)->compute;
+        aclDataType loop = c == ACL_FLOAT16 || c == ACL_BF16 ? ACL_FLOAT : c;
+        aclStubLoopFn fn = loop_fn(&eq_loops, loop);
+        if (fn == NULL) return aclStubKernelFail(call, ACLNN_ERR_INNER, "no kernel for %s", aclStubDtypeName(c));
+        aclStubIter it;
+        memset(&it, 0, sizeof it);
+        it.num_outputs = 1;
+        it.num_inputs = 2;
+        it.tensor[0] = &map;
+        it.tensor[1] = test;
+        it.tensor[2] = NULL;
+        it.scalar[2].dtype = element->dtype;
+        memcpy(it.scalar[2].value, element->scalar, sizeof it.scalar[2].value);
+        it.loop_dtype[0] = ACL_BOOL;
+        for (int k = 1; k <= 2; k++) {
+            it.loop_dtype[k] = loop;
+            it.has_via[k] = loop != c;
+            it.via[k] = c;
+        }
+        aclStubEwCtx ctx;
+        memset(&ctx, 0, sizeof ctx);
+        ctx.compute = c;
+        ACLSTUB_TRY(aclStubIterRun(call, &it, fn, &ctx));
+        found = memchr(hit, 1, (size_t)n) != NULL;
+    }
+    *(uint8_t *)aclStubElem1(out, 0) = found != invert;
+    return OK;
+}
+
+static const aclStubOpDef kIsIn = {"aclnnIsInScalarTensor", kIsInParams, ACLSTUB_LEN(kIsInParams), NULL,
+                                   isin_st_check, isin_st_kernel, sizeof(EqualPlan)};
+ACLSTUB_DEFINE_OP(aclnnIsInScalarTensor, kIsIn, (const aclScalar *, element), (const aclTensor *, testElements),
+                  (bool, assumeUnique), (bool, invert), (aclTensor *, out))
