@@ -79,6 +79,28 @@ def test_int64_floor_division_by_zero_and_min():
     assert out.tolist() == [floor_div(int(x), int(y), 64) for x, y in zip(a, b)]
 
 
+# ---- float remainders: exact fmod, signed zeros kept, infinite divisors leave the dividend -------------------------
+
+FLOAT_DIVIDENDS = np.array([7, -7, -4, 4, -0.0, 0, 5.5, -5.5, np.inf, np.nan, 1e30, 7], np.float32)
+FLOAT_DIVISORS = np.array([np.inf, -np.inf, 2, -2, 2, -2, 0, 2, 3, 3, 3e-45, np.nan], np.float32)
+
+
+def np_floor_mod(a, b):
+    r = np.fmod(a, b)
+    return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+
+
+@pytest.mark.parametrize("op, rule", [("aclnnFmodTensor", np.fmod), ("aclnnRemainderTensorTensor", np_floor_mod)])
+def test_float_remainder_special_values(op, rule):
+    out = np.zeros_like(FLOAT_DIVIDENDS)
+    aclnn_py.run(op, FLOAT_DIVIDENDS, FLOAT_DIVISORS, out=out)
+    with np.errstate(invalid="ignore"):
+        expected = rule(FLOAT_DIVIDENDS, FLOAT_DIVISORS).astype(np.float32)
+    np.testing.assert_array_equal(out, expected)  # NaN where expected
+    real = ~np.isnan(expected)
+    np.testing.assert_array_equal(np.signbit(out[real]), np.signbit(expected[real]))  # -0 kept
+
+
 # ---- 16-bit intermediate results of the op_api's kernel chains --------------------------------------------------
 
 def to_bf16(x):

@@ -117,7 +117,8 @@ static inline double ew_fdiv_f64(double a, double b, aclDataType c) { (void)c; r
 static inline float ew_tmod_f32(float a, float b, aclDataType c) {
     (void)c;
     double q = (double)a / (double)b;
-    if (!(fabs(q) < 8388608.0) || isinf(a)) return fmodf(a, b); /* NaN, infinities, zero divisors, huge quotients */
+    /* NaN, infinities (an infinite divisor would give 0 * inf below), zero divisors, huge quotients */
+    if (!(fabs(q) < 8388608.0) || isinf(a) || isinf(b)) return fmodf(a, b);
     double ab = fabs((double)b), r = (double)a - trunc(q) * (double)b;
     if (a >= 0 ? r < 0 : r > 0) r += a >= 0 ? ab : -ab;
     else if (fabs(r) >= ab) r -= a >= 0 ? ab : -ab;
