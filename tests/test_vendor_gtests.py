@@ -43,6 +43,44 @@ MISEXTRACTED = {k: v for k, v in json.loads((DATA.parent / "gtest_misextracted.j
                 if not k.startswith("_")}
 EXPORTED = sorted(op for op in registered_ops() if op in CASES)
 
+# Cases the extraction attributes to Atlas A2/A3 whose expectation does not hold there, one reason each (the
+# extractor does not see these constructs; the vendor's op_api source is the reference).
+NOT_A2_EXPECTATIONS = {
+    # `if (GetSocVersion() == ASCEND910B) {} else { EXPECT_EQ(..., ACLNN_ERR_PARAM_INVALID) }`: BF16 is refused on
+    # the other SoCs only
+    **{f"math/equal:{t}": "expectation in the else branch of a SoC == ASCEND910B test" for t in (
+        "l2_eq_tensor_test.test_eq_tensor_normal_bf16_to_float16", "l2_eq_tensor_test.test_eq_tensor_normal_bf16_to_float",
+        "l2_eq_tensor_test.test_eq_tensor_normal_1971support_bf16",
+        "l2_inplace_eq_tensor_test.test_inplace_eq_tensor_normal_1971support_input_bf16",
+        "l2_inplace_eq_tensor_test.test_inplace_eq_tensor_normal_input_float16_bf16",
+        "l2_inplace_eq_tensor_test.test_inplace_eq_tensor_normal_input_float_bf16")},
+    # BF16 refused by the vendor UT's default SoC; ASCEND910B's list holds BF16 (the ascend910B2_ twin of the same
+    # call to aclnnLtTensor expects success)
+    "math/less:l2_lt_scalar_test.aclnnLtScalar_009_bf16": "BF16 refusal of another SoC",
+    # named for Ascend910 ("_910"), whose list has no BF16
+    "math/maximum:l2_maximum_test.case_bf16_910": "Ascend910 case",
+    "math/maximum:l2_maximum_test.case_flaot_bf16_910": "Ascend910 case",
+    # the op_api's CheckShape refuses a selfRef of [2] for a [4, 2] result (out = selfRef); the expected success
+    # comes from the unit-test harness, not from the op_api
+    "math/atan2:l2_inplace_atan2_test.ascend910B2_atan2_self_broadcast": "contradicts the op_api's CheckShape",
+    # commented out in the vendor source
+    "math/logical_or:l2_logical_or_test.aclnnLogicalOr_input_output_nullptr_testcase027": "test commented out",
+}
+
+
+def twin_statuses() -> dict:
+    """Every status the vendor expects for one call: identical arguments in several tests (a test per SoC with
+    one name, or cases the extraction could not tell apart) may expect different statuses, and a device gives
+    one of them."""
+    seen = defaultdict(set)
+    for op, cases in CASES.items():
+        for case in cases:
+            seen[(op, json.dumps(case["args"], sort_keys=True))].add(case["status"])
+    return seen
+
+
+TWINS = twin_statuses()
+
 
 def contiguous(shape):
     strides, s = [], 1
@@ -156,14 +194,20 @@ def agrees(expected, status) -> bool:
     return status == expected
 
 
+def base_name(test: str) -> str:
+    """The test's name without the extraction's case suffix (#n)."""
+    return test.split("#")[0]
+
+
 @pytest.mark.parametrize("op", EXPORTED)
 def test_vendor_gtest_statuses(op):
     wrong = []
     for case in CASES[op]:
-        if case["test"] in MISEXTRACTED:
+        if case["test"] in MISEXTRACTED or base_name(case["test"]) in NOT_A2_EXPECTATIONS:
             continue
         status, message = phase1(case)
-        if not agrees(case["status"], status):
+        expected = TWINS[(op, json.dumps(case["args"], sort_keys=True))]
+        if not any(agrees(e, status) for e in expected):
             wrong.append(f"{case['test']}: expected {case['status']}, got {status} {message}")
     assert not wrong, f"{len(wrong)} of {len(CASES[op])} cases disagree:\n" + "\n".join(wrong)
 

@@ -15,9 +15,10 @@ static bool is_tensor_role(aclStubRole r) {
            r == ACLSTUB_INPLACE;
 }
 
-/* The parameter written: the in-place variant's first operand, else the last tensor parameter. */
+/* The parameter written: the in-place variant's operand (the first ACLSTUB_INPLACE one), else the last output. */
 static int output_index(const aclStubOpDef *op) {
-    if (op->num_params > 0 && op->params[0].role == ACLSTUB_INPLACE) return 0;
+    for (size_t i = 0; i < op->num_params; i++)
+        if (op->params[i].role == ACLSTUB_INPLACE) return (int)i;
     for (size_t i = op->num_params; i-- > 0;)
         if (op->params[i].role == ACLSTUB_OUTPUT || op->params[i].role == ACLSTUB_OPTIONAL_OUTPUT) return (int)i;
     return -1;
@@ -67,6 +68,22 @@ static void attribute(aclStubEwCtx *ctx, int k, const aclStubParam *p, const acl
     }
 }
 
+/* Row-major contiguous (dimensions of size 1 have any stride). */
+static bool contiguous(const aclStubTensorDesc *t) {
+    int64_t step = 1;
+    for (uint32_t d = t->ndim; d-- > 0;) {
+        if (t->dims[d] != 1 && t->strides[d] != step) return false;
+        step *= t->dims[d];
+    }
+    return true;
+}
+
+/* CANN's private formats: everything but the ND-like ones */
+static bool private_format(aclFormat f) {
+    return !(f == ACL_FORMAT_ND || f == ACL_FORMAT_NCHW || f == ACL_FORMAT_NHWC || f == ACL_FORMAT_HWCN ||
+             f == ACL_FORMAT_NDHWC || f == ACL_FORMAT_NCDHW || f == ACL_FORMAT_NC || f == ACL_FORMAT_NCL);
+}
+
 aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     const aclStubOpDef *op = call->op;
     const aclStubElementwise *fam = aclStubFamilyRow(call);
@@ -77,14 +94,32 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
         (size_t)fam->num_operands > op->num_params || fam->num_operands > ACLSTUB_ITER_MAX_OPERANDS - 1)
         return aclStubOpFail(call, ACLNN_ERR_INNER, "the elementwise row is incomplete (operands, loops, output)");
     const aclStubTensorDesc *y = call->v[out].tensor;
+    if (fam->flags & ACLSTUB_EW_EMPTY_FIRST)
+        for (int k = 0; k < fam->num_operands; k++)
+            if (is_tensor_role(params[k].role) && call->v[k].tensor != NULL && aclStubNumel(call->v[k].tensor) == 0)
+                return aclStubOpNothingToDo(call);
+    if (fam->flags & ACLSTUB_EW_NO_PRIVATE_FORMAT)
+        for (size_t k = 0; k < op->num_params; k++)
+            if (is_tensor_role(params[k].role) && call->v[k].tensor != NULL && private_format(call->v[k].tensor->format))
+                return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has the private format %d; only ND, "
+                                     "NCHW, NHWC, HWCN, NDHWC, NCDHW are supported", params[k].name,
+                                     (int)call->v[k].tensor->format);
 
-    /* 1. every tensor operand's dtype in the support list, in parameter order */
+    /* 1. every tensor operand's dtype in the support list, in parameter order (scalars too when they count as
+     * tensors) */
+    bool scalar_tensors = (fam->flags & ACLSTUB_EW_SCALAR_AS_TENSOR) != 0;
+    bool scalar_listed = (fam->flags & (ACLSTUB_EW_SCALAR_AS_TENSOR | ACLSTUB_EW_SCALAR_IN_LIST)) != 0;
     for (int k = 0; k < fam->num_operands; k++) {
-        const aclStubTensorDesc *t = call->v[k].tensor;
-        if (!is_tensor_role(params[k].role) || t == NULL) continue;
-        if ((unsigned)t->dtype >= 64 || !(fam->dtypes & ACLSTUB_DT(t->dtype)))
+        aclDataType dt;
+        if (is_tensor_role(params[k].role) && call->v[k].tensor != NULL)
+            dt = call->v[k].tensor->dtype;
+        else if (scalar_listed && params[k].role == ACLSTUB_SCALAR && call->v[k].present)
+            dt = call->v[k].dtype;
+        else
+            continue;
+        if ((unsigned)dt >= 64 || !(fam->dtypes & ACLSTUB_DT(dt)))
             return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has data type %s; supported: %s",
-                                 params[k].name, aclStubDtypeName(t->dtype),
+                                 params[k].name, aclStubDtypeName(dt),
                                  aclStubDtypeSetName(fam->dtypes, buf, sizeof buf));
     }
     if ((fam->flags & ACLSTUB_EW_OUT_IN_LIST) && ((unsigned)y->dtype >= 64 || !(fam->dtypes & ACLSTUB_DT(y->dtype))))
@@ -96,43 +131,54 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     aclDataType result = ACL_DT_UNDEFINED;
     int first = -1;
     for (int k = 0; k < fam->num_operands; k++) {
-        const aclStubTensorDesc *t = call->v[k].tensor;
-        if (!is_tensor_role(params[k].role) || t == NULL) continue;
+        aclDataType dt;
+        if (is_tensor_role(params[k].role) && call->v[k].tensor != NULL)
+            dt = call->v[k].tensor->dtype;
+        else if (scalar_tensors && params[k].role == ACLSTUB_SCALAR && call->v[k].present)
+            dt = call->v[k].dtype;
+        else
+            continue;
         if (first < 0) {
             first = k;
-            result = t->dtype;
+            result = dt;
             continue;
         }
-        aclDataType next = (fam->flags & ACLSTUB_EW_NO_PROMOTE) ? (t->dtype == result ? result : ACL_DT_UNDEFINED)
-                                                                : aclStubPromoteType(result, t->dtype);
+        aclDataType next = (fam->flags & ACLSTUB_EW_NO_PROMOTE) ? (dt == result ? result : ACL_DT_UNDEFINED)
+                                                                : aclStubPromoteType(result, dt);
         if ((int)next < 0)
             return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s and %s dtype %s can not promote dtype",
-                                 params[first].name, aclStubDtypeName(result), params[k].name,
-                                 aclStubDtypeName(t->dtype));
+                                 params[first].name, aclStubDtypeName(result), params[k].name, aclStubDtypeName(dt));
         result = next;
     }
-    for (int k = 0; k < fam->num_operands; k++)
-        if (params[k].role == ACLSTUB_SCALAR && call->v[k].present) result = with_scalar(result, call->v[k].dtype);
+    if (!scalar_tensors)
+        for (int k = 0; k < fam->num_operands; k++)
+            if (params[k].role == ACLSTUB_SCALAR && call->v[k].present) result = with_scalar(result, call->v[k].dtype);
+    aclDataType promoted = result;
     if ((fam->flags & ACLSTUB_EW_INT_TO_FLOAT) && aclStubIsIntegral(result, true)) result = ACL_FLOAT;
     if (fam->result_dtype) result = fam->result_dtype(call, result);
-    if ((fam->flags & ACLSTUB_EW_RESULT_IN_LIST) && ((unsigned)result >= 64 || !(fam->dtypes & ACLSTUB_DT(result))))
+    if ((int)result < 0)
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "the operands' dtypes can not promote dtype");
+    /* the dtype the alpha, support-list and out rules read */
+    aclDataType checked = (fam->flags & ACLSTUB_EW_CHECK_PROMOTED) ? promoted : result;
+    if ((fam->flags & ACLSTUB_EW_RESULT_IN_LIST) && ((unsigned)checked >= 64 || !(fam->dtypes & ACLSTUB_DT(checked))))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "promoted dtype %s is not supported; supported: %s",
-                             aclStubDtypeName(result), aclStubDtypeSetName(fam->dtypes, buf, sizeof buf));
+                             aclStubDtypeName(checked), aclStubDtypeSetName(fam->dtypes, buf, sizeof buf));
 
     /* 3. attributes: alpha must cast to the result dtype */
     int attr0 = fam->num_operands;
     if ((fam->flags & ACLSTUB_EW_ATTR0_CASTS) && attr0 < (int)op->num_params && params[attr0].role == ACLSTUB_SCALAR &&
         call->v[attr0].present) {
         aclDataType a = call->v[attr0].dtype;
-        bool ok = result == ACL_BOOL ? aclStubIsIntegral(a, true) : aclStubCanCast(a, result);
+        bool ok = checked == ACL_BOOL ? aclStubIsIntegral(a, true) : aclStubCanCast(a, checked);
         if (!ok)
             return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s can't be cast to the promote dtype %s",
-                                 params[attr0].name, aclStubDtypeName(a), aclStubDtypeName(result));
+                                 params[attr0].name, aclStubDtypeName(a), aclStubDtypeName(checked));
     }
 
     /* 4. the output's dtype */
-    aclDataType produced = (fam->flags & ACLSTUB_EW_PREDICATE) ? ACL_BOOL : result;
-    if ((fam->flags & ACLSTUB_EW_OUT_SAME) ? y->dtype != produced : !aclStubCanCast(produced, y->dtype))
+    aclDataType produced = (fam->flags & ACLSTUB_EW_PREDICATE) ? ACL_BOOL : checked;
+    if (!(fam->flags & ACLSTUB_EW_OUT_ANY) &&
+        ((fam->flags & ACLSTUB_EW_OUT_SAME) ? y->dtype != produced : !aclStubCanCast(produced, y->dtype)))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s can't be cast to the desired output type %s",
                              (fam->flags & ACLSTUB_EW_PREDICATE) ? "result" : "promote", aclStubDtypeName(produced),
                              aclStubDtypeName(y->dtype));
@@ -140,11 +186,18 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     /* 5. shapes: ranks, broadcasting, the output's shape */
     int64_t shape[ACLSTUB_MAX_DIMS];
     uint32_t nd = 0;
+    uint32_t max_dim = MAX_DIM;
+    if (fam->flags & ACLSTUB_EW_RANK_ANY_CONTIGUOUS) {
+        bool all = true;
+        for (size_t k = 0; k < op->num_params && all; k++)
+            if (is_tensor_role(params[k].role) && call->v[k].tensor != NULL) all = contiguous(call->v[k].tensor);
+        if (all) max_dim = ACLSTUB_MAX_DIMS;
+    }
     for (int k = 0; k < fam->num_operands; k++) {
         const aclStubTensorDesc *t = call->v[k].tensor;
         if (!is_tensor_role(params[k].role) || t == NULL) continue;
-        ACLSTUB_RETURN_ERROR_IF(t->ndim > MAX_DIM, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; "
-                                "at most %d are supported", params[k].name, t->ndim, MAX_DIM);
+        ACLSTUB_RETURN_ERROR_IF(t->ndim > max_dim, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; "
+                                "at most %u are supported", params[k].name, t->ndim, max_dim);
         int64_t next[ACLSTUB_MAX_DIMS];
         uint32_t nn;
         if (!aclStubBroadcastShape(shape, nd, t->dims, t->ndim, next, &nn))
@@ -154,8 +207,8 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
         memcpy(shape, next, nn * sizeof shape[0]);
         nd = nn;
     }
-    ACLSTUB_RETURN_ERROR_IF(y->ndim > MAX_DIM, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; at "
-                            "most %d are supported", params[out].name, y->ndim, MAX_DIM);
+    ACLSTUB_RETURN_ERROR_IF(y->ndim > max_dim, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; at "
+                            "most %u are supported", params[out].name, y->ndim, max_dim);
     if (!aclStubShapeEqual(shape, nd, y->dims, y->ndim))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "shape of %s should be %s, but current is %s",
                              params[out].name, aclStubShapeText(shape, nd, buf, sizeof buf),
@@ -163,6 +216,8 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
 
     aclStubEwPlan *plan = call->plan;
     plan->compute = result;
+    plan->out_via = result;
+    plan->ctx.compute = result;
     plan->out = out;
     int attrs = 0;
     for (int k = fam->num_operands; k < (int)op->num_params; k++)
@@ -205,6 +260,13 @@ aclnnStatus aclStubEwKernel(const aclStubOpCall *call) {
     const aclStubEwPlan *plan = call->plan;
     aclDataType loop;
     int ct = aclStubEwComputeIndex(plan->compute, &loop);
+    /* a FLOAT16/BF16 computation whose result is rounded to its own dtype runs the table's 16-bit loop when it has
+     * one (the same results, without the conversions to and from FLOAT) */
+    int half = plan->compute == ACL_FLOAT16 ? ACLSTUB_CT_F16 : plan->compute == ACL_BF16 ? ACLSTUB_CT_BF16 : -1;
+    if (half >= 0 && fam->loops->fn[half] != NULL && plan->out_via == plan->compute) {
+        ct = half;
+        loop = plan->compute;
+    }
     aclStubLoopFn fn = ct >= 0 ? fam->loops->fn[ct] : NULL;
     if (fn == NULL)
         return aclStubKernelFail(call, ACLNN_ERR_INNER, "no kernel for data type %s", aclStubDtypeName(plan->compute));
@@ -217,9 +279,10 @@ aclnnStatus aclStubEwKernel(const aclStubOpCall *call) {
     if (fam->flags & ACLSTUB_EW_PREDICATE) {
         it.loop_dtype[0] = ACL_BOOL;
     } else {
+        aclDataType out_via = (int)plan->out_via < 0 ? plan->compute : plan->out_via;
         it.loop_dtype[0] = loop;
-        it.has_via[0] = via;
-        it.via[0] = plan->compute;
+        it.has_via[0] = out_via != loop;
+        it.via[0] = out_via;
     }
     for (int k = 0; k < fam->num_operands; k++) {
         const aclStubValue *v = &call->v[k];

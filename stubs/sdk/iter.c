@@ -9,7 +9,9 @@
 #include "sdk_internal.h"
 
 #define MAX_OPS ACLSTUB_ITER_MAX_OPERANDS
-#define BLOCK 128            /* elements converted at a time (16 bytes at most each, on the stack) */
+#define VIA_BLOCK 256        /* elements passed through a "via" dtype at a time (16 bytes at most each) */
+#define AREA_BYTES 32768     /* the stack area the converted operands of one block share */
+#define MAX_BLOCK 1024       /* elements converted at a time at most (fewer when the operands are wide) */
 #define PARALLEL_MIN 32768   /* elements below which one thread does the whole range */
 
 bool aclStubBroadcastShape(const int64_t *a, uint32_t na, const int64_t *b, uint32_t nb, int64_t *out,
@@ -53,10 +55,10 @@ typedef struct {
 static bool convert(char *dst, int64_t ds, aclDataType dt, const char *src, int64_t ss, aclDataType st, bool has_via,
                     aclDataType via, int64_t n) {
     if (!has_via || via == st || via == dt) return aclStubCastStrided(dst, ds, dt, src, ss, st, n);
-    unsigned char tmp[BLOCK * 16];
+    unsigned char tmp[VIA_BLOCK * 16];
     int64_t vs = (int64_t)aclDataTypeSize(via);
-    for (int64_t i = 0; i < n; i += BLOCK) {
-        int64_t m = n - i < BLOCK ? n - i : BLOCK;
+    for (int64_t i = 0; i < n; i += VIA_BLOCK) {
+        int64_t m = n - i < VIA_BLOCK ? n - i : VIA_BLOCK;
         if (!aclStubCastStrided(tmp, vs, via, src + i * ss, ss, st, m) ||
             !aclStubCastStrided(dst + i * ds, ds, dt, tmp, vs, via, m))
             return false;
@@ -72,9 +74,20 @@ static void run_segment(Plan *pl, char **p, int64_t n) {
         pl->fn(p, strides, n, pl->ctx);
         return;
     }
-    unsigned char buf[MAX_OPS][BLOCK * 16] __attribute__((aligned(64)));
-    for (int64_t i = 0; i < n; i += BLOCK) {
-        int64_t m = n - i < BLOCK ? n - i : BLOCK;
+    /* one stack area shared by the converted operands: blocks as long as it allows, at most MAX_BLOCK */
+    unsigned char area[AREA_BYTES] __attribute__((aligned(64)));
+    unsigned char *buf[MAX_OPS];
+    int64_t per_element = 0;
+    for (int k = 0; k < pl->nops; k++)
+        if (pl->convert[k]) per_element += (int64_t)aclDataTypeSize(pl->loop[k]);
+    int64_t block = per_element ? AREA_BYTES / per_element : MAX_BLOCK;
+    block = (block > MAX_BLOCK ? MAX_BLOCK : block) & ~(int64_t)15;
+    for (int k = 0, used = 0; k < pl->nops; k++) {
+        buf[k] = area + used;
+        if (pl->convert[k]) used += (int)(block * (int64_t)aclDataTypeSize(pl->loop[k]));
+    }
+    for (int64_t i = 0; i < n; i += block) {
+        int64_t m = n - i < block ? n - i : block;
         char *data[MAX_OPS];
         for (int k = 0; k < pl->nops; k++) {
             int64_t s = pl->stride[k][pl->ndim - 1];

@@ -70,9 +70,15 @@ class OpInfo:
     # several outputs checked by name: run() gets each as a keyword, the oracle returns one result per name (in its
     # final dtype: such entries round 16-bit results themselves) and receives the sample's keywords too
     named_outputs: tuple = ()
+    nonzero: bool = False          # operands after the first hold no zero (divisors: torch raises on integer / 0)
+    scalar_dtypes: tuple | None = None  # the scalar variants' dtypes when fewer than the tensor variant's
+    mixed: bool = True             # a mixed-dtype sample (False: the op_api wants one dtype for every operand)
 
     def variants(self) -> list[str]:
         return [v for v in (self.name, self.scalar, self.inplace, self.inplace_scalar) if v] + list(self.also)
+
+    def scalar_supports(self, dtype: str) -> bool:
+        return self.scalar_dtypes is None or dtype in self.scalar_dtypes
 
     def tolerance(self, dtype: str) -> tuple:
         return self.tol.get(dtype, TOL.get(dtype, (0, 0)))
@@ -103,6 +109,13 @@ BINARY_SHAPES = [((2, 3), (2, 3)), ((4, 1, 3), (5, 1)), ((7,), ()), ((0, 3), (3,
 UNARY_SHAPES = [(2, 3), (), (0, 4), (5, 1, 7), (34000,)]
 
 
+def without_zeros(a: np.ndarray) -> np.ndarray:
+    """a with every zero replaced by one (of its dtype)."""
+    a = np.array(a, copy=True)
+    a[a == 0] = 1
+    return a
+
+
 def elementwise_samples(info: OpInfo, dtype: str, rng: np.random.Generator) -> list[Sample]:
     arity = {"unary": 1, "binary": 2, "ternary": 3}[info.kind]
     out = []
@@ -122,9 +135,13 @@ def elementwise_samples(info: OpInfo, dtype: str, rng: np.random.Generator) -> l
         out.append(Sample(ops, attrs, "transposed"))
         # mixed dtypes: the other operands in another supported dtype (promotion and the casts it implies)
         other = next((d for d in ("float32", "int32", "float16") if d != dtype and d in info.dtypes), None)
-        if arity > 1 and other is not None:
+        # (CANN's table promotes no unsigned 16-64-bit dtype with another dtype)
+        if arity > 1 and other is not None and info.mixed and dtype not in ("uint16", "uint32", "uint64"):
             rest = tuple(random_array(rng, (3, 4), other, info.domain, info.int_domain) for _ in range(arity - 1))
             out.append(Sample((arr((3, 4)),) + rest, attrs, f"mixed with {other}"))
+    if info.nonzero:
+        out = [dataclasses.replace(s, operands=s.operands[:1] + tuple(map(without_zeros, s.operands[1:])))
+               for s in out]
     return out
 
 

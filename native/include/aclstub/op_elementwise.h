@@ -43,6 +43,8 @@ typedef enum {
     ACLSTUB_CT_U64,
     ACLSTUB_CT_C64,
     ACLSTUB_CT_C128,
+    ACLSTUB_CT_F16,  /* FLOAT16 storage, float math (a table without it runs FLOAT16 in its FLOAT loop) */
+    ACLSTUB_CT_BF16, /* BF16 storage, float math */
     ACLSTUB_CT_COUNT
 } aclStubComputeType;
 
@@ -55,6 +57,7 @@ typedef struct {
 typedef struct {
     double f[ACLSTUB_EW_MAX_ATTRS], fi[ACLSTUB_EW_MAX_ATTRS];
     int64_t i[ACLSTUB_EW_MAX_ATTRS];
+    aclDataType compute; /* the computation's dtype (FLOAT16 or BF16 when a 16-bit computation runs the FLOAT loop) */
 } aclStubEwCtx;
 
 /* aclStubElementwise.flags */
@@ -65,6 +68,17 @@ typedef struct {
 #define ACLSTUB_EW_RESULT_IN_LIST 16u /* the promoted dtype must itself be in the support list */
 #define ACLSTUB_EW_NO_PROMOTE 32u    /* tensor operands must share one dtype */
 #define ACLSTUB_EW_OUT_IN_LIST 64u   /* out's dtype must be in the support list too */
+#define ACLSTUB_EW_CHECK_PROMOTED 128u /* the alpha, result-in-list and out rules read the promoted dtype, before
+                                          ACLSTUB_EW_INT_TO_FLOAT and result_dtype (the op_api checks the promoted
+                                          dtype and computes in another) */
+#define ACLSTUB_EW_OUT_ANY 256u      /* no rule for out's dtype (the op_api checks none; the result is Cast to it) */
+#define ACLSTUB_EW_SCALAR_AS_TENSOR 512u /* scalar operands: their dtype in the support list, promoted with the
+                                            tensors by CANN's table (the op_api converts them to tensors first) */
+#define ACLSTUB_EW_SCALAR_IN_LIST 1024u /* scalar operands: their dtype in the support list (promotion unchanged) */
+#define ACLSTUB_EW_NO_PRIVATE_FORMAT 2048u /* tensors in a private format (NC1HWC0, FRACTAL_NZ, ...) are refused */
+#define ACLSTUB_EW_RANK_ANY_CONTIGUOUS 8192u /* more than 8 dimensions are accepted when every tensor is contiguous */
+#define ACLSTUB_EW_EMPTY_FIRST 4096u /* an empty tensor operand: success before any other rule (the op_api returns
+                                       right after its NULL checks) */
 
 typedef struct {
     int num_operands;     /* the first parameters: tensors, or scalars in the scalar variants */
@@ -76,11 +90,14 @@ typedef struct {
     aclDataType (*result_dtype)(const aclStubOpCall *call, aclDataType promoted);
 } aclStubElementwise;
 
-/* What check leaves for the kernel (the op's plan). */
+/* What check leaves for the kernel (the op's plan). An operator's own check may change compute (the dtype every
+ * operand is cast to; keep ctx.compute, what ACLSTUB_EW_ROUND rounds to, in step), out_via (the dtype the result is
+ * rounded to before it is cast to out's dtype: the op_api's kernel output, then its Cast) and ctx. */
 typedef struct {
     aclDataType compute; /* the promoted (result) dtype */
     int out;             /* the parameter written */
     aclStubEwCtx ctx;
+    aclDataType out_via; /* defaults to compute */
 } aclStubEwPlan;
 
 /* The engine: check and kernel of every elementwise operator (its aclStubFamilyOp's row is its aclStubElementwise). */
@@ -117,22 +134,27 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 
 /* The table, definition and both entry points of one elementwise operator; the last tensor is the output. */
 #define ACLSTUB_EW_OP(NAME, FAMILY, ...)                                                                     \
-    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                    \
-    static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__),             \
-                                                  [ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT};  \
-    _Pragma("GCC diagnostic pop")                                                                            \
-    static const aclStubFamilyOp NAME##_op_ = {{#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), NULL,     \
-                                                aclStubEwCheck, aclStubEwKernel, sizeof(aclStubEwPlan)}, &(FAMILY)}; \
-    ACLSTUB_DEFINE_OP(NAME, NAME##_op_.def, __VA_ARGS__)
-
+    ACLSTUB_EW_DEF_(NAME, FAMILY, NULL, [ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT, __VA_ARGS__)
+/* The same with a precheck (aclStubOpDef.precheck: it runs before the SDK's generic checks and sees which handles
+ * are NULL in call->v[i].present), for an op_api whose NULL checks answer with another status than 161001. */
+#define ACLSTUB_EW_OP_PRECHECK(NAME, FAMILY, PRECHECK, ...)                                                  \
+    ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, [ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT, __VA_ARGS__)
 /* The same for an in-place variant: its first parameter (selfRef) is read and written. */
-#define ACLSTUB_EW_INPLACE_OP(NAME, FAMILY, ...)                                                             \
+#define ACLSTUB_EW_INPLACE_OP(NAME, FAMILY, ...) ACLSTUB_EW_INPLACE_AT_OP(NAME, FAMILY, 0, __VA_ARGS__)
+#define ACLSTUB_EW_INPLACE_OP_PRECHECK(NAME, FAMILY, PRECHECK, ...)                                          \
+    ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, [0].role = ACLSTUB_INPLACE, __VA_ARGS__)
+/* ... and for one that writes parameter INDEX (aclnnInplaceAddV3 writes its tensor operand 'other'). */
+#define ACLSTUB_EW_INPLACE_AT_OP(NAME, FAMILY, INDEX, ...)                                                  \
+    ACLSTUB_EW_DEF_(NAME, FAMILY, NULL, [INDEX].role = ACLSTUB_INPLACE, __VA_ARGS__)
+
+#define ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, ROLE, ...)                                                  \
     _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                    \
-    static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__),             \
-                                                  [0].role = ACLSTUB_INPLACE};                               \
+    static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__), ROLE};      \
     _Pragma("GCC diagnostic pop")                                                                            \
-    static const aclStubFamilyOp NAME##_op_ = {{#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), NULL,     \
-                                                aclStubEwCheck, aclStubEwKernel, sizeof(aclStubEwPlan)}, &(FAMILY)}; \
+    static const aclStubFamilyOp NAME##_op_ = {                                                              \
+        {#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), PRECHECK, aclStubEwCheck, aclStubEwKernel,      \
+         sizeof(aclStubEwPlan)},                                                                             \
+        &(FAMILY)};                                                                                          \
     ACLSTUB_DEFINE_OP(NAME, NAME##_op_.def, __VA_ARGS__)
 
 /* ---- loops (C) -------------------------------------------------------------------------------------------- */
@@ -142,7 +164,12 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
  * as "not zero"; a result stored to BOOL is 0 or 1.
  */
 #define ACLSTUB_EW_FLOATS(X, ...)                                                                            \
-    X(f32, float, float, ACLSTUB_CT_F32, __VA_ARGS__) X(f64, double, double, ACLSTUB_CT_F64, __VA_ARGS__)
+    X(f32, float, float, ACLSTUB_CT_F32, __VA_ARGS__) X(f64, double, double, ACLSTUB_CT_F64, __VA_ARGS__)      \
+    ACLSTUB_EW_HALVES(X, __VA_ARGS__)
+/* BF16 elements read as float and rounded once when stored (the FLOAT loop's results, bit for bit, without a
+ * conversion pass; the compiler vectorises both). FLOAT16 runs the FLOAT loop over converted blocks: compilers
+ * vectorise no _Float16 conversion without AVX512-FP16, and the iterator's block conversions are vectorised. */
+#define ACLSTUB_EW_HALVES(X, ...) X(bf16, uint16_t, float, ACLSTUB_CT_BF16, __VA_ARGS__)
 #define ACLSTUB_EW_INTS(X, ...)                                                                              \
     X(i8, int8_t, int8_t, ACLSTUB_CT_I8, __VA_ARGS__) X(i16, int16_t, int16_t, ACLSTUB_CT_I16, __VA_ARGS__)  \
     X(i32, int32_t, int32_t, ACLSTUB_CT_I32, __VA_ARGS__) X(i64, int64_t, int64_t, ACLSTUB_CT_I64, __VA_ARGS__) \
@@ -164,6 +191,8 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 #define ACLSTUB_EW_INTEGRAL(X, ...) ACLSTUB_EW_INTS(X, __VA_ARGS__) ACLSTUB_EW_BOOL(X, __VA_ARGS__)
 
 /* Reading a stored element as the math type. */
+#define ACLSTUB_EW_LD_f16(v) ((float)(v))
+#define ACLSTUB_EW_LD_bf16(v) aclStubBf16ToF32(v)
 #define ACLSTUB_EW_LD_f32(v) (v)
 #define ACLSTUB_EW_LD_f64(v) (v)
 #define ACLSTUB_EW_LD_i8(v) (v)
@@ -179,6 +208,8 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 #define ACLSTUB_EW_LD_c128(v) (v)
 
 /* Attribute k of the context as the loop's math type. */
+#define ACLSTUB_EW_ATTR_f16(c, k) ((float)(c)->f[k])
+#define ACLSTUB_EW_ATTR_bf16(c, k) ((float)(c)->f[k])
 #define ACLSTUB_EW_ATTR_f32(c, k) ((float)(c)->f[k])
 #define ACLSTUB_EW_ATTR_f64(c, k) ((c)->f[k])
 #define ACLSTUB_EW_ATTR_i8(c, k) ((int8_t)(c)->i[k])
@@ -192,6 +223,23 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 #define ACLSTUB_EW_ATTR_b(c, k) ((c)->i[k] != 0 || (c)->f[k] != 0)
 #define ACLSTUB_EW_ATTR_c64(c, k) __builtin_complex((float)(c)->f[k], (float)(c)->fi[k])
 #define ACLSTUB_EW_ATTR_c128(c, k) __builtin_complex((c)->f[k], (c)->fi[k])
+
+/* x rounded to the 16-bit computation dtype of the loop (ctx->compute FLOAT16 or BF16), else x: an intermediate
+ * result the op_api's kernel chain stores in the 16-bit dtype (e.g. alpha * other before the add). */
+static inline float aclStubEwRoundF32(float x, aclDataType compute) {
+    if (compute == ACL_BF16) return aclStubBf16ToF32(aclStubF32ToBf16(x));
+    if (compute == ACL_FLOAT16) return (float)(_Float16)x;
+    return x;
+}
+/* In a loop expression: ACLSTUB_EW_ROUND(v) (only float values are rounded). */
+#define ACLSTUB_EW_ROUND(v) _Generic((v), float: aclStubEwRoundF32((float)(v), ew_ctx_->compute), default: (v))
+
+/* Loops are compiled for x86-64-v3 too (AVX2, FMA unused under -ffp-contract=off, F16C), picked at load time. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define ACLSTUB_EW_CLONES_ __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define ACLSTUB_EW_CLONES_
+#endif
 
 /* Inside a loop: s0..s3 the attributes as the math type T, d0..d3 as doubles, i0..i3 as int64. */
 #define ACLSTUB_EW_ATTRS_(sfx, T, ctx)                                                                       \
@@ -217,31 +265,48 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
  * result (ST for maps, uint8_t for predicates) and CONV converts the expression to it.
  */
 #define ACLSTUB_EW_UNARY_FN_(sfx, ST, T, CT, NAME, OUT, CONV, ...)                                          \
-    static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
+    ACLSTUB_EW_CLONES_ static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
         ACLSTUB_EW_ATTRS_(sfx, T, c_)                                                                        \
         if (s_[0] == (int64_t)sizeof(OUT) && s_[1] == (int64_t)sizeof(ST)) {                                 \
             OUT *o_ = (OUT *)(void *)d_[0];                                                                  \
             const ST *p_ = (const ST *)(const void *)d_[1];                                                  \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T x = ACLSTUB_EW_LD_##sfx(p_[i_]);                                                     \
-                o_[i_] = CONV(OUT, T, (__VA_ARGS__));                                                        \
+                o_[i_] = CONV(sfx, OUT, T, (__VA_ARGS__));                                                        \
             }                                                                                                \
         } else {                                                                                             \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T x = ACLSTUB_EW_LD_##sfx(*(const ST *)(const void *)(d_[1] + i_ * s_[1]));            \
-                *(OUT *)(void *)(d_[0] + i_ * s_[0]) = CONV(OUT, T, (__VA_ARGS__));                          \
+                *(OUT *)(void *)(d_[0] + i_ * s_[0]) = CONV(sfx, OUT, T, (__VA_ARGS__));                          \
             }                                                                                                \
         }                                                                                                    \
     }
-#define ACLSTUB_EW_MAP_CONV_(OUT, T, v) ((OUT)(T)(v))
-#define ACLSTUB_EW_PRED_CONV_(OUT, T, v) ((OUT)((v) ? 1 : 0))
+/* A result stored as OUT: maps convert to the math type, then to storage (BF16 rounded to nearest even); predicates
+ * store 0 or 1. */
+#define ACLSTUB_EW_MAP_CONV_(sfx, OUT, T, v) ACLSTUB_EW_ST_##sfx(OUT, T, v)
+#define ACLSTUB_EW_PRED_CONV_(sfx, OUT, T, v) ((OUT)((v) ? 1 : 0))
+#define ACLSTUB_EW_ST_f16(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_bf16(OUT, T, v) aclStubF32ToBf16((float)(v))
+#define ACLSTUB_EW_ST_f32(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_f64(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_i8(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_i16(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_i32(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_i64(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_u8(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_u16(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_u32(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_u64(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_b(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_c64(OUT, T, v) ((OUT)(T)(v))
+#define ACLSTUB_EW_ST_c128(OUT, T, v) ((OUT)(T)(v))
 #define ACLSTUB_EW_UMAP_(sfx, ST, T, CT, NAME, ...) ACLSTUB_EW_UNARY_FN_(sfx, ST, T, CT, NAME, ST, ACLSTUB_EW_MAP_CONV_, __VA_ARGS__)
 #define ACLSTUB_EW_UPRED_(sfx, ST, T, CT, NAME, ...) ACLSTUB_EW_UNARY_FN_(sfx, ST, T, CT, NAME, uint8_t, ACLSTUB_EW_PRED_CONV_, __VA_ARGS__)
 
 /* Binary loops: the expression reads a and b; the contiguous cases (and a scalar b or a) are separate loops
  * the compiler vectorises. */
 #define ACLSTUB_EW_BINARY_FN_(sfx, ST, T, CT, NAME, OUT, CONV, ...)                                         \
-    static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
+    ACLSTUB_EW_CLONES_ static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
         ACLSTUB_EW_ATTRS_(sfx, T, c_)                                                                        \
         const int64_t z_ = (int64_t)sizeof(ST);                                                              \
         OUT *o_ = (OUT *)(void *)d_[0];                                                                      \
@@ -249,25 +314,25 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
         if (s_[0] == (int64_t)sizeof(OUT) && s_[1] == z_ && s_[2] == z_) {                                   \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T a = ACLSTUB_EW_LD_##sfx(x_[i_]), b = ACLSTUB_EW_LD_##sfx(y_[i_]);                    \
-                o_[i_] = CONV(OUT, T, (__VA_ARGS__));                                                        \
+                o_[i_] = CONV(sfx, OUT, T, (__VA_ARGS__));                                                        \
             }                                                                                                \
         } else if (s_[0] == (int64_t)sizeof(OUT) && s_[1] == z_ && s_[2] == 0) {                             \
             const T b = ACLSTUB_EW_LD_##sfx(y_[0]);                                                          \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T a = ACLSTUB_EW_LD_##sfx(x_[i_]);                                                     \
-                o_[i_] = CONV(OUT, T, (__VA_ARGS__));                                                        \
+                o_[i_] = CONV(sfx, OUT, T, (__VA_ARGS__));                                                        \
             }                                                                                                \
         } else if (s_[0] == (int64_t)sizeof(OUT) && s_[1] == 0 && s_[2] == z_) {                             \
             const T a = ACLSTUB_EW_LD_##sfx(x_[0]);                                                          \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T b = ACLSTUB_EW_LD_##sfx(y_[i_]);                                                     \
-                o_[i_] = CONV(OUT, T, (__VA_ARGS__));                                                        \
+                o_[i_] = CONV(sfx, OUT, T, (__VA_ARGS__));                                                        \
             }                                                                                                \
         } else {                                                                                             \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T a = ACLSTUB_EW_LD_##sfx(*(const ST *)(const void *)(d_[1] + i_ * s_[1]));            \
                 const T b = ACLSTUB_EW_LD_##sfx(*(const ST *)(const void *)(d_[2] + i_ * s_[2]));            \
-                *(OUT *)(void *)(d_[0] + i_ * s_[0]) = CONV(OUT, T, (__VA_ARGS__));                          \
+                *(OUT *)(void *)(d_[0] + i_ * s_[0]) = CONV(sfx, OUT, T, (__VA_ARGS__));                          \
             }                                                                                                \
         }                                                                                                    \
     }
@@ -276,7 +341,7 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 
 /* Ternary loops (addcmul, where, lerp): the expression reads a, b and c. */
 #define ACLSTUB_EW_TERNARY_FN_(sfx, ST, T, CT, NAME, ...)                                                    \
-    static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
+    ACLSTUB_EW_CLONES_ static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
         ACLSTUB_EW_ATTRS_(sfx, T, c_)                                                                        \
         const int64_t z_ = (int64_t)sizeof(ST);                                                              \
         if (s_[0] == z_ && s_[1] == z_ && s_[2] == z_ && s_[3] == z_) {                                      \
@@ -286,14 +351,14 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T a = ACLSTUB_EW_LD_##sfx(x_[i_]), b = ACLSTUB_EW_LD_##sfx(y_[i_]),                    \
                         c = ACLSTUB_EW_LD_##sfx(w_[i_]);                                                     \
-                o_[i_] = (ST)(T)(__VA_ARGS__);                                                               \
+                o_[i_] = ACLSTUB_EW_ST_##sfx(ST, T, (__VA_ARGS__));                                                               \
             }                                                                                                \
         } else {                                                                                             \
             for (int64_t i_ = 0; i_ < n_; i_++) {                                                            \
                 const T a = ACLSTUB_EW_LD_##sfx(*(const ST *)(const void *)(d_[1] + i_ * s_[1]));            \
                 const T b = ACLSTUB_EW_LD_##sfx(*(const ST *)(const void *)(d_[2] + i_ * s_[2]));            \
                 const T c = ACLSTUB_EW_LD_##sfx(*(const ST *)(const void *)(d_[3] + i_ * s_[3]));            \
-                *(ST *)(void *)(d_[0] + i_ * s_[0]) = (ST)(T)(__VA_ARGS__);                                  \
+                *(ST *)(void *)(d_[0] + i_ * s_[0]) = ACLSTUB_EW_ST_##sfx(ST, T, (__VA_ARGS__));                                  \
             }                                                                                                \
         }                                                                                                    \
     }

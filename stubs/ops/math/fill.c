@@ -1,6 +1,6 @@
 /*
  * Masks and diagonals of ops-math conversion/ and math/: tril/triu (and in place), masked fill with a scalar or
- * a 0-D tensor, where (aclnnSWhere), diag, diagflat, fill_diagonal and one_hot. Selections run over the element
+ * a 0-D tensor, diag, diagflat, fill_diagonal and one_hot. Selections run over the element
  * iterator (aclstub/op_index.h); diagonals are strided views of their tensors.
  */
 #include <math.h>
@@ -29,7 +29,6 @@
 #define DIAG_EMPTY_DT (ACLSTUB_DT_INTS | ACLSTUB_DT_REALS | DT(ACL_BOOL))
 #define FILL_DIAG_DT (ACLSTUB_DT_INTS | ACLSTUB_DT_REALS | DT(ACL_BOOL))
 #define MASKED_SELECT_DT (ACLSTUB_DT_INTS | ACLSTUB_DT_REALS | DT(ACL_BOOL))
-#define WHERE_DT (ACLSTUB_DT_INTS | ACLSTUB_DT_UINTS | ACLSTUB_DT_REALS | DT(ACL_BOOL) | ACLSTUB_DT_COMPLEX)
 #define ONE_HOT_INDEX_DT (DT(ACL_INT32) | DT(ACL_INT64))
 #define ONE_HOT_VALUE_DT (DT(ACL_FLOAT16) | DT(ACL_FLOAT) | DT(ACL_INT32) | DT(ACL_INT64))
 
@@ -266,68 +265,6 @@ static const aclStubOpDef kMaskedFillTensor = {"aclnnInplaceMaskedFillTensor", k
                                                masked_fill_tensor_check, masked_fill_tensor_kernel, 0};
 ACLSTUB_DEFINE_OP(aclnnInplaceMaskedFillTensor, kMaskedFillTensor, (aclTensor *, selfRef), (const aclTensor *, mask),
                   (const aclTensor *, value))
-
-/* ---- aclnnSWhere ------------------------------------------------------------------------------------------------- */
-
-enum { WH_COND, WH_SELF, WH_OTHER, WH_OUT };
-
-typedef struct {
-    aclDataType compute;
-} WherePlan;
-
-static aclnnStatus where_check(aclStubOpCall *call) {
-    const aclStubTensorDesc *cond = T(WH_COND), *self = T(WH_SELF), *other = T(WH_OTHER), *out = T(WH_OUT);
-    char a[256], b[256];
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "self", self, WHERE_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "other", other, WHERE_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "out", out, WHERE_DT));
-    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "condition", cond, DT(ACL_BOOL) | DT(ACL_UINT8)));
-    ACLSTUB_TRY(aclStubCheckMaxRank(call, "self", self, MAX_DIM));
-    ACLSTUB_TRY(aclStubCheckMaxRank(call, "other", other, MAX_DIM));
-    ACLSTUB_TRY(aclStubCheckMaxRank(call, "condition", cond, MAX_DIM));
-    int64_t s1[ACLSTUB_MAX_DIMS], s2[ACLSTUB_MAX_DIMS];
-    uint32_t n1, n2;
-    if (!aclStubBroadcastShape(self->dims, self->ndim, other->dims, other->ndim, s1, &n1))
-        return aclStubOpFail(call, INVALID, "the shapes of self %s and other %s can not broadcast",
-                             aclStubShapeText(self->dims, self->ndim, a, sizeof a),
-                             aclStubShapeText(other->dims, other->ndim, b, sizeof b));
-    if (!aclStubBroadcastShape(cond->dims, cond->ndim, s1, n1, s2, &n2))
-        return aclStubOpFail(call, INVALID, "the shapes of self, other and condition can not broadcast");
-    ACLSTUB_TRY(aclStubCheckShapeIs(call, "out", out, s2, n2));
-    if (aclStubNumel(self) == 0 || aclStubNumel(cond) == 0 || aclStubNumel(other) == 0) return nothing(call);
-    aclDataType p = aclStubPromoteType(self->dtype, other->dtype);
-    if ((int)p < 0) /* the op_api's Cast to an undefined dtype fails */
-        return aclStubOpFail(call, ACLNN_ERR_INNER_NULLPTR, "self dtype %s and other dtype %s can not promote dtype",
-                             aclStubDtypeName(self->dtype), aclStubDtypeName(other->dtype));
-    ((WherePlan *)call->plan)->compute = p;
-    return OK;
-}
-
-static aclnnStatus where_kernel(const aclStubOpCall *call) {
-    const WherePlan *plan = call->plan;
-    const aclStubTensorDesc *out = T(WH_OUT);
-    aclStubTensorDesc in[3];
-    for (int k = 0; k < 3; k++) {
-        const aclStubTensorDesc *t = T(k);
-        in[k] = *t;
-        if (aclStubViewsOverlap(t, out)) ACLSTUB_TRY(aclStubContiguousIn(call, t, k == 0 ? ACL_INT8 : t->dtype, &in[k]));
-        if (aclStubViewsOverlap(&in[k], out)) { /* contiguous already: a copy */
-            aclStubTensorDesc c = in[k];
-            c.data = aclStubKernelScratch(call, (size_t)aclStubNumel(t) * aclDataTypeSize(c.dtype));
-            if (c.data == NULL) return aclStubKernelOutOfMemory(call);
-            c.offset = 0;
-            aclStubContiguousStrides(&c);
-            ACLSTUB_TRY(aclStubCopyView(call, &c, &in[k], ACL_DT_UNDEFINED));
-            in[k] = c;
-        }
-    }
-    return select_run(call, out, &in[0], &in[1], NULL, &in[2], plan->compute);
-}
-
-static const aclStubParam kWhereParams[] = {IN("condition"), IN("self"), IN("other"), OUT("out")};
-static const aclStubOpDef kWhere = {"aclnnSWhere", kWhereParams, 4, NULL, where_check, where_kernel, sizeof(WherePlan)};
-ACLSTUB_DEFINE_OP(aclnnSWhere, kWhere, (const aclTensor *, condition), (const aclTensor *, self),
-                  (const aclTensor *, other), (aclTensor *, out))
 
 /* ---- aclnnDiag, aclnnDiagFlat ------------------------------------------------------------------------------------ */
 

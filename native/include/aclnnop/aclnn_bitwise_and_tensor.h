@@ -1,0 +1,29 @@
+/* aclnnBitwiseAndTensor, aclnnInplaceBitwiseAndTensor (ops-math math/bitwise_and). */
+#ifndef ACLNNOP_ACLNN_BITWISE_AND_TENSOR_H_
+#define ACLNNOP_ACLNN_BITWISE_AND_TENSOR_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnBitwiseAndTensorGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
+                                                            aclTensor *out, uint64_t *workspaceSize,
+                                                            aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnBitwiseAndTensor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                            aclrtStream stream);
+
+ACLNN_API aclnnStatus aclnnInplaceBitwiseAndTensorGetWorkspaceSize(
+    const aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnInplaceBitwiseAndTensor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                   aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_BITWISE_AND_TENSOR_H_ */

@@ -1,0 +1,22 @@
+/* aclnnEqual (ops-math math/tensor_equal). */
+#ifndef ACLNNOP_ACLNN_EQUAL_H_
+#define ACLNNOP_ACLNN_EQUAL_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnEqualGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
+                                                 uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnEqual(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                 aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_EQUAL_H_ */

@@ -1,0 +1,22 @@
+/* aclnnMaximum (ops-math math/maximum). */
+#ifndef ACLNNOP_ACLNN_MAXIMUM_H_
+#define ACLNNOP_ACLNN_MAXIMUM_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnMaximumGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
+                                                   uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnMaximum(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                   aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_MAXIMUM_H_ */

@@ -1,0 +1,21 @@
+/* aclnnMaxN (ops-math math/maximum). */
+#ifndef ACLNNOP_ACLNN_MAXN_H_
+#define ACLNNOP_ACLNN_MAXN_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnMaxNGetWorkspaceSize(const aclTensorList *tensors, aclTensor *out,
+                                                uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnMaxN(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_MAXN_H_ */
