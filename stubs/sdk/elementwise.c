@@ -67,6 +67,30 @@ static void attribute(aclStubEwCtx *ctx, int k, const aclStubParam *p, const acl
     }
 }
 
+/* op::IsPrivateFormat: the device's internal layouts, which elementwise kernels do not take. */
+static bool private_format(aclFormat f) {
+    switch ((int)f) {
+    case ACL_FORMAT_NC1HWC0: case ACL_FORMAT_FRACTAL_Z: case ACL_FORMAT_NC1HWC0_C04: case ACL_FORMAT_FRACTAL_NZ:
+    case ACL_FORMAT_NDC1HWC0: case ACL_FRACTAL_Z_3D: case ACL_FORMAT_FRACTAL_NZ_C0_16:
+    case ACL_FORMAT_FRACTAL_NZ_C0_32: case ACL_FORMAT_FRACTAL_NZ_C0_2: case ACL_FORMAT_FRACTAL_NZ_C0_4:
+    case ACL_FORMAT_FRACTAL_NZ_C0_8:
+        return true;
+    default:
+        return false;
+    }
+}
+
+aclnnStatus aclStubEwPrecheck(aclStubOpCall *call) {
+    const aclStubElementwise *fam = aclStubFamilyRow(call);
+    if (fam == NULL || !(fam->flags & ACLSTUB_EW_NULL_INNER)) return OK;
+    for (size_t k = 0; k < call->op->num_params; k++) {
+        aclStubRole r = call->op->params[k].role;
+        if ((r == ACLSTUB_INPUT || r == ACLSTUB_OUTPUT || r == ACLSTUB_INPLACE) && !call->v[k].present)
+            return aclStubOpFail(call, ACLNN_ERR_INNER_NULLPTR, "argument '%s' is NULL", call->op->params[k].name);
+    }
+    return OK;
+}
+
 aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     const aclStubOpDef *op = call->op;
     const aclStubElementwise *fam = aclStubFamilyRow(call);
@@ -132,19 +156,35 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
 
     /* 4. the output's dtype */
     aclDataType produced = (fam->flags & ACLSTUB_EW_PREDICATE) ? ACL_BOOL : result;
-    if ((fam->flags & ACLSTUB_EW_OUT_SAME) ? y->dtype != produced : !aclStubCanCast(produced, y->dtype))
+    if ((fam->flags & ACLSTUB_EW_OUT_SAME) ? y->dtype != produced
+                                           : !(fam->flags & ACLSTUB_EW_OUT_ANY_CAST) && !aclStubCanCast(produced, y->dtype))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s can't be cast to the desired output type %s",
                              (fam->flags & ACLSTUB_EW_PREDICATE) ? "result" : "promote", aclStubDtypeName(produced),
                              aclStubDtypeName(y->dtype));
 
-    /* 5. shapes: ranks, broadcasting, the output's shape */
+    /* 5. formats */
+    const aclStubTensorDesc *x0 = call->v[0].tensor;
+    if ((fam->flags & ACLSTUB_EW_SAME_FORMAT) && x0 != NULL && is_tensor_role(params[0].role) && x0->format != y->format)
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "format of '%s' (%d) and '%s' (%d) should be equal",
+                             params[0].name, (int)x0->format, params[out].name, (int)y->format);
+    if (fam->flags & ACLSTUB_EW_NO_PRIVATE_FORMAT)
+        for (int k = 0; k < (int)op->num_params; k++) {
+            const aclStubTensorDesc *t = call->v[k].tensor;
+            if (is_tensor_role(params[k].role) && t != NULL && private_format(t->format))
+                return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has the private format %d; only "
+                                     "ND, NCHW, NHWC, HWCN, NDHWC and NCDHW are supported", params[k].name,
+                                     (int)t->format);
+        }
+
+    /* 6. shapes: ranks, broadcasting, the output's shape */
+    int max_dim = (fam->flags & ACLSTUB_EW_ANY_RANK) ? ACLSTUB_MAX_DIMS : MAX_DIM;
     int64_t shape[ACLSTUB_MAX_DIMS];
     uint32_t nd = 0;
     for (int k = 0; k < fam->num_operands; k++) {
         const aclStubTensorDesc *t = call->v[k].tensor;
         if (!is_tensor_role(params[k].role) || t == NULL) continue;
-        ACLSTUB_RETURN_ERROR_IF(t->ndim > MAX_DIM, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; "
-                                "at most %d are supported", params[k].name, t->ndim, MAX_DIM);
+        ACLSTUB_RETURN_ERROR_IF((int)t->ndim > max_dim, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u "
+                                "dimensions; at most %d are supported", params[k].name, t->ndim, max_dim);
         int64_t next[ACLSTUB_MAX_DIMS];
         uint32_t nn;
         if (!aclStubBroadcastShape(shape, nd, t->dims, t->ndim, next, &nn))
@@ -154,8 +194,8 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
         memcpy(shape, next, nn * sizeof shape[0]);
         nd = nn;
     }
-    ACLSTUB_RETURN_ERROR_IF(y->ndim > MAX_DIM, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; at "
-                            "most %d are supported", params[out].name, y->ndim, MAX_DIM);
+    ACLSTUB_RETURN_ERROR_IF((int)y->ndim > max_dim, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; "
+                            "at most %d are supported", params[out].name, y->ndim, max_dim);
     if (!aclStubShapeEqual(shape, nd, y->dims, y->ndim))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "shape of %s should be %s, but current is %s",
                              params[out].name, aclStubShapeText(shape, nd, buf, sizeof buf),
@@ -164,6 +204,7 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     aclStubEwPlan *plan = call->plan;
     plan->compute = result;
     plan->out = out;
+    plan->ctx.compute = result;
     int attrs = 0;
     for (int k = fam->num_operands; k < (int)op->num_params; k++)
         if (k != out && !is_tensor_role(params[k].role)) attribute(&plan->ctx, attrs++, &params[k], &call->v[k]);

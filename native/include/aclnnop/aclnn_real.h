@@ -1,0 +1,21 @@
+/* aclnnReal (ops-math math/real). */
+#ifndef ACLNNOP_ACLNN_REAL_H_
+#define ACLNNOP_ACLNN_REAL_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnRealGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                                aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnReal(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_REAL_H_ */
