@@ -60,6 +60,9 @@ class OpInfo:
     samples: Callable | None = None    # custom: samples(dtype, rng) -> list of Sample
     also: tuple = ()               # further entry points this entry's tests reach (other variants)
     native16: bool = False         # the oracle runs on 16-bit tensors as they are (not in float32)
+    extra: Callable | None = None  # further samples beside the generated ones: extra(dtype, rng) -> list of Sample
+    mixed: bool = True             # generated samples include operands of another supported dtype (promotion)
+    any_rank: bool = False         # no rank limit: a rank-9 call is computed, not refused
 
     def variants(self) -> list[str]:
         return [v for v in (self.name, self.scalar, self.inplace, self.inplace_scalar) if v] + list(self.also)
@@ -112,16 +115,26 @@ def elementwise_samples(info: OpInfo, dtype: str, rng: np.random.Generator) -> l
         out.append(Sample(ops, attrs, "transposed"))
         # mixed dtypes: the other operands in another supported dtype (promotion and the casts it implies)
         other = next((d for d in ("float32", "int32", "float16") if d != dtype and d in info.dtypes), None)
-        if arity > 1 and other is not None:
+        if arity > 1 and other is not None and info.mixed:
             rest = tuple(random_array(rng, (3, 4), other, info.domain, info.int_domain) for _ in range(arity - 1))
             out.append(Sample((arr((3, 4)),) + rest, attrs, f"mixed with {other}"))
     return out
 
 
 def samples_for(info: OpInfo, dtype: str, rng: np.random.Generator) -> list[Sample]:
-    if info.samples is not None:
-        return info.samples(dtype, rng)
-    return elementwise_samples(info, dtype, rng)
+    out = info.samples(dtype, rng) if info.samples is not None else elementwise_samples(info, dtype, rng)
+    return out + (info.extra(dtype, rng) if info.extra is not None else [])
+
+
+# Values where functions are special or their implementations struggle: signed zeros, infinities, NaN, float32
+# subnormals, values near 1 and large arguments (given as float64, converted with the dtype's rounding).
+SPECIAL = (0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1e-30, -1e-7, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5,
+           1 - 2**-24, 1 + 2**-23, 3.1415927, 88.72, -103.9, 1e5, -1e5, 3e38, -3e38)
+
+
+def special_values(dtype: str) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.array(SPECIAL, np.float64).astype(np_dtype(dtype))
 
 
 def collect() -> list[OpInfo]:

@@ -458,7 +458,24 @@ OP(aclnnIsPosInf, ISPOSINF, (const aclTensor *, self), (aclTensor *, out))
 
 /* logical not: self cast to BOOL (nonzero, NaN included, is true), negated, cast to out (in self's list) */
 ACLSTUB_EW_UNARY_PRED(logical_not_loops, ACLSTUB_EW_NUMBERS, !x)
-ROW(LOGICAL_NOT, FLTD | INTB, 0, ACLSTUB_EW_PREDICATE | ACLSTUB_EW_OUT_IN_LIST, logical_not_loops, C_SELF, NULL);
+static bool contiguous(const aclStubTensorDesc *t) {
+    int64_t expect = 1;
+    for (uint32_t d = t->ndim; d-- > 0;) {
+        if (t->dims[d] != 1 && t->strides[d] != expect) return false;
+        expect *= t->dims[d];
+    }
+    return true;
+}
+/* more than 8 dimensions only when self and out are both contiguous */
+static aclnnStatus logical_not_rule(aclStubOpCall *call) {
+    const aclStubTensorDesc *x = call->v[0].tensor, *y = out_of(call);
+    bool flat = contiguous(x) && contiguous(y);
+    ACLSTUB_RETURN_ERROR_IF(!flat && (x->ndim > 8 || y->ndim > 8), call, ACLNN_ERR_PARAM_INVALID, "self and out "
+                            "have %u and %u dimensions; more than 8 need both contiguous", x->ndim, y->ndim);
+    return OK;
+}
+ROW(LOGICAL_NOT, FLTD | INTB, 0, ACLSTUB_EW_PREDICATE | ACLSTUB_EW_OUT_IN_LIST | ACLSTUB_EW_ANY_RANK,
+    logical_not_loops, C_SELF, logical_not_rule);
 OP_PAIR(LogicalNot, LOGICAL_NOT, const aclTensor *, aclTensor *, aclTensor *)
 
 /* bitwise not: ~x, BOOL as logical not; NULL tensors are ACLNN_ERR_INNER_NULLPTR as its op_api checks them */
