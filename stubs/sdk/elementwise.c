@@ -156,8 +156,10 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
 
     /* 4. the output's dtype */
     aclDataType produced = (fam->flags & ACLSTUB_EW_PREDICATE) ? ACL_BOOL : result;
-    if ((fam->flags & ACLSTUB_EW_OUT_SAME) ? y->dtype != produced
-                                           : !(fam->flags & ACLSTUB_EW_OUT_ANY_CAST) && !aclStubCanCast(produced, y->dtype))
+    bool out_ok = (fam->flags & ACLSTUB_EW_OUT_SAME)       ? y->dtype == produced
+                  : (fam->flags & ACLSTUB_EW_OUT_ANY_CAST) ? true
+                                                           : aclStubCanCast(produced, y->dtype);
+    if (!out_ok)
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s can't be cast to the desired output type %s",
                              (fam->flags & ACLSTUB_EW_PREDICATE) ? "result" : "promote", aclStubDtypeName(produced),
                              aclStubDtypeName(y->dtype));

@@ -26,30 +26,32 @@
 
 /* ---- digamma (the C library has none) ------------------------------------------------------------------ */
 
-static long double digammal(long double x) {
-    static const long double PI = 3.14159265358979323846264338327950288L;
-    if (isnan(x)) return x;
-    if (x == 0) return -copysignl(INFINITY, x);
-    if (isinf(x)) return x > 0 ? x : NAN;
-    long double acc = 0;
-    if (x < 0) {
-        long double r = x - nearbyintl(x); /* exact: x - round(x), so tan(pi r) = tan(pi x) without cancellation */
-        if (r == 0) return NAN;            /* poles at the negative integers */
-        acc = -PI / tanl(PI * r);          /* psi(x) = psi(1 - x) - pi / tan(pi x) */
-        x = 1 - x;
-    }
-    while (x < 10) { /* psi(x) = psi(x + 1) - 1/x */
-        acc -= 1 / x;
-        x += 1;
-    }
-    /* asymptotic series: ln x - 1/(2x) - sum B_2k / (2k x^2k), terms to x^-16 (next term below 2^-59 at 10) */
-    long double z = 1 / (x * x);
-    long double series =
-        z * (1.0L / 12 - z * (1.0L / 120 - z * (1.0L / 252 - z * (1.0L / 240 - z * (1.0L / 132 -
-        z * (691.0L / 32760 - z * (1.0L / 12 - z * (3617.0L / 8160))))))));
-    return acc + logl(x) - 0.5L / x - series;
-}
-static double digamma_d(double x) { return (double)digammal(x); }
+/* psi(x) in type T with its functions F (log, tan, nearbyint): the recurrence psi(x) = psi(x + 1) - 1/x up to
+ * x >= 10, the asymptotic series ln x - 1/(2x) - sum B_2k / (2k x^2k) to x^-16 (the next term is below 2^-59 at
+ * 10), and for x < 0 the reflection psi(x) = psi(1 - x) - pi / tan(pi x), with tan(pi x) = tan(pi (x - round(x)))
+ * (exact subtraction) so large arguments lose nothing. The poles 0, -1, -2, ... give NaN. */
+#define DIGAMMA_BODY(T, LOG, TAN, RINT)                                                                       \
+    const T PI = (T)3.14159265358979323846264338327950288L;                                                   \
+    if (isnan(x)) return x;                                                                                   \
+    if (isinf(x)) return x > 0 ? x : (T)NAN;                                                                  \
+    if (x == 0) return (T)NAN;                                                                                \
+    T acc = 0;                                                                                                \
+    if (x < 0) {                                                                                              \
+        T r = x - RINT(x);                                                                                    \
+        if (r == 0) return (T)NAN;                                                                            \
+        acc = -PI / TAN(PI * r);                                                                              \
+        x = 1 - x;                                                                                            \
+    }                                                                                                         \
+    while (x < 10) {                                                                                          \
+        acc -= 1 / x;                                                                                         \
+        x += 1;                                                                                               \
+    }                                                                                                         \
+    T z = 1 / (x * x);                                                                                        \
+    T series = z * ((T)1 / 12 - z * ((T)1 / 120 - z * ((T)1 / 252 - z * ((T)1 / 240 - z * ((T)1 / 132 -       \
+               z * ((T)691 / 32760 - z * ((T)1 / 12 - z * ((T)3617 / 8160))))))));                           \
+    return acc + LOG(x) - (T)0.5 / x - series;
+static long double digammal(long double x) { DIGAMMA_BODY(long double, logl, tanl, nearbyintl) }
+static double digamma_d(double x) { DIGAMMA_BODY(double, log, tan, nearbyint) }
 
 /* lgamma without the global signgam (thread safety) */
 static double lgamma_d(double x) {
@@ -232,6 +234,10 @@ float aclStubMathOneF32(float x, aclStubMathFn fn) {
 void aclStubMathF64(double *dst, const double *src, int64_t n, aclStubMathFn fn) {
     if ((unsigned)fn >= ACLSTUB_MATH_COUNT || n <= 0) return;
     if (dst != src) memmove(dst, src, (size_t)n * sizeof *dst);
+    if (fn == ACLSTUB_MATH_DIGAMMA) { /* ours: evaluated in long double, rounded once */
+        for (int64_t i = 0; i < n; i++) dst[i] = (double)digammal(dst[i]);
+        return;
+    }
     eval_scalar(dst, n, fn);
 }
 

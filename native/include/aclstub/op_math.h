@@ -48,9 +48,11 @@ typedef enum {
     /* log|Gamma(x)|: the same rule (glibc's lgamma and lgammal), but glibc bounds the error of neither near the
      * negative zeros of the function, so the result there may be off by an ulp or more */
     ACLSTUB_MATH_LGAMMA,
-    /* the logarithmic derivative of Gamma, which the C library lacks: FLOAT and DOUBLE from our long double
-     * evaluation (recurrence to x >= 10, asymptotic series, reflection below 0), rounded once; within an ulp
-     * of the exact value except near the zeros of digamma; poles (0, -1, -2, ...) give NaN as torch does */
+    /* the logarithmic derivative of Gamma, which the C library lacks: our evaluation (recurrence to x >= 10,
+     * asymptotic series, reflection below 0), FLOAT by the rule above from double and long double evaluations,
+     * DOUBLE from the long double one rounded once; within an ulp of the exact value except near the zeros of
+     * digamma; the poles (0, -0, -1, -2, ...) give NaN, as the device's kernel does (torch: -inf, +inf at
+     * +0, -0) */
     ACLSTUB_MATH_DIGAMMA,
     ACLSTUB_MATH_COUNT
 } aclStubMathFn;

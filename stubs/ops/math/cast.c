@@ -58,8 +58,8 @@ typedef struct {
 
 static void flat_range(void *arg, int64_t begin, int64_t end) {
     const Flat *f = arg;
-    aclStubCastStrided(f->dst + begin * (int64_t)f->dsize, (int64_t)f->dsize, f->to, f->src + begin * (int64_t)f->ssize,
-                       (int64_t)f->ssize, f->from, end - begin);
+    int64_t ds = (int64_t)f->dsize, ss = (int64_t)f->ssize;
+    aclStubCastStrided(f->dst + begin * ds, ds, f->to, f->src + begin * ss, ss, f->from, end - begin);
 }
 
 static aclnnStatus cast_kernel(const aclStubOpCall *call) {

@@ -100,9 +100,8 @@ static aclDataType unary_result(const aclStubOpCall *call, aclDataType promoted)
     const Unary *u = unary_of(call);
     switch (u->compute) {
     case C_OUT: {
-        const aclStubTensorDesc *y = call->v[call->op->params[0].role == ACLSTUB_INPLACE ? 0
-                                                                                         : (int)call->op->num_params - 1]
-                                         .tensor;
+        int out = call->op->params[0].role == ACLSTUB_INPLACE ? 0 : (int)call->op->num_params - 1;
+        const aclStubTensorDesc *y = call->v[out].tensor;
         return (u->out_dtypes & ACLSTUB_DT(promoted)) || y == NULL ? promoted : y->dtype;
     }
     case C_SQRT:
@@ -215,24 +214,30 @@ LOOPS2(rsqrt_loops, ACLSTUB_EW_FLOATS, 1.0 / sqrt((double)x), ACLSTUB_EW_COMPLEX
 LOOPS2(reciprocal_loops, ACLSTUB_EW_FLOATS, 1 / x, ACLSTUB_EW_COMPLEX, 1 / x)
 
 /* sinc as the op_api composes it on Atlas A2/A3, every step rounded to the computation's dtype:
- * x == 0 ? 1 : sin(x * pi) / (x * pi), with pi itself rounded to that dtype */
-static float round_to(float v, aclDataType t) {
-    return t == ACL_FLOAT16 ? aclStubF16ToF32(aclStubF32ToF16(v)) : t == ACL_BF16 ? aclStubBf16ToF32(aclStubF32ToBf16(v)) : v;
+ * x == 0 ? 1 : sin(x * pi) / (x * pi), with pi itself rounded to that dtype (the engine rounds the quotient) */
+static void round_block(float *v, int64_t m, aclDataType t) {
+    if (t == ACL_FLOAT) return;
+    uint16_t h[BLOCK];
+    aclStubCastStrided(h, 2, t, v, 4, ACL_FLOAT, m);
+    aclStubCastStrided(v, 4, ACL_FLOAT, h, 2, t, m);
 }
 static void sinc_f32(char **d, const int64_t *s, int64_t n, const void *c) {
     aclDataType t = ((const aclStubEwCtx *)c)->compute;
-    const float pi = round_to((float)M_PI, t);
+    float pi = (float)M_PI;
+    round_block(&pi, 1, t);
     float p[BLOCK], sn[BLOCK];
     for (int64_t i = 0; i < n; i += BLOCK) {
         int64_t m = n - i < BLOCK ? n - i : BLOCK;
         for (int64_t k = 0; k < m; k++) {
             float x = *(const float *)(const void *)(d[1] + (i + k) * s[1]);
-            p[k] = round_to((x == 0 ? 1.0f : x) * pi, t);
+            p[k] = (x == 0 ? 1.0f : x) * pi;
         }
+        round_block(p, m, t);
         aclStubMathF32(sn, p, m, ACLSTUB_MATH_SIN);
+        round_block(sn, m, t);
         for (int64_t k = 0; k < m; k++) {
             float x = *(const float *)(const void *)(d[1] + (i + k) * s[1]);
-            *(float *)(void *)(d[0] + (i + k) * s[0]) = x == 0 ? 1.0f : round_to(round_to(sn[k], t) / p[k], t);
+            *(float *)(void *)(d[0] + (i + k) * s[0]) = x == 0 ? 1.0f : sn[k] / p[k];
         }
     }
 }
@@ -346,8 +351,12 @@ OP(aclnnLgamma, LGAMMA, (const aclTensor *, self), (aclTensor *, out))
 #define ALL_U(X, ...) ACLSTUB_EW_ALL(X, __VA_ARGS__) ACLSTUB_EW_UINTS(X, __VA_ARGS__)
 
 /* abs: |x| (-0 gives +0); UINT8 and BOOL as they are; COMPLEX64 gives |x| as FLOAT */
-ACLSTUB_EW_PUSH_ ACLSTUB_EW_FLOATS(ACLSTUB_EW_UMAP_, abs_loops, fabs(x)) ACLSTUB_EW_INTS(ACLSTUB_EW_UMAP_, abs_loops, x < 0 ? -x : x)
-ACLSTUB_EW_BOOL(ACLSTUB_EW_UMAP_, abs_loops, x) ACLSTUB_EW_COMPLEX(ACLSTUB_EW_UMAP_, abs_loops, cabs(CD(x))) ACLSTUB_EW_POP_
+ACLSTUB_EW_PUSH_
+ACLSTUB_EW_FLOATS(ACLSTUB_EW_UMAP_, abs_loops, fabs(x))
+ACLSTUB_EW_INTS(ACLSTUB_EW_UMAP_, abs_loops, x < 0 ? -x : x)
+ACLSTUB_EW_BOOL(ACLSTUB_EW_UMAP_, abs_loops, x)
+ACLSTUB_EW_COMPLEX(ACLSTUB_EW_UMAP_, abs_loops, cabs(CD(x)))
+ACLSTUB_EW_POP_
 static const aclStubEwLoops abs_all = {{ACLSTUB_EW_ALL(ACLSTUB_EW_ENTRY_, abs_loops, _)}};
 static aclnnStatus abs_rule(aclStubOpCall *call) {
     aclDataType t = call->v[0].tensor->dtype, o = out_of(call)->dtype;
