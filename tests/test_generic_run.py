@@ -261,17 +261,24 @@ def test_operator_built_with_the_sdk(tmp_path):
     # In a fresh interpreter: the SDK's registry of this process stays the stub's own operators.
     from test_sdk import build_library
 
+    # The example renamed (the stub ships an aclnnAbs of its own, which run() would find first).
+    include = tmp_path / "include" / "aclnnop"
+    include.mkdir(parents=True)
+    (include / "aclnn_user_abs.h").write_text((USER_OP / "include" / "aclnnop" / "aclnn_abs.h").read_text()
+                                              .replace("aclnnAbs", "aclnnUserAbs"))
+    (tmp_path / "abs.c").write_text((USER_OP / "abs.c").read_text().replace("aclnnAbs", "aclnnUserAbs")
+                                    .replace("aclnn_abs.h", "aclnn_user_abs.h"))
     library = tmp_path / "libuser_abs.so"
-    build_library(USER_OP / "abs.c", library, f"-I{USER_OP / 'include'}")
+    build_library(tmp_path / "abs.c", library, f"-I{tmp_path / 'include'}")
     result = run_json(f'''
         import numpy as np
         import aclnn_py
         aclnn_py.load_op_library({str(library)!r})
-        aclnn_py.add_include_dir({str(USER_OP / "include")!r})
+        aclnn_py.add_include_dir({str(tmp_path / "include")!r})
         x = np.array([[-1.5, 2.0], [0.0, -3.25]], np.float32)
         y = np.zeros_like(x)
-        aclnn_py.run("aclnnAbs", x, out=y)
-        emit({{"y": y.tolist(), "bad": error(lambda: aclnn_py.run("aclnnAbs", x, out=np.zeros(3, np.float32)))}})
+        aclnn_py.run("aclnnUserAbs", x, out=y)
+        emit({{"y": y.tolist(), "bad": error(lambda: aclnn_py.run("aclnnUserAbs", x, out=np.zeros(3, np.float32)))}})
     ''', env={"ACLNN_PY_CACHE_DIR": str(tmp_path / "cache")})
     assert result["y"] == [[1.5, 2.0], [0.0, 3.25]]
     # The SDK's own checks come through, with the official code.

@@ -45,7 +45,7 @@ typedef struct {
     bool any_convert;
     aclStubLoopFn fn;
     const void *ctx;
-    unsigned char scalar[MAX_OPS][16]; /* scalar operands in their loop dtype */
+    unsigned char scalar[MAX_OPS][16] __attribute__((aligned(16))); /* scalar operands in their loop dtype */
     aclnnStatus status;                 /* a conversion failed (set by any thread) */
 } Plan;
 
@@ -158,8 +158,10 @@ aclnnStatus aclStubIterRun(const aclStubOpCall *call, const aclStubIter *it, acl
         if (t == NULL) {
             if (k < pl.nout)
                 return aclStubKernelFail(call, ACLNN_ERR_INNER, "element iterator: output %d is not a tensor", k);
-            if (!convert((char *)pl.scalar[k], 0, pl.loop[k], (const char *)it->scalar[k].value, 0,
-                         it->scalar[k].dtype, pl.has_via[k], pl.via[k], 1))
+            unsigned char value[16] __attribute__((aligned(16))); /* aclStubScalarDesc's bytes are unaligned */
+            memcpy(value, it->scalar[k].value, sizeof value);
+            if (!convert((char *)pl.scalar[k], 0, pl.loop[k], (const char *)value, 0, it->scalar[k].dtype,
+                         pl.has_via[k], pl.via[k], 1))
                 return aclStubKernelFail(call, ACLNN_ERR_INNER, "cannot convert a %s scalar to %s",
                                          aclStubDtypeName(it->scalar[k].dtype), aclStubDtypeName(pl.loop[k]));
             pl.base[k] = (char *)pl.scalar[k];
