@@ -83,18 +83,21 @@ static const LdFn LD[ACLSTUB_MATH_COUNT] = {MATH_FUNCTIONS(LD_ENTRY)};
 static const char *const VEC_NAMES[ACLSTUB_MATH_COUNT] = {MATH_FUNCTIONS(VEC_NAME)};
 
 #if HAVE_VECTOR
-typedef __m256d (*VecFn)(__m256d);
+typedef __m256d (*VecFn)(__m256d);   /* glibc's AVX2 variants: 4 doubles */
+typedef __m512d (*Vec8Fn)(__m512d);  /* its AVX-512 ones: 8 doubles */
 #else
 typedef void (*VecFn)(void);
+typedef void (*Vec8Fn)(void);
 #endif
 
 static struct {
     pthread_once_t once;
     VecFn vec[ACLSTUB_MATH_COUNT];
+    Vec8Fn vec8[ACLSTUB_MATH_COUNT];
     bool vectorized;
     float zero[ACLSTUB_MATH_COUNT][2]; /* fn(+0), fn(-0) */
     uint64_t ambiguous;
-} M = {PTHREAD_ONCE_INIT, {0}, false, {{0}}, 0};
+} M = {PTHREAD_ONCE_INIT, {0}, {0}, false, {{0}}, 0};
 
 /* FLOAT from a long double value, counting values too close to a halfway point to be sure of the rounding. */
 static float round_ld(long double r) {
@@ -118,10 +121,12 @@ static void init(void) {
         M.zero[f][1] = slow_f32(-0.0f, (aclStubMathFn)f);
     }
 #if HAVE_VECTOR
+    /* ACLNN_STUB_MATH_VECTOR: 0 for the scalar functions, avx2 to leave AVX-512 aside (for comparisons) */
     const char *env = getenv("ACLNN_STUB_MATH_VECTOR");
     if (env && strcmp(env, "0") == 0) return;
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return;
+    bool avx512 = __builtin_cpu_supports("avx512f") && !(env && strcmp(env, "avx2") == 0);
     void *lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL) return;
     for (int f = 0; f < ACLSTUB_MATH_COUNT; f++) {
@@ -133,6 +138,9 @@ static void init(void) {
             memcpy(&M.vec[f], &sym, sizeof sym);
             M.vectorized = true;
         }
+        snprintf(name, sizeof name, "_ZGVeN8v_%s", VEC_NAMES[f]);
+        sym = avx512 ? dlsym(lib, name) : NULL;
+        if (sym) memcpy(&M.vec8[f], &sym, sizeof sym);
     }
     /* the library stays loaded: its functions are used until the process ends */
 #endif
@@ -151,6 +159,18 @@ uint64_t aclStubMathAmbiguous(void) { return __atomic_load_n(&M.ambiguous, __ATO
 #define HARD_ULPS 4096 /* double ulps around a halfway point between floats that are evaluated again */
 
 #if HAVE_VECTOR
+__attribute__((target("avx512f"))) static void eval_vector8(Vec8Fn f, double *d, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm512_storeu_pd(d + i, f(_mm512_loadu_pd(d + i)));
+    if (i < n) {
+        double tail[8];
+        for (int k = 0; k < 8; k++) tail[k] = d[i];
+        for (int64_t k = i; k < n; k++) tail[k - i] = d[k];
+        _mm512_storeu_pd(tail, f(_mm512_loadu_pd(tail)));
+        for (int64_t k = i; k < n; k++) d[k] = tail[k - i];
+    }
+}
+
 __attribute__((target("avx2,fma"))) static void eval_vector(VecFn f, double *d, int64_t n) {
     int64_t i = 0;
     for (; i + 4 <= n; i += 4) _mm256_storeu_pd(d + i, f(_mm256_loadu_pd(d + i)));
@@ -206,7 +226,8 @@ static void block_f32(float *dst, const float *src, int64_t n, aclStubMathFn fn)
     memcpy(x, src, (size_t)n * sizeof *x); /* dst may be src */
     for (int64_t i = 0; i < n; i++) d[i] = x[i];
 #if HAVE_VECTOR
-    if (M.vec[fn]) eval_vector(M.vec[fn], d, n);
+    if (M.vec8[fn]) eval_vector8(M.vec8[fn], d, n);
+    else if (M.vec[fn]) eval_vector(M.vec[fn], d, n);
     else
 #endif
         eval_scalar(d, n, fn);

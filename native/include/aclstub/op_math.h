@@ -4,7 +4,8 @@
  * FLOAT argument, a DOUBLE result is the C library's double function.
  *
  * How a FLOAT result is made: the argument is widened to double and the function evaluated in double (glibc's
- * AVX2 vector functions where the host has them, its scalar functions otherwise), then rounded once to float.
+ * AVX-512 or AVX2 vector functions where the host has them, found at run time in libmvec; its scalar functions
+ * otherwise; ACLNN_STUB_MATH_VECTOR=0 or =avx2 narrows the choice), then rounded once to float.
  * That is the correctly rounded result unless the double value lies within 2^12 double ulps of a point halfway
  * between two floats (about 1 argument in 65,000): such arguments, and those whose result is a float subnormal,
  * are evaluated again in long double, whose result is rounded once to float. The vector and scalar paths
@@ -64,8 +65,8 @@ ACLSTUB_API void aclStubMathF64(double *dst, const double *src, int64_t n, aclSt
 /* One value of either (for composite kernels). */
 ACLSTUB_API float aclStubMathOneF32(float x, aclStubMathFn fn);
 ACLSTUB_API double aclStubMathOneF64(double x, aclStubMathFn fn);
-/* Whether the vector path is in use (glibc's libmvec with AVX2 on this host), and the number of arguments so far
- * whose long double value was too close to a halfway point to be sure of the rounding (for verification). */
+/* Whether the vector path is in use (glibc's libmvec with AVX2 or AVX-512 on this host), and the number of
+ * arguments so far whose long double value was too close to a halfway point to be sure of the rounding. */
 ACLSTUB_API bool aclStubMathVectorized(void);
 ACLSTUB_API uint64_t aclStubMathAmbiguous(void);
 

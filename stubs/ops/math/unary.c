@@ -12,11 +12,10 @@
 #include <complex.h>
 #include <math.h>
 
-/* errno means nothing in a kernel; without it gcc vectorises sqrt */
-#pragma GCC optimize("no-math-errno")
 
 #include "aclstub/op_elementwise.h"
 #include "aclstub/op_math.h"
+#include "cpu_dispatch.h"
 #include "aclnnop/aclnn_abs.h"
 #include "aclnnop/aclnn_acos.h"
 #include "aclnnop/aclnn_acosh.h"
@@ -178,6 +177,34 @@ static void math_f64(char **d, const int64_t *s, int64_t n, aclStubMathFn fn) { 
     ACLSTUB_EW_PUSH_ SET1(ACLSTUB_EW_UMAP_, NAME, EXPR1) SET2(ACLSTUB_EW_UMAP_, NAME, EXPR2) ACLSTUB_EW_POP_   \
     static const aclStubEwLoops NAME = {{SET1(ACLSTUB_EW_ENTRY_, NAME, _) SET2(ACLSTUB_EW_ENTRY_, NAME, _)}};
 
+/* A FLOAT loop compiled for the host's vector instructions too (picked at load time; the portable one elsewhere):
+ * rounding and square roots need SSE4.1/AVX to vectorise. */
+#define FAST_F32(NAME, ...)                                                                                   \
+    STUB_CLONED static void NAME##_f32(char **d, const int64_t *s, int64_t n, const void *c) {                \
+        __attribute__((unused)) const int64_t i0 = ((const aclStubEwCtx *)c)->i[0];                           \
+        if (s[0] == 4 && s[1] == 4) {                                                                         \
+            float *o = (float *)(void *)d[0];                                                                 \
+            const float *p = (const float *)(const void *)d[1];                                               \
+            for (int64_t i = 0; i < n; i++) {                                                                 \
+                const float x = p[i];                                                                         \
+                o[i] = (float)(__VA_ARGS__);                                                                  \
+            }                                                                                                 \
+            return;                                                                                           \
+        }                                                                                                     \
+        for (int64_t i = 0; i < n; i++) {                                                                     \
+            const float x = *(const float *)(const void *)(d[1] + i * s[1]);                                  \
+            *(float *)(void *)(d[0] + i * s[0]) = (float)(__VA_ARGS__);                                       \
+        }                                                                                                     \
+    }
+/* DOUBLE alone, and its loop from an expression */
+#define F64_SET(X, ...) X(f64, double, double, ACLSTUB_CT_F64, __VA_ARGS__)
+/* A table: the fast FLOAT loop, DOUBLE and SET2 from expressions. */
+#define FAST_LOOPS(NAME, F32EXPR, F64EXPR, SET2, EXPR2)                                                       \
+    FAST_F32(NAME, F32EXPR)                                                                                   \
+    ACLSTUB_EW_PUSH_ F64_SET(ACLSTUB_EW_UMAP_, NAME, F64EXPR) SET2(ACLSTUB_EW_UMAP_, NAME, EXPR2) ACLSTUB_EW_POP_ \
+    static const aclStubEwLoops NAME = {                                                                      \
+        {[ACLSTUB_CT_F32] = NAME##_f32, F64_SET(ACLSTUB_EW_ENTRY_, NAME, _) SET2(ACLSTUB_EW_ENTRY_, NAME, _)}};
+
 #define CD(x) ((double complex)(x))
 static const double LN2 = 0.693147180559945309417232121458176568, LN10 = 2.30258509299404568401799145468436421;
 
@@ -207,8 +234,8 @@ MATH_LOOPS(digamma_loops, ACLSTUB_MATH_DIGAMMA)
 
 /* sqrt: IEEE square roots (correctly rounded); rsqrt: 1 divided by the double root, within an ulp of double and so
  * the correctly rounded FLOAT but for rare double-rounding cases */
-LOOPS2(sqrt_loops, ACLSTUB_EW_FLOATS, sqrt(x), ACLSTUB_EW_COMPLEX, csqrt(CD(x)))
-LOOPS2(rsqrt_loops, ACLSTUB_EW_FLOATS, 1.0 / sqrt((double)x), ACLSTUB_EW_COMPLEX, 1 / csqrt(CD(x)))
+FAST_LOOPS(sqrt_loops, sqrtf(x), sqrt(x), ACLSTUB_EW_COMPLEX, csqrt(CD(x)))
+FAST_LOOPS(rsqrt_loops, 1.0 / sqrt((double)x), 1 / sqrt(x), ACLSTUB_EW_COMPLEX, 1 / csqrt(CD(x)))
 
 /* reciprocal: IEEE division; complex by C's complex division */
 LOOPS2(reciprocal_loops, ACLSTUB_EW_FLOATS, 1 / x, ACLSTUB_EW_COMPLEX, 1 / x)
@@ -397,10 +424,10 @@ OP(aclnnSignbit, SIGNBIT, (const aclTensor *, self), (aclTensor *, out))
 
 /* ---- rounding ------------------------------------------------------------------------------------------------- */
 
-LOOPS2(ceil_loops, ACLSTUB_EW_FLOATS, ceil(x), INTS_U, x)
-LOOPS2(floor_loops, ACLSTUB_EW_FLOATS, floor(x), INTS_U, x)
-LOOPS2(trunc_loops, ACLSTUB_EW_FLOATS, trunc(x), INTS_U, x)
-LOOPS2(frac_loops, ACLSTUB_EW_FLOATS, x - trunc(x), INTS_U, ((void)x, 0))
+FAST_LOOPS(ceil_loops, ceilf(x), ceil(x), INTS_U, x)
+FAST_LOOPS(floor_loops, floorf(x), floor(x), INTS_U, x)
+FAST_LOOPS(trunc_loops, truncf(x), trunc(x), INTS_U, x)
+FAST_LOOPS(frac_loops, x - truncf(x), x - trunc(x), INTS_U, ((void)x, 0))
 ROW(CEIL, FLTD, 0, ACLSTUB_EW_OUT_SAME, ceil_loops, C_SELF, NULL);
 ROW(FLOOR, FLTD | ACLSTUB_DT_INTS | ACLSTUB_DT_UINTS, 0, ACLSTUB_EW_OUT_SAME | ACLSTUB_EW_NO_PRIVATE_FORMAT,
     floor_loops, C_SELF, NULL);
@@ -438,10 +465,10 @@ static inline int32_t round_i32(int32_t x, int64_t dec) {
 static inline int64_t round_i64(int64_t x, int64_t dec) {
     return dec >= 0 ? x : x / pow10_sat(-dec, INT64_MAX) * pow10_sat(-dec, INT64_MAX);
 }
-#define ROUND_SET(X, ...) ACLSTUB_EW_FLOATS(X, __VA_ARGS__) \
+#define ROUND_INTS(X, ...)                                                                                    \
     X(i32, int32_t, int32_t, ACLSTUB_CT_I32, __VA_ARGS__) X(i64, int64_t, int64_t, ACLSTUB_CT_I64, __VA_ARGS__)
-ACLSTUB_EW_UNARY(round_loops, ROUND_SET,
-                 _Generic(x, float: round_f, double: round_d, int32_t: round_i32, default: round_i64)(x, i0))
+FAST_LOOPS(round_loops, round_f(x, i0), round_d(x, i0), ROUND_INTS,
+           _Generic(x, int32_t: round_i32, default: round_i64)(x, i0))
 ROW(ROUND, FLTD | DT(INT32) | DT(INT64), 0, ACLSTUB_EW_OUT_SAME | ACLSTUB_EW_NO_PRIVATE_FORMAT, round_loops, C_SELF,
     NULL);
 OP(aclnnRound, ROUND, (const aclTensor *, self), (aclTensor *, out))
