@@ -167,6 +167,10 @@ static void cast_half(char *dst, int64_t ds, aclDataType dt, const char *src, in
                 f[k] = st == ACL_BF16 ? aclStubBf16ToF32(h) : aclStubF16ToF32(h);
             }
         } else if (is_half(st)) {
+            if (ss == 2 && dt == ACL_FLOAT && ds == 4) { /* straight into a contiguous FLOAT destination */
+                aclStubRowLoadF32((float *)(void *)d, s, st, m);
+                continue;
+            }
             if (ss == 2) {
                 aclStubRowLoadF32(f, s, st, m);
             } else {

@@ -238,7 +238,7 @@ FAST_LOOPS(sqrt_loops, sqrtf(x), sqrt(x), ACLSTUB_EW_COMPLEX, csqrt(CD(x)))
 FAST_LOOPS(rsqrt_loops, 1.0 / sqrt((double)x), 1 / sqrt(x), ACLSTUB_EW_COMPLEX, 1 / csqrt(CD(x)))
 
 /* reciprocal: IEEE division; complex by C's complex division */
-LOOPS2(reciprocal_loops, ACLSTUB_EW_FLOATS, 1 / x, ACLSTUB_EW_COMPLEX, 1 / x)
+FAST_LOOPS(reciprocal_loops, 1 / x, 1 / x, ACLSTUB_EW_COMPLEX, 1 / x)
 
 /* sinc as the op_api composes it on Atlas A2/A3, every step rounded to the computation's dtype:
  * x == 0 ? 1 : sin(x * pi) / (x * pi), with pi itself rounded to that dtype (the engine rounds the quotient) */
