@@ -162,7 +162,7 @@ def test_binding_errors_name_the_parameters():
         ro.flags.writeable = False
         aclnn_py.run("aclnnMoeTokenPermute", x, idx, 0, False, out=(ro, np.zeros(2, np.int32)))
     with pytest.raises(TypeError, match="argument 'tokens'.* has no aclDataType counterpart"):
-        aclnn_py.run("aclnnMoeTokenPermute", x.astype(np.complex64), idx, 0, False, out=(x, idx))
+        aclnn_py.run("aclnnMoeTokenPermute", x.astype(np.longdouble), idx, 0, False, out=(x, idx))
 
 
 def test_operator_errors_raise_and_release_everything():
@@ -261,29 +261,22 @@ def test_operator_built_with_the_sdk(tmp_path):
     # In a fresh interpreter: the SDK's registry of this process stays the stub's own operators.
     from test_sdk import build_library
 
-    # The example renamed (the stub ships an aclnnAbs of its own, which run() would find first).
-    include = tmp_path / "include" / "aclnnop"
-    include.mkdir(parents=True)
-    (include / "aclnn_user_abs.h").write_text((USER_OP / "include" / "aclnnop" / "aclnn_abs.h").read_text()
-                                              .replace("aclnnAbs", "aclnnUserAbs"))
-    (tmp_path / "abs.c").write_text((USER_OP / "abs.c").read_text().replace("aclnnAbs", "aclnnUserAbs")
-                                    .replace("aclnn_abs.h", "aclnn_user_abs.h"))
-    library = tmp_path / "libuser_abs.so"
-    build_library(tmp_path / "abs.c", library, f"-I{tmp_path / 'include'}")
+    library = tmp_path / "libuser_add.so"
+    build_library(USER_OP / "add_custom.c", library, f"-I{USER_OP / 'include'}")
     result = run_json(f'''
         import numpy as np
         import aclnn_py
         aclnn_py.load_op_library({str(library)!r})
-        aclnn_py.add_include_dir({str(tmp_path / "include")!r})
+        aclnn_py.add_include_dir({str(USER_OP / "include")!r})
         x = np.array([[-1.5, 2.0], [0.0, -3.25]], np.float32)
-        y = np.zeros_like(x)
-        aclnn_py.run("aclnnUserAbs", x, out=y)
-        emit({{"y": y.tolist(), "bad": error(lambda: aclnn_py.run("aclnnUserAbs", x, out=np.zeros(3, np.float32)))}})
+        z = np.zeros_like(x)
+        aclnn_py.run("aclnnAddCustom", x, np.float32(1.0), out=z)
+        emit({{"z": z.tolist(), "bad": error(lambda: aclnn_py.run("aclnnAddCustom", x, x, out=np.zeros(3, np.float32)))}})
     ''', env={"ACLNN_PY_CACHE_DIR": str(tmp_path / "cache")})
-    assert result["y"] == [[1.5, 2.0], [0.0, 3.25]]
+    assert result["z"] == [[-0.5, 3.0], [1.0, -2.25]]
     # The SDK's own checks come through, with the official code.
     assert result["bad"]["status"] == aclnn.ACLNN_ERR_PARAM_INVALID
-    assert "out must have the shape of self" in result["bad"]["text"]
+    assert "shape of out should be [2, 2], but current is [3]" in result["bad"]["text"]
 
 
 # ---- torch and device tensors -----------------------------------------------------------------------------
