@@ -249,6 +249,12 @@ aclnnStatus aclStubEwKernel(const aclStubOpCall *call) {
     const aclStubEwPlan *plan = call->plan;
     aclDataType loop;
     int ct = compute_index(plan->compute, &loop);
+    /* a 16-bit computation runs the row's own 16-bit loop when it has one (maps only: predicates write BOOL) */
+    int native = plan->compute == ACL_FLOAT16 ? ACLSTUB_CT_F16 : plan->compute == ACL_BF16 ? ACLSTUB_CT_BF16 : -1;
+    if (native >= 0 && fam->loops->fn[native] != NULL && !(fam->flags & ACLSTUB_EW_PREDICATE)) {
+        ct = native;
+        loop = plan->compute;
+    }
     aclStubLoopFn fn = ct >= 0 ? fam->loops->fn[ct] : NULL;
     if (fn == NULL)
         return aclStubKernelFail(call, ACLNN_ERR_INNER, "no kernel for data type %s", aclStubDtypeName(plan->compute));

@@ -28,7 +28,8 @@ extern "C" {
 #endif
 
 /* The types loops are written for, the index of an operator's loop table. FLOAT16 and BF16 data run the FLOAT
- * loop (values widened exactly, results rounded once to the computation's type). */
+ * loop (values widened exactly, results rounded once to the computation's type), or, when the table has one, a
+ * loop of their own that reads and writes them as they are (no conversion buffers: faster for cheap operators). */
 typedef enum {
     ACLSTUB_CT_F32,
     ACLSTUB_CT_F64,
@@ -43,6 +44,8 @@ typedef enum {
     ACLSTUB_CT_U64,
     ACLSTUB_CT_C64,
     ACLSTUB_CT_C128,
+    ACLSTUB_CT_F16,  /* optional: FLOAT16 data as they are (the loop converts in registers); else the FLOAT loop */
+    ACLSTUB_CT_BF16, /* optional: BF16 data as they are */
     ACLSTUB_CT_COUNT
 } aclStubComputeType;
 

@@ -11,6 +11,7 @@
  */
 #include <complex.h>
 #include <math.h>
+#include <string.h>
 
 
 #include "aclstub/op_elementwise.h"
@@ -177,33 +178,77 @@ static void math_f64(char **d, const int64_t *s, int64_t n, aclStubMathFn fn) { 
     ACLSTUB_EW_PUSH_ SET1(ACLSTUB_EW_UMAP_, NAME, EXPR1) SET2(ACLSTUB_EW_UMAP_, NAME, EXPR2) ACLSTUB_EW_POP_   \
     static const aclStubEwLoops NAME = {{SET1(ACLSTUB_EW_ENTRY_, NAME, _) SET2(ACLSTUB_EW_ENTRY_, NAME, _)}};
 
-/* A FLOAT loop compiled for the host's vector instructions too (picked at load time; the portable one elsewhere):
- * rounding and square roots need SSE4.1/AVX to vectorise. */
-#define FAST_F32(NAME, ...)                                                                                   \
-    STUB_CLONED static void NAME##_f32(char **d, const int64_t *s, int64_t n, const void *c) {                \
-        __attribute__((unused)) const int64_t i0 = ((const aclStubEwCtx *)c)->i[0];                           \
-        if (s[0] == 4 && s[1] == 4) {                                                                         \
-            float *o = (float *)(void *)d[0];                                                                 \
-            const float *p = (const float *)(const void *)d[1];                                               \
+/*
+ * FLOAT, FLOAT16 and BF16 loops compiled for the host's vector instructions too (picked at load time; portable
+ * ones elsewhere): rounding and square roots need SSE4.1/AVX to vectorise, 16-bit data F16C. The 16-bit loops
+ * read and write their data as they are: the value is widened to float, the expression computed in float and
+ * rounded once to the 16-bit type, as the FLOAT loop with converted data would give, without the conversion
+ * buffers. The expression reads x, i0 (integer attribute 0) and s0..s2 (float attributes).
+ */
+static inline float f16_load(uint16_t h) {
+    _Float16 v;
+    memcpy(&v, &h, 2);
+    return (float)v;
+}
+static inline uint16_t f16_store(float f) {
+    _Float16 v = (_Float16)f;
+    uint16_t h;
+    memcpy(&h, &v, 2);
+    return h;
+}
+#define FAST_LOOP_(NAME, SFX, ST, LOAD, STORE, ...)                                                           \
+    STUB_CLONED static void NAME##_##SFX(char **d, const int64_t *s, int64_t n, const void *c) {              \
+        const aclStubEwCtx *ctx_ = c;                                                                         \
+        __attribute__((unused)) const int64_t i0 = ctx_->i[0];                                                \
+        __attribute__((unused)) const float s0 = (float)ctx_->f[0], s1 = (float)ctx_->f[1],                   \
+                                            s2 = (float)ctx_->f[2];                                           \
+        if (s[0] == (int64_t)sizeof(ST) && s[1] == (int64_t)sizeof(ST)) {                                     \
+            ST *o = (ST *)(void *)d[0];                                                                       \
+            const ST *p = (const ST *)(const void *)d[1];                                                     \
             for (int64_t i = 0; i < n; i++) {                                                                 \
-                const float x = p[i];                                                                         \
-                o[i] = (float)(__VA_ARGS__);                                                                  \
+                const float x = LOAD(p[i]);                                                                   \
+                o[i] = STORE((float)(__VA_ARGS__));                                                           \
             }                                                                                                 \
             return;                                                                                           \
         }                                                                                                     \
         for (int64_t i = 0; i < n; i++) {                                                                     \
-            const float x = *(const float *)(const void *)(d[1] + i * s[1]);                                  \
-            *(float *)(void *)(d[0] + i * s[0]) = (float)(__VA_ARGS__);                                       \
+            const float x = LOAD(*(const ST *)(const void *)(d[1] + i * s[1]));                               \
+            *(ST *)(void *)(d[0] + i * s[0]) = STORE((float)(__VA_ARGS__));                                   \
         }                                                                                                     \
     }
+#define AS_IS_(v) (v)
+/* FLOAT16: contiguous runs widened and narrowed by the SDK's row conversions (F16C where the host has it) around
+ * the FLOAT loop, a block at a time in cache; strided ones element by element */
+#define F16_LOOP_(NAME)                                                                                       \
+    static void NAME##_f16(char **d, const int64_t *s, int64_t n, const void *c) {                            \
+        if (s[0] != 2 || s[1] != 2) {                                                                         \
+            NAME##_f16_strided(d, s, n, c);                                                                   \
+            return;                                                                                           \
+        }                                                                                                     \
+        float buf[BLOCK];                                                                                     \
+        const int64_t fs[2] = {4, 4};                                                                         \
+        for (int64_t i = 0; i < n; i += BLOCK) {                                                              \
+            int64_t m = n - i < BLOCK ? n - i : BLOCK;                                                        \
+            char *bd[2] = {(char *)buf, (char *)buf};                                                         \
+            aclStubRowLoadF32(buf, d[1] + 2 * i, ACL_FLOAT16, m);                                             \
+            NAME##_f32(bd, fs, m, c);                                                                         \
+            aclStubRowStoreF32(d[0] + 2 * i, buf, ACL_FLOAT16, m);                                            \
+        }                                                                                                     \
+    }
+#define FAST_F32(NAME, ...)                                                                                   \
+    FAST_LOOP_(NAME, f32, float, AS_IS_, AS_IS_, __VA_ARGS__)                                                 \
+    FAST_LOOP_(NAME, f16_strided, uint16_t, f16_load, f16_store, __VA_ARGS__)                                 \
+    F16_LOOP_(NAME)                                                                                           \
+    FAST_LOOP_(NAME, bf16, uint16_t, aclStubBf16ToF32, aclStubF32ToBf16, __VA_ARGS__)
 /* DOUBLE alone, and its loop from an expression */
 #define F64_SET(X, ...) X(f64, double, double, ACLSTUB_CT_F64, __VA_ARGS__)
-/* A table: the fast FLOAT loop, DOUBLE and SET2 from expressions. */
+/* A table: the fast FLOAT and 16-bit loops, DOUBLE and SET2 from expressions. */
 #define FAST_LOOPS(NAME, F32EXPR, F64EXPR, SET2, EXPR2)                                                       \
     FAST_F32(NAME, F32EXPR)                                                                                   \
     ACLSTUB_EW_PUSH_ F64_SET(ACLSTUB_EW_UMAP_, NAME, F64EXPR) SET2(ACLSTUB_EW_UMAP_, NAME, EXPR2) ACLSTUB_EW_POP_ \
-    static const aclStubEwLoops NAME = {                                                                      \
-        {[ACLSTUB_CT_F32] = NAME##_f32, F64_SET(ACLSTUB_EW_ENTRY_, NAME, _) SET2(ACLSTUB_EW_ENTRY_, NAME, _)}};
+    static const aclStubEwLoops NAME = {{[ACLSTUB_CT_F32] = NAME##_f32, [ACLSTUB_CT_F16] = NAME##_f16,          \
+                                         [ACLSTUB_CT_BF16] = NAME##_bf16, F64_SET(ACLSTUB_EW_ENTRY_, NAME, _)   \
+                                         SET2(ACLSTUB_EW_ENTRY_, NAME, _)}};
 
 #define CD(x) ((double complex)(x))
 static const double LN2 = 0.693147180559945309417232121458176568, LN10 = 2.30258509299404568401799145468436421;
@@ -397,7 +442,8 @@ ROW(ABS, FLTD | INTB | DT(COMPLEX64), 0, ANY_OUT | ACLSTUB_EW_SAME_FORMAT | ACLS
 OP(aclnnAbs, ABS, (const aclTensor *, self), (aclTensor *, out))
 
 /* neg: -x (integers wrap); out any dtype self casts to */
-LOOPS2(neg_loops, ACLSTUB_EW_REAL, -x, ACLSTUB_EW_COMPLEX, -x)
+#define NEG_SET(X, ...) ACLSTUB_EW_INTS(X, __VA_ARGS__) ACLSTUB_EW_COMPLEX(X, __VA_ARGS__)
+FAST_LOOPS(neg_loops, -x, -x, NEG_SET, -x)
 ROW(NEG, FLTD | DT(INT8) | DT(INT32) | DT(INT64) | CPX, 0, 0, neg_loops, C_SELF, NULL);
 OP_PAIR(Neg, NEG, const aclTensor *, aclTensor *, aclTensor *)
 
@@ -524,8 +570,8 @@ OP(aclnnBitwiseNot, BITWISE_NOT, (const aclTensor *, self), (aclTensor *, out))
 
 /* nan_to_num: NaN, +inf and -inf replaced by the attributes (converted to the computation's dtype, so a value
  * beyond FLOAT16's range becomes inf there); integers and BOOL unchanged */
-LOOPS2(nan_to_num_loops, ACLSTUB_EW_FLOATS, x != x ? s0 : x == INFINITY ? s1 : x == -INFINITY ? s2 : x,
-       ACLSTUB_EW_INTEGRAL, x)
+FAST_LOOPS(nan_to_num_loops, x != x ? s0 : x == INFINITY ? s1 : x == -INFINITY ? s2 : x,
+           x != x ? d0 : x == INFINITY ? d1 : x == -INFINITY ? d2 : x, ACLSTUB_EW_INTEGRAL, x)
 ROW(NAN_TO_NUM, FLT | INTB, 0, ACLSTUB_EW_OUT_SAME, nan_to_num_loops, C_SELF, NULL);
 OP(aclnnNanToNum, NAN_TO_NUM, (const aclTensor *, self), (float, nan), (float, posinf), (float, neginf),
    (aclTensor *, out))
