@@ -161,10 +161,14 @@ static void cast_half(char *dst, int64_t ds, aclDataType dt, const char *src, in
         char *d = dst + i * ds;
         if (is_half(st) && is_half(dt)) {
             /* FLOAT16 <-> BF16: widen (exact), then round once */
-            for (int64_t k = 0; k < m; k++) {
-                uint16_t h;
-                memcpy(&h, s + k * ss, 2);
-                f[k] = st == ACL_BF16 ? aclStubBf16ToF32(h) : aclStubF16ToF32(h);
+            if (ss == 2) {
+                aclStubRowLoadF32(f, s, st, m);
+            } else {
+                for (int64_t k = 0; k < m; k++) {
+                    uint16_t h;
+                    memcpy(&h, s + k * ss, 2);
+                    f[k] = st == ACL_BF16 ? aclStubBf16ToF32(h) : aclStubF16ToF32(h);
+                }
             }
         } else if (is_half(st)) {
             if (ss == 2 && dt == ACL_FLOAT && ds == 4) { /* straight into a contiguous FLOAT destination */
@@ -205,6 +209,10 @@ static void cast_half(char *dst, int64_t ds, aclDataType dt, const char *src, in
                 uint16_t h = dt == ACL_BF16 ? d_bf16(v[k]) : d_f16(v[k]);
                 memcpy(d + k * ds, &h, 2);
             }
+            continue;
+        }
+        if (ds == 2) {
+            aclStubRowStoreF32(d, f, dt, m);
             continue;
         }
         for (int64_t k = 0; k < m; k++) {

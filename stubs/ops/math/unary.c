@@ -423,13 +423,15 @@ OP(aclnnLgamma, LGAMMA, (const aclTensor *, self), (aclTensor *, out))
 #define ALL_U(X, ...) ACLSTUB_EW_ALL(X, __VA_ARGS__) ACLSTUB_EW_UINTS(X, __VA_ARGS__)
 
 /* abs: |x| (-0 gives +0); UINT8 and BOOL as they are; COMPLEX64 gives |x| as FLOAT */
+FAST_F32(abs_loops, fabsf(x))
 ACLSTUB_EW_PUSH_
-ACLSTUB_EW_FLOATS(ACLSTUB_EW_UMAP_, abs_loops, fabs(x))
+F64_SET(ACLSTUB_EW_UMAP_, abs_loops, fabs(x))
 ACLSTUB_EW_INTS(ACLSTUB_EW_UMAP_, abs_loops, x < 0 ? -x : x)
 ACLSTUB_EW_BOOL(ACLSTUB_EW_UMAP_, abs_loops, x)
 ACLSTUB_EW_COMPLEX(ACLSTUB_EW_UMAP_, abs_loops, cabs(CD(x)))
 ACLSTUB_EW_POP_
-static const aclStubEwLoops abs_all = {{ACLSTUB_EW_ALL(ACLSTUB_EW_ENTRY_, abs_loops, _)}};
+static const aclStubEwLoops abs_all = {{ACLSTUB_EW_ALL(ACLSTUB_EW_ENTRY_, abs_loops, _)
+                                        [ACLSTUB_CT_F16] = abs_loops_f16, [ACLSTUB_CT_BF16] = abs_loops_bf16}};
 static aclnnStatus abs_rule(aclStubOpCall *call) {
     aclDataType t = call->v[0].tensor->dtype, o = out_of(call)->dtype;
     aclDataType want = t == ACL_COMPLEX64 ? ACL_FLOAT : t;
@@ -449,15 +451,22 @@ OP_PAIR(Neg, NEG, const aclTensor *, aclTensor *, aclTensor *)
 
 /* sign: 1, 0 or -1 (NaN gives 0, as torch's sign does); BOOL as it is; complex x / |x| (0 for 0). out is self's
  * dtype, except for BF16, which the op_api lets through without that rule; no rank limit */
-LOOPS3(sign_loops, ACLSTUB_EW_REAL, (x > 0) - (x < 0), ACLSTUB_EW_BOOL, x, ACLSTUB_EW_COMPLEX,
-       x == 0 ? 0 : CD(x) / cabs(CD(x)))
+FAST_F32(sign_loops, (x > 0) - (x < 0))
+ACLSTUB_EW_PUSH_
+F64_SET(ACLSTUB_EW_UMAP_, sign_loops, (x > 0) - (x < 0))
+ACLSTUB_EW_INTS(ACLSTUB_EW_UMAP_, sign_loops, (x > 0) - (x < 0))
+ACLSTUB_EW_BOOL(ACLSTUB_EW_UMAP_, sign_loops, x)
+ACLSTUB_EW_COMPLEX(ACLSTUB_EW_UMAP_, sign_loops, x == 0 ? 0 : CD(x) / cabs(CD(x)))
+ACLSTUB_EW_POP_
+static const aclStubEwLoops sign_all = {{ACLSTUB_EW_ALL(ACLSTUB_EW_ENTRY_, sign_loops, _)
+                                         [ACLSTUB_CT_F16] = sign_loops_f16, [ACLSTUB_CT_BF16] = sign_loops_bf16}};
 static aclnnStatus sign_rule(aclStubOpCall *call) {
     aclDataType t = call->v[0].tensor->dtype, o = out_of(call)->dtype;
     ACLSTUB_RETURN_ERROR_IF(t != ACL_BF16 && o != t, call, ACLNN_ERR_PARAM_INVALID, "self dtype %s should be the "
                             "same as result dtype %s", aclStubDtypeName(t), aclStubDtypeName(o));
     return OK;
 }
-ROW(SIGN, FLTD | DT(INT32) | DT(INT64) | CPX | DT(BOOL), 0, ANY_OUT | ACLSTUB_EW_ANY_RANK, sign_loops, C_SELF,
+ROW(SIGN, FLTD | DT(INT32) | DT(INT64) | CPX | DT(BOOL), 0, ANY_OUT | ACLSTUB_EW_ANY_RANK, sign_all, C_SELF,
     sign_rule);
 OP(aclnnSign, SIGN, (const aclTensor *, self), (aclTensor *, result))
 
