@@ -58,8 +58,9 @@ int main(int argc, char **argv) {
     if (stride == 0) stride = 1;
     static float x[BATCH], y[BATCH];
     const char *env = getenv("ACLNN_STUB_MATH_VECTOR");
-    printf("vector path: %s\n", !aclStubMathVectorized() ? "no (scalar double functions)"
-                                : env && strcmp(env, "avx2") == 0 ? "libmvec AVX2" : "libmvec (AVX-512 where the host has it)");
+    printf("vector path: %s\n", !aclStubMathVectorized()            ? "no (scalar double functions)"
+                                 : env && strcmp(env, "avx2") == 0 ? "libmvec AVX2"
+                                                                   : "libmvec (AVX-512 where the host has it)");
     for (int a = 3; a < argc; a++) {
         size_t f = 0;
         while (f < sizeof FNS / sizeof FNS[0] && strcmp(FNS[f].name, argv[a]) != 0) f++;

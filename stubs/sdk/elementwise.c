@@ -166,7 +166,8 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
 
     /* 5. formats */
     const aclStubTensorDesc *x0 = call->v[0].tensor;
-    if ((fam->flags & ACLSTUB_EW_SAME_FORMAT) && x0 != NULL && is_tensor_role(params[0].role) && x0->format != y->format)
+    bool same_format = x0 == NULL || !is_tensor_role(params[0].role) || x0->format == y->format;
+    if ((fam->flags & ACLSTUB_EW_SAME_FORMAT) && !same_format)
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "format of '%s' (%d) and '%s' (%d) should be equal",
                              params[0].name, (int)x0->format, params[out].name, (int)y->format);
     if (fam->flags & ACLSTUB_EW_NO_PRIVATE_FORMAT)

@@ -13,7 +13,6 @@
 #include <math.h>
 #include <string.h>
 
-
 #include "aclstub/op_elementwise.h"
 #include "aclstub/op_math.h"
 #include "cpu_dispatch.h"
@@ -151,8 +150,12 @@ static aclnnStatus unary_check(aclStubOpCall *call) {
         CALL(buf, buf, m, fn);                                                                                \
         for (int64_t k = 0; k < m; k++) *(T *)(void *)(d[0] + (i + k) * s[0]) = buf[k];                      \
     }
-static void math_f32(char **d, const int64_t *s, int64_t n, aclStubMathFn fn) { MATH_STRIDED_(float, aclStubMathF32) }
-static void math_f64(char **d, const int64_t *s, int64_t n, aclStubMathFn fn) { MATH_STRIDED_(double, aclStubMathF64) }
+static void math_f32(char **d, const int64_t *s, int64_t n, aclStubMathFn fn) {
+    MATH_STRIDED_(float, aclStubMathF32)
+}
+static void math_f64(char **d, const int64_t *s, int64_t n, aclStubMathFn fn) {
+    MATH_STRIDED_(double, aclStubMathF64)
+}
 
 #define MATH_REAL_(NAME, FN)                                                                                  \
     static void NAME##_f32(char **d, const int64_t *s, int64_t n, const void *c) {                           \
@@ -405,11 +408,6 @@ OP(aclnnLgamma, LGAMMA, (const aclTensor *, self), (aclTensor *, out))
 
 /* ---- magnitude and sign ------------------------------------------------------------------------------------ */
 
-#define LOOPS3(NAME, SET1, EXPR1, SET2, EXPR2, SET3, EXPR3)                                                   \
-    ACLSTUB_EW_PUSH_ SET1(ACLSTUB_EW_UMAP_, NAME, EXPR1) SET2(ACLSTUB_EW_UMAP_, NAME, EXPR2)                   \
-        SET3(ACLSTUB_EW_UMAP_, NAME, EXPR3) ACLSTUB_EW_POP_                                                   \
-    static const aclStubEwLoops NAME = {                                                                      \
-        {SET1(ACLSTUB_EW_ENTRY_, NAME, _) SET2(ACLSTUB_EW_ENTRY_, NAME, _) SET3(ACLSTUB_EW_ENTRY_, NAME, _)}};
 #define PRED_LOOPS3(NAME, SET1, EXPR1, SET2, EXPR2, SET3, EXPR3)                                              \
     ACLSTUB_EW_PUSH_ SET1(ACLSTUB_EW_UPRED_, NAME, EXPR1) SET2(ACLSTUB_EW_UPRED_, NAME, EXPR2)                 \
         SET3(ACLSTUB_EW_UPRED_, NAME, EXPR3) ACLSTUB_EW_POP_                                                  \
