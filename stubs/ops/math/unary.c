@@ -469,8 +469,8 @@ ROW(SIGN, FLTD | DT(INT32) | DT(INT64) | CPX | DT(BOOL), 0, ANY_OUT | ACLSTUB_EW
 OP(aclnnSign, SIGN, (const aclTensor *, self), (aclTensor *, result))
 
 /* signbit: true for negative values and -0 (the docs' rule; NaN gives false); unsigned and BOOL false */
-PRED_LOOPS3(signbit_loops, ACLSTUB_EW_FLOATS, x < 0 || (x == 0 && signbit(x)), INTS_U, x < 0, ACLSTUB_EW_BOOL,
-            ((void)x, 0))
+PRED_LOOPS3(signbit_loops, ACLSTUB_EW_FLOATS, (x < 0) | ((x == 0) & (signbit(x) != 0)), INTS_U, x < 0,
+            ACLSTUB_EW_BOOL, ((void)x, 0))
 ROW(SIGNBIT, FLTD | INTB | ACLSTUB_DT_UINTS, 0, ACLSTUB_EW_PREDICATE | ACLSTUB_EW_OUT_IN_LIST, signbit_loops, C_SELF,
     NULL);
 OP(aclnnSignbit, SIGNBIT, (const aclTensor *, self), (aclTensor *, out))
