@@ -9,6 +9,8 @@ Layers:
 - ``aclnn_py.moe_token_permute_grad(...)`` and the other operators: numpy in, numpy out;
   ``aclnn_py.run("aclnnXxx", ...)``: any operator, numpy arrays, torch tensors or device Tensors in;
 - ``aclnn_py.reference``: numpy references of every operator; ``aclnn_py.testing``: round-trip checks;
+- ``aclnn_py.hccl``: communicators and collectives (HCCL) on Tensors and numpy arrays, across threads or
+  processes;
 - ``aclnn_py.get_memory_pool()``: the caching device-memory pool the operator functions allocate from;
   ``get_host_memory_pool()``: the host blocks behind the stub's zero-copy results.
 
@@ -19,14 +21,14 @@ first use (PEP 562), so ``import aclnn_py`` stays cheap.
 import importlib
 
 from ._native import INCLUDE_DIR as _INCLUDE_DIR, STUB_LIB_DIR as _STUB_LIB_DIR
-from .errors import (AclBaseError, AclError, AclnnError, AclStatusError, BackendNotFoundError,
+from .errors import (AclBaseError, AclError, AclnnError, AclStatusError, BackendNotFoundError, HcclError,
                      SymbolNotFoundError)
 from .loader import Backend
 
 __version__ = "0.1.0"
 
 _SUBMODULES = frozenset({"acl", "aclnn", "reference", "testing", "generic", "ops", "runtime", "dtypes", "errors",
-                         "loader", "memory", "pyacl"})
+                         "loader", "memory", "pyacl", "hccl"})
 _RUNTIME = ("BoolArray", "Context", "Device", "DeviceBuffer", "Event", "FloatArray", "IntArray", "Scalar",
             "ScalarList", "Stream", "Tensor", "TensorList", "default_device")
 
@@ -92,7 +94,7 @@ def backend() -> Backend:
 
 
 __all__ = [
-    "AclBaseError", "AclStatusError", "AclError", "AclnnError", "SymbolNotFoundError", "Backend",
+    "AclBaseError", "AclStatusError", "AclError", "AclnnError", "HcclError", "SymbolNotFoundError", "Backend",
     "BackendNotFoundError", *_RUNTIME, "get_include", "get_lib_dir", "backend", "add_include_dir",
     "load_op_library", "run", "MemoryPool", "get_memory_pool", "HostMemoryPool", "get_host_memory_pool",
     *_operator_names(),

@@ -9,6 +9,7 @@ from . import aclnn as aclnn
 from . import dtypes as dtypes
 from . import errors as errors
 from . import generic as generic
+from . import hccl as hccl
 from . import loader as loader
 from . import memory as memory
 from . import ops as ops
@@ -21,6 +22,7 @@ from .errors import AclError as AclError
 from .errors import AclnnError as AclnnError
 from .errors import AclStatusError as AclStatusError
 from .errors import BackendNotFoundError as BackendNotFoundError
+from .errors import HcclError as HcclError
 from .errors import SymbolNotFoundError as SymbolNotFoundError
 from .generic import run as run
 from .loader import Backend as Backend

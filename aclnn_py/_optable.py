@@ -248,6 +248,11 @@ _UNPERMUTE_RM_RESTORE = (
 )
 
 
+# Operators every rank of a communicator calls together (they exchange tokens through HCCL): they have no numpy
+# function of their own; each rank calls them through aclnn_py.run or the aclnn mirror (tests/test_moe_distribute.py).
+DISTRIBUTED_OPS = ("aclnnMoeDistributeDispatch", "aclnnMoeDistributeCombine", "aclnnMoeDistributeDispatchV2",
+                   "aclnnMoeDistributeCombineV2")
+
 OPS: tuple[Op, ...] = (
     Op("MoeTokenPermute", "Replicate each token once per selected expert and sort the copies by expert.", (
         In("tokens", FLOATS + ("int8",)),

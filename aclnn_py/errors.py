@@ -5,7 +5,8 @@ Hierarchy (catch ``AclBaseError`` for anything the library raises about the libr
 - ``AclBaseError``
   - ``AclStatusError``: a C function returned a non-zero status; ``.status`` (the int), ``.name`` (e.g.
     ``"ACLNN_ERR_PARAM_INVALID"``), ``.function`` and the library's recent error message in the text.
-    - ``AclError``: a runtime ``aclError``; ``AclnnError``: a tensor-meta or operator ``aclnnStatus``.
+    - ``AclError``: a runtime ``aclError``; ``AclnnError``: a tensor-meta or operator ``aclnnStatus``;
+      ``HcclError``: a collective-communication ``HcclResult`` (``HCCL_E_PARA``...).
       Every named code also has its own subclass, named after it in CamelCase (``AclnnErrParamInvalid``,
       ``AclErrorInvalidParam``, ``AclErrorRtParamInvalid``...), so callers can catch exactly one condition.
   - ``SymbolNotFoundError``: the loaded libraries lack a function (no status: nothing was called).
@@ -33,7 +34,8 @@ class AclStatusError(AclBaseError):
 
     def __init__(self, status: int, function: str = "", message: str | None = None):
         self.status = int(status)
-        self.name = status_name(self.status, aclnn=isinstance(self, AclnnError))
+        self.name = (_HCCL_NAMES.get(self.status, "UNKNOWN_STATUS") if isinstance(self, HcclError)
+                     else status_name(self.status, aclnn=isinstance(self, AclnnError)))
         self.function = function
         self.message = message
         text = f"{function} returned {self.status} ({self.name})" if function else f"{self.status} ({self.name})"
@@ -51,6 +53,11 @@ class AclError(AclStatusError):
 
 class AclnnError(AclStatusError):
     """A tensor-meta or operator function returned a non-zero ``aclnnStatus``."""
+
+
+class HcclError(AclStatusError):
+    """A collective-communication function (``HcclAllReduce``, ``HcclCommInitRootInfo``...) returned a non-zero
+    ``HcclResult``."""
 
 
 class SymbolNotFoundError(AclBaseError):
@@ -90,6 +97,8 @@ def _collect_names(prefixes: tuple[str, ...]) -> dict[int, str]:
 _ACL_NAMES = _collect_names(("ACL_ERROR_", "ACL_SUCCESS"))
 _ACL_NAMES[0] = "ACL_SUCCESS"
 _ACLNN_NAMES = _collect_names(("ACLNN_ERR", "ACLNN_SUCCESS"))
+_HCCL_NAMES = _collect_names(("HCCL_E_", "HCCL_SUCCESS"))
+_HCCL_NAMES.pop(int(getattr(lib, "HCCL_E_RESERVED", -1)), None)
 
 
 def status_name(status: int, aclnn: bool = False) -> str:
@@ -102,7 +111,7 @@ def _camel(name: str) -> str:
 
 
 _SUBCLASSES: dict[tuple[type, int], type] = {}
-for _base, _names in ((AclError, _ACL_NAMES), (AclnnError, _ACLNN_NAMES)):
+for _base, _names in ((AclError, _ACL_NAMES), (AclnnError, _ACLNN_NAMES), (HcclError, _HCCL_NAMES)):
     for _code, _name in _names.items():
         if _code:
             _cls = type(_camel(_name), (_base,), {"__doc__": f"Status {_code} ({_name})."})
@@ -119,10 +128,11 @@ def error_for(base: type, status: int, function: str = "", message: str | None =
 # ---- statuses into exceptions --------------------------------------------------------------------------
 
 def family_of(function: str) -> type:
-    """``AclError`` for a function whose C result is ``aclError``, ``AclnnError`` otherwise (from the
-    signature table generated from the headers, not from the name)."""
+    """``AclError`` for a function whose C result is ``aclError``, ``HcclError`` for ``HcclResult``,
+    ``AclnnError`` otherwise (from the signature table generated from the headers, not from the name)."""
     sig = SIGNATURES.get(function)
-    return AclError if sig is not None and sig["result"] == "aclError" else AclnnError
+    result = sig["result"] if sig is not None else None
+    return AclError if result == "aclError" else HcclError if result == "HcclResult" else AclnnError
 
 
 def recent_message() -> str | None:
@@ -132,10 +142,17 @@ def recent_message() -> str | None:
     return ffi.string(msg).decode(errors="replace") if msg != ffi.NULL else None
 
 
+# Check mode's apicheck (set by aclnn_py.check when it attaches to the stub): called with (function, status,
+# message) for every error status a call returns, so the finding has the Python call site and the status.
+api_error_hook = None
+
+
 def raise_status(status: int, function: str, family: type | None = None, hint: str | None = None):
     """Raise the exception for non-zero ``status`` returned by ``function``, with the library's message
     (and ``hint``, advice for the caller, after it)."""
     message = recent_message()
+    if api_error_hook is not None:
+        api_error_hook(function, status, message)
     if hint:
         message = f"{message}; {hint}" if message else hint
     raise error_for(family or family_of(function), status, function, message)
@@ -158,6 +175,8 @@ def check_handle(handle, function: str):
 def argument_error(function: str, message: str, status: int, family: type = AclnnError) -> AclStatusError:
     """The exception ``function`` raises for a broken rule, built without calling it (so the error does not
     depend on shapes): the function's own class and code, and ``message`` naming the argument and rule."""
+    if api_error_hook is not None:
+        api_error_hook(function, status, message)
     return error_for(family, status, function, message)
 
 

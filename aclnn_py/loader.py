@@ -11,7 +11,7 @@ Loading happens once per process, on the first call that needs the libraries.
 What is loaded: the runtime (``libascendcl.so``, else ``libacl_rt.so``, its newer name), ``libnnopbase.so`` and
 the operator libraries, so that every operator is reachable: from the bundled stub ``libopapi.so`` alone (it
 holds every operator); elsewhere every one of ``libopapi.so`` and ``libopapi_{math,nn,cv,transformer}.so``
-present (at least one).
+present (at least one); then ``libhccl.so`` (collectives) when present.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ BASE_LIBRARY = "libnnopbase.so"
 OPERATOR_LIBRARIES = ("libopapi.so", "libopapi_math.so", "libopapi_nn.so", "libopapi_cv.so", "libopapi_transformer.so")
 # The bundled stub's set: its libopapi.so holds every operator of the four repository libraries.
 STUB_LIBRARIES = ("libascendcl.so", BASE_LIBRARY, "libopapi.so")
+# Loaded after them when the same directories hold them (collectives: aclnn_py.hccl); their functions raise
+# SymbolNotFoundError when absent.
+OPTIONAL_LIBRARIES = ("libhccl.so",)
 # Called directly by the object layer and the one-call fast path; a library set without them is refused
 # at load time rather than failing on a NULL function pointer later.
 REQUIRED_SYMBOLS = frozenset({
@@ -110,7 +113,7 @@ def _resolve(dirs, what: str, stub: bool = False) -> tuple[Path, ...]:
         raise BackendNotFoundError(
             f"{what}: {', '.join(map(str, missing))} not found in {', '.join(str(d) for d in dirs)}"
         )
-    return tuple(paths)
+    return tuple(paths) + tuple(p for p in (_find(name, dirs) for name in OPTIONAL_LIBRARIES) if p)
 
 
 def _complete(dirs) -> bool:

@@ -21,8 +21,8 @@ from helpers_proc import run_json
 REPO = Path(__file__).resolve().parent.parent
 STUB_DIR = Path(aclnn_py.get_lib_dir())
 ALL_LIBS = ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so", "libopapi.so", "libhccl.so")
-# What a toolkit directory holding ALL_LIBS loads: the runtime, libnnopbase, then every operator library present.
-TOOLKIT_LOADS = ("libascendcl.so", "libnnopbase.so", "libopapi.so", "libopapi_transformer.so")
+# What a toolkit directory holding ALL_LIBS loads: the runtime, libnnopbase, every operator library present, libhccl.
+TOOLKIT_LOADS = ("libascendcl.so", "libnnopbase.so", "libopapi.so", "libopapi_transformer.so", "libhccl.so")
 
 PROBE = '''
 import aclnn_py
@@ -80,7 +80,7 @@ def default_toolkit_complete() -> bool:
 def test_backend_stub_wins_over_a_toolkit(toolkit):
     r = run_json(PROBE, env={"ACLNN_PY_BACKEND": "stub", "ASCEND_HOME_PATH": str(toolkit)})
     assert r["kind"] == "stub" and r["is_stub"] and "ACLNN_PY_BACKEND" in r["reason"]
-    assert r["libraries"] == [str(STUB_DIR / n) for n in loader.STUB_LIBRARIES]
+    assert r["libraries"] == [str(STUB_DIR / n) for n in loader.STUB_LIBRARIES + loader.OPTIONAL_LIBRARIES]
     assert r["mapped"] and under(r["mapped"], STUB_DIR)
     assert r["root"] is None and r["missing"] == []
     assert r["loaded_at_import"] is False and r["same_backend"] is True
@@ -276,7 +276,7 @@ def test_choose_finds_operator_library_under_opp(clean_env, tmp_path):
     clean_env.setenv("ASCEND_HOME_PATH", str(root))
     kind, reason, paths, _ = loader.choose()
     assert kind == "cann"
-    assert paths[-1] == root / "opp" / "lib64" / "libopapi_transformer.so"
+    assert paths[-2:] == (root / "opp" / "lib64" / "libopapi_transformer.so", root / "lib64" / "libhccl.so")
     assert paths[0] == root / "lib64" / "libascendcl.so" and paths[2] == root / "lib64" / "libopapi.so"
 
 
@@ -288,7 +288,7 @@ def test_choose_uses_ascend_opp_path(clean_env, tmp_path):
     clean_env.setenv("ASCEND_TOOLKIT_HOME", str(root))
     clean_env.setenv("ASCEND_OPP_PATH", str(opp))
     kind, _, paths, _ = loader.choose()
-    assert kind == "cann" and paths[2:] == (opp / "lib64" / "libopapi_transformer.so",)
+    assert kind == "cann" and paths[2:] == (opp / "lib64" / "libopapi_transformer.so", root / "lib64" / "libhccl.so")
 
 
 @pytest.mark.parametrize("present, loaded", [
@@ -322,7 +322,7 @@ def test_choose_library_set_of_a_toolkit(clean_env, tmp_path, present, loaded):
 def test_bundled_stub_loads_libopapi_with_every_operator(clean_env):
     clean_env.setenv("ACLNN_PY_BACKEND", "stub")
     _, _, paths, _ = loader.choose()
-    assert [p.name for p in paths] == ["libascendcl.so", "libnnopbase.so", "libopapi.so"]
+    assert [p.name for p in paths] == ["libascendcl.so", "libnnopbase.so", "libopapi.so", "libhccl.so"]
 
 
 @pytest.mark.parametrize("value, kind", [("stub", "stub"), ("STUB", "stub"), (" Stub ", "stub"), ("auto", None),

@@ -38,9 +38,9 @@ def test_every_symbol_is_safe_to_call_before_binding():
         for name, sig in SIGNATURES.items():
             if name.startswith("aclnnpy"):
                 continue
-            args = [ffi.NULL if (t.endswith("*") or t in ("aclrtStream", "const aclrtStream", "aclrtContext",
-                                                          "aclrtEvent", "aclrtCallback")) else 0
-                    for _, t in sig["params"]]
+            kinds = [ffi.typeof(t) for _, t in sig["params"]]
+            args = [ffi.NULL if k.kind in ("pointer", "function") else ffi.new(ffi.getctype(k, "*"))[0]
+                    if k.kind in ("struct", "union") else 0 for k in kinds]  # a union by value: HcclSetConfig
             r = getattr(lib, name)(*args)
             results[name] = (sig["result"], r if isinstance(r, (int, float)) or r is None else r == ffi.NULL)
         emit({"results": results, "loaded": loader.loaded() is not None})
@@ -53,6 +53,8 @@ def test_every_symbol_is_safe_to_call_before_binding():
             assert value == 200001, name  # ACL_ERROR_API_NOT_SUPPORT
         elif result == "aclnnStatus":
             assert value == 561000, name  # ACLNN_ERR_INNER
+        elif result == "HcclResult":
+            assert value == 5, name  # HCCL_E_NOT_SUPPORT
         elif result.endswith("*"):
             assert value is True, name  # NULL
         elif result != "void":

@@ -100,7 +100,7 @@ def test_author_mistakes_are_clear_errors(tmp_path):
                     *sdk_flags(), "-o", str(exe)], check=True)
     result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count(": 561000 ok") == 3
+    assert result.stdout.count(": 561000 ok") == 5 and "describe: ok" in result.stdout, result.stdout
 
 
 def new_op(*args) -> subprocess.CompletedProcess:
@@ -131,6 +131,24 @@ def test_new_op_skeleton_of_the_user_operator_refuses_to_run(tmp_path):
     assert run.returncode != 0
     assert "aclnnAddCustomGetWorkspaceSize failed. ERROR: 561000" in run.stdout
     assert "aclnnAddCustomGetWorkspaceSize: not implemented" in run.stdout
+
+
+def test_new_op_skeleton_compiles_whatever_the_parameter_names(tmp_path):
+    """Names whose constants would collide: x_out and xOut (both X_OUT), op (the skeleton's OP), ok (OK)."""
+    header = tmp_path / "aclnn_odd_names.h"
+    header.write_text(
+        '#include "aclnn/aclnn_base.h"\n'
+        "aclnnStatus aclnnOddNamesGetWorkspaceSize(const aclTensor *op, const aclTensor *x_out, int64_t ok,\n"
+        "    const aclTensor *xOut, aclTensor *aclOut, aclTensor *out, uint64_t *workspaceSize,\n"
+        "    aclOpExecutor **executor);\n"
+        "aclnnStatus aclnnOddNames(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,\n"
+        "    aclrtStream stream);\n")
+    out = tmp_path / "odd_names.c"
+    result = new_op("aclnnOddNames", "--header", str(header), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert "enum { OP_PARAM, X_OUT, OK_PARAM, X_OUT_2, ACL_OUT_PARAM, OUT };" in text
+    build_library(out, tmp_path / "libodd.so", f"-I{tmp_path}")
 
 
 @pytest.mark.parametrize("args, message", [

@@ -106,7 +106,7 @@ def unbound_source(names, signatures) -> str:
     """One "not bound" function per distinct signature, and the symbol table with every slot pointing at
     the one of its signature: a call that reaches a symbol before the libraries are bound (or one the
     libraries lack) returns an error status (ACL_ERROR_API_NOT_SUPPORT for aclError, ACLNN_ERR_INNER for
-    aclnnStatus), NULL or zero instead of jumping through an unset pointer."""
+    aclnnStatus, HCCL_E_NOT_SUPPORT for HcclResult), NULL or zero instead of jumping through an unset pointer."""
     functions, slots, by_signature = [], [], {}
     for name in names:
         result, params = signatures[name]
@@ -121,6 +121,8 @@ def unbound_source(names, signatures) -> str:
                 ret = " return ACL_ERROR_API_NOT_SUPPORT;"
             elif result == "aclnnStatus":
                 ret = " return ACLNN_ERR_INNER;"
+            elif result == "HcclResult":
+                ret = " return HCCL_E_NOT_SUPPORT;"
             elif result.endswith("*"):
                 ret = " return NULL;"
             else:

@@ -23,6 +23,7 @@ HEADERS = (
     "aclnn/aclnn_base.h",
     "aclnn/opdev/op_errno.h",
     "aclstub/aclstub.h",
+    "hccl/hccl.h",
 )
 
 
@@ -62,7 +63,24 @@ def cdef_from_headers(include_dir: Path = INCLUDE_DIR, cc: str | None = None) ->
                 out.append(f"#define {m.group(1)} {m.group(2)}")
             continue
         out.append(_STATIC_CONST.sub(r"\1;", line).replace("_Bool", "bool"))  # stdbool's macro, undone
-    return "\n".join(out) + "\n"
+    return _drop_inline_definitions("\n".join(out)) + "\n"
+
+
+def _drop_inline_definitions(text: str) -> str:
+    """Remove ``static inline`` function definitions (cffi declares, it does not define; the headers' inline
+    helpers, such as HcclCommConfigInit, stay C-only)."""
+    out, i = [], 0
+    for m in re.finditer(r"static\s+inline\b[^;{]*\{", text):
+        if m.start() < i:
+            continue
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            j += 1
+        out.append(text[i:m.start()])
+        i = j
+    out.append(text[i:])
+    return "".join(out)
 
 
 def cdef_from_files(headers, include_dir: Path = INCLUDE_DIR, cc: str | None = None) -> str:

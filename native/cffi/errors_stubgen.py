@@ -26,6 +26,9 @@ class AclError(AclStatusError): ...
 class AclnnError(AclStatusError): ...
 
 
+class HcclError(AclStatusError): ...
+
+
 class SymbolNotFoundError(AclBaseError):
     function: str
     libraries: tuple[str, ...]
@@ -53,13 +56,16 @@ def dtype_hint(argument: str, dtype: Any, accepted: Any, converted_from: str | N
 
 
 def status_codes(header_texts) -> dict[str, int]:
-    """Every status constant of the headers (``static const int ACL_ERROR_X = n;``, ``#define ACLNN_ERR_X n``)."""
+    """Every status constant of the headers (``static const int ACL_ERROR_X = n;``, ``#define ACLNN_ERR_X n``,
+    the ``HcclResult`` enumerators ``HCCL_E_X = n,``)."""
     import re
 
     codes = {}
     for text in header_texts:
         for m in re.finditer(r"^(?:static const int|#define)\s+((?:ACL_ERROR_|ACL_SUCCESS|ACLNN_ERR|ACLNN_SUCCESS)\w*)"
                              r"\s*=?\s*\(?(-?\d+)\)?", text, re.M):
+            codes.setdefault(m.group(1), int(m.group(2)))
+        for m in re.finditer(r"^\s*((?:HCCL_E_|HCCL_SUCCESS)\w*)\s*=\s*(\d+)\s*,", text, re.M):
             codes.setdefault(m.group(1), int(m.group(2)))
     return codes
 
@@ -69,7 +75,8 @@ def errors_stub(header_texts) -> str:
     follows (per family, one class per code, named after its first name in sorted order, CamelCase)."""
     codes = status_codes(header_texts)
     lines = [_ERRORS_HEADER]
-    for base, prefixes in (("AclError", ("ACL_ERROR_", "ACL_SUCCESS")), ("AclnnError", ("ACLNN_ERR", "ACLNN_SUCCESS"))):
+    for base, prefixes in (("AclError", ("ACL_ERROR_", "ACL_SUCCESS")), ("AclnnError", ("ACLNN_ERR", "ACLNN_SUCCESS")),
+                           ("HcclError", ("HCCL_E_", "HCCL_SUCCESS"))):
         names: dict[int, str] = {}
         for name in sorted(codes):
             if name.startswith(prefixes) and "CONFILICT" not in name:

@@ -35,6 +35,7 @@ static const struct {
     [HANDLE_STREAM] = {"leaked-stream", "aclrtCreateStream", "stream"},
     [HANDLE_EVENT] = {"leaked-event", "aclrtCreateEvent", "event"},
     [HANDLE_CONTEXT] = {"leaked-context", "aclrtSetDevice/aclrtCreateContext", "context"},
+    [HANDLE_COMM] = {"leaked-communicator", "HcclCommInit*", "communicator"},
 };
 
 static size_t slot_of(uint64_t token, size_t mask) { return (size_t)((token * UINT64_C(0x9e3779b97f4a7c15)) >> 17) & mask; }

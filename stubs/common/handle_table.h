@@ -29,6 +29,7 @@ typedef enum {
     HANDLE_STREAM,
     HANDLE_EVENT,
     HANDLE_CONTEXT,
+    HANDLE_COMM, /* HCCL communicators (libhccl) */
     HANDLE_KIND_COUNT
 } HandleKind;
 

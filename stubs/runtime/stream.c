@@ -33,6 +33,9 @@ static RtStream *all_streams;
 static uint64_t pending_items;
 static uint64_t queued_items; /* queue numbers handed out so far */
 static int workers, idle_workers, max_workers;
+static int blocked_workers; /* workers inside queued work that waits for another rank (aclStubBlockingBegin) */
+static __thread bool is_worker;
+static __thread bool holding_memory; /* the thread runs queued work, with device memory read-locked */
 
 static pthread_once_t sched_once = PTHREAD_ONCE_INIT;
 
@@ -78,10 +81,15 @@ bool rt_timeout_valid(const char *func, int32_t timeout) {
 /* ---- ready list (rt_lock held) ------------------------------------------------------------------- */
 
 static bool head_runnable(const RtStream *s) {
-    const RtItem *h = s->head;
+    RtItem *h = s->head;
     if (h == NULL) return false;
     if (h->kind == ITEM_WAIT) return rt_event_reached_locked(h->event, h->target);
     if (h->kind == ITEM_CALLBACK) return !h->posted;
+    if (h->ready != NULL) {
+        bool first = !h->started;
+        h->started = true;
+        return h->ready(h->arg, first);
+    }
     return true;
 }
 
@@ -105,7 +113,7 @@ static void make_ready_locked(RtStream *s) {
     if (ready_head == NULL) return;
     if (idle_workers > 0)
         pthread_cond_signal(&work_cv);
-    else if (workers < max_workers)
+    else if (workers - blocked_workers < max_workers && workers < MAX_WORKERS + blocked_workers)
         spawn_worker_locked();
 }
 
@@ -182,7 +190,11 @@ static void run_head_locked(RtStream *s) {
     case ITEM_WORK: {
         pthread_mutex_unlock(&rt_lock);
         rt_memory_hold(); /* no aclrtFree can release a block while the work reads it */
+        holding_memory = true;
+        check_api_quiet++; /* its failure is the synchronisation's API error, not the caller's */
         aclError status = item->fn(item->arg);
+        check_api_quiet--;
+        holding_memory = false;
         rt_memory_unhold();
         char copy[sizeof s->errmsg] = "";
         if (status != ACL_SUCCESS) { /* the work's own message, taken in the thread that ran it */
@@ -213,6 +225,7 @@ static void run_head_locked(RtStream *s) {
 
 static void *worker_main(void *unused) {
     (void)unused;
+    is_worker = true;
     pthread_mutex_lock(&rt_lock);
     for (;;) {
         while (ready_head == NULL) {
@@ -239,18 +252,19 @@ static void spawn_worker_locked(void) {
 }
 
 bool rt_wait_locked(bool (*done)(void *ctx), void *ctx, RtStream *help, int32_t timeout_ms) {
-    struct timespec deadline = timeout_ms >= 0 ? rt_deadline(timeout_ms) : (struct timespec){0, 0};
+    if (timeout_ms >= 0) {
+        struct timespec deadline = rt_deadline(timeout_ms);
+        while (!done(ctx))
+            if (pthread_cond_timedwait(&done_cv, &rt_lock, &deadline) == ETIMEDOUT) return done(ctx);
+        return true;
+    }
     while (!done(ctx)) {
         if (help != NULL && help->in_ready) {
             unready_locked(help);
             help->running = true;
             run_head_locked(help);
-            continue;
-        }
-        if (timeout_ms < 0) {
+        } else if (!rt_callbacks_serve_own_locked()) {
             pthread_cond_wait(&done_cv, &rt_lock);
-        } else if (pthread_cond_timedwait(&done_cv, &rt_lock, &deadline) == ETIMEDOUT) {
-            return done(ctx);
         }
     }
     return true;
@@ -487,14 +501,14 @@ static aclError synchronize_device(const char *func, int32_t timeout) {
     DeviceIdle idle = {device};
     struct timespec deadline = timeout >= 0 ? rt_deadline(timeout) : (struct timespec){0, 0};
     bool ok = true;
-    while (!device_idle(&idle)) {
-        RtStream *s = ready_stream_of_device_locked(device);
+    while (!device_idle(&idle)) { /* inline work and callbacks only without a deadline, as rt_wait_locked */
+        RtStream *s = timeout < 0 ? ready_stream_of_device_locked(device) : NULL;
         if (s != NULL) {
             unready_locked(s);
             s->running = true;
             run_head_locked(s);
         } else if (timeout < 0) {
-            pthread_cond_wait(&done_cv, &rt_lock);
+            if (!rt_callbacks_serve_own_locked()) pthread_cond_wait(&done_cv, &rt_lock);
         } else if (pthread_cond_timedwait(&done_cv, &rt_lock, &deadline) == ETIMEDOUT) {
             ok = device_idle(&idle);
             break;
@@ -535,9 +549,10 @@ void rt_check_device_release_locked(const char *call, int32_t device) {
     }
 }
 
-/* Queue a work item; with check mode's spans, records what it reads and writes at its place in the order. */
-static aclError launch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg), const char *call,
-                       const aclStubCheckSpan *spans, size_t n, bool checked) {
+/* Queue a work item (gated by ready when not NULL); with check mode's spans, records what it reads and writes at
+ * its place in the order. */
+static aclError launch(aclrtStream stream, aclStubGateFn ready, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
+                       const char *call, const aclStubCheckSpan *spans, size_t n, bool checked) {
     const CheckSite *site = checked ? check_site_here() : NULL;
     RtItem *item = calloc(1, sizeof *item);
     pthread_mutex_lock(&rt_lock);
@@ -550,6 +565,7 @@ static aclError launch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*r
     if (ret == ACL_SUCCESS && n > 0) ret = rt_memory_note_uses_locked(call, s, spans, n);
     if (ret == ACL_SUCCESS) {
         item->kind = ITEM_WORK;
+        item->ready = ready;
         item->fn = fn;
         item->arg = arg;
         item->release = release;
@@ -566,18 +582,53 @@ static aclError launch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*r
 }
 
 aclError aclStubStreamLaunch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg)) {
-    return launch(stream, fn, arg, release, "aclStubStreamLaunch", NULL, 0, false);
+    return launch(stream, NULL, fn, arg, release, "aclStubStreamLaunch", NULL, 0, false);
 }
 
 aclError aclStubStreamLaunchUsing(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
                                   const char *call, const aclStubCheckSpan *spans, size_t n) {
-    return launch(stream, fn, arg, release, call, spans, n, false);
+    return launch(stream, NULL, fn, arg, release, call, spans, n, false);
 }
 
 aclError aclStubStreamLaunchChecked(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
                                     const char *call, const aclStubCheckSpan *spans, size_t n) {
     static const aclStubCheckSpan none[1];
-    return launch(stream, fn, arg, release, call, spans != NULL ? spans : none, spans != NULL ? n : 0, true);
+    return launch(stream, NULL, fn, arg, release, call, spans != NULL ? spans : none, spans != NULL ? n : 0, true);
+}
+
+aclError aclStubStreamLaunchGated(aclrtStream stream, aclStubGateFn ready, aclStubWorkFn fn, void *arg,
+                                  void (*release)(void *arg), const char *call, const aclStubCheckSpan *spans,
+                                  size_t n) {
+    static const aclStubCheckSpan none[1];
+    bool checked = CHECK_ON(CHECK_INIT | CHECK_SYNC);
+    return launch(stream, ready, fn, arg, release, call, spans != NULL ? spans : none, spans != NULL ? n : 0, checked);
+}
+
+void aclStubStreamPoke(void) {
+    pthread_mutex_lock(&rt_lock);
+    rt_reschedule_all_locked();
+    pthread_mutex_unlock(&rt_lock);
+}
+
+/* While queued work waits for another rank it lets go of the device memory lock (so other threads can allocate
+ * and free: the blocks this work uses stay mapped, since frees wait for work queued before them) and, on a worker
+ * thread, of its worker slot. */
+void aclStubBlockingBegin(void) {
+    if (holding_memory) rt_memory_unhold();
+    if (!is_worker) return; /* a synchronising thread running its own stream's work holds no worker */
+    pthread_mutex_lock(&rt_lock);
+    blocked_workers++;
+    if (ready_head != NULL && idle_workers == 0) spawn_worker_locked();
+    pthread_mutex_unlock(&rt_lock);
+}
+
+void aclStubBlockingEnd(void) {
+    if (is_worker) {
+        pthread_mutex_lock(&rt_lock);
+        blocked_workers--;
+        pthread_mutex_unlock(&rt_lock);
+    }
+    if (holding_memory) rt_memory_hold();
 }
 
 bool aclStubStreamIsLive(aclrtStream stream) {
@@ -595,20 +646,22 @@ uint64_t aclStubPendingWork(void) {
 
 /* ---- fork ---------------------------------------------------------------------------------------- */
 
-/* The child of a fork starts with no queued work: what the parent queued reads memory of the parent's
- * threads (their stacks are mere copies in the child) and belongs to the parent. Every queued item is
- * discarded without running or releasing it (a release may take locks of other libraries that are only
- * reset later in the child; its argument is leaked instead), records count as completed so no wait
- * hangs, and each stream that lost work reports it at its next synchronisation. */
+/* The fork rule: a child inherits no stream work and no failure of it. What the parent queued reads memory
+ * of the parent's threads (their stacks are mere copies in the child) and belongs to the parent; whether an
+ * item had run, was running or had failed when fork() was called is a matter of timing, so the child sees
+ * none of it, the same on every run: each stream starts empty with no failure to report, each event record
+ * the parent queued counts as completed (no wait hangs), and device memory holds what it held at fork()
+ * (work still queued then never runs in the child). Queued items are discarded without running or
+ * releasing them (a release may take locks of other libraries that are only reset later in the child; its
+ * argument is leaked instead). */
 void rt_sched_atfork_child(void) {
     init_conds();
-    workers = idle_workers = 0;
+    workers = idle_workers = blocked_workers = 0;
     ready_head = ready_tail = NULL;
     for (RtStream *s = all_streams; s; s = s->next_all) {
         s->in_ready = false;
         s->running = false;
         s->users = 0;
-        uint64_t dropped = 0;
         while (s->head != NULL) {
             RtItem *item = s->head;
             s->head = item->next;
@@ -617,15 +670,10 @@ void rt_sched_atfork_child(void) {
             item_free_locked(item);
             s->completed++;
             pending_items--;
-            dropped++;
         }
         s->tail = NULL;
-        if (dropped > 0) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "%llu item(s) queued before fork() were discarded in the child process",
-                     (unsigned long long)dropped);
-            record_failure_locked(s, ACL_ERROR_RT_INTERNAL_ERROR, msg);
-        }
+        s->error = ACL_SUCCESS;
+        s->errmsg[0] = '\0';
     }
     rt_callbacks_atfork_child();
     rt_memory_release_graves(UINT64_MAX); /* nothing queued is left to read them */

@@ -1,0 +1,31 @@
+/* aclnnMoeDistributeCombineV2: the way back of aclnnMoeDistributeDispatchV2: reduce-scatter the experts' outputs
+ * across groupTp, send every row back to its token's rank over groupEp, and sum each token's rows weighted by its
+ * expert scales (shared experts' rows and sharedExpertXOptional unweighted). */
+#ifndef ACLNNOP_ACLNN_MOE_DISTRIBUTE_COMBINE_V2_H_
+#define ACLNNOP_ACLNN_MOE_DISTRIBUTE_COMBINE_V2_H_
+
+#include "aclnn/acl_meta.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnMoeDistributeCombineV2GetWorkspaceSize(
+    const aclTensor *expandX, const aclTensor *expertIds, const aclTensor *assistInfoForCombine,
+    const aclTensor *epSendCounts, const aclTensor *expertScales, const aclTensor *tpSendCountsOptional,
+    const aclTensor *xActiveMaskOptional, const aclTensor *activationScaleOptional,
+    const aclTensor *weightScaleOptional, const aclTensor *groupListOptional, const aclTensor *expandScalesOptional,
+    const aclTensor *sharedExpertXOptional, const char *groupEp, int64_t epWorldSize, int64_t epRankId,
+    int64_t moeExpertNum, const char *groupTp, int64_t tpWorldSize, int64_t tpRankId, int64_t expertShardType,
+    int64_t sharedExpertNum, int64_t sharedExpertRankNum, int64_t globalBs, int64_t outDtype, int64_t commQuantMode,
+    int64_t groupListType, const char *commAlg, aclTensor *xOut, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnMoeDistributeCombineV2(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                  aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_MOE_DISTRIBUTE_COMBINE_V2_H_ */
