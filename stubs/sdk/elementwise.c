@@ -80,17 +80,6 @@ static bool private_format(aclFormat f) {
     }
 }
 
-aclnnStatus aclStubEwPrecheck(aclStubOpCall *call) {
-    const aclStubElementwise *fam = aclStubFamilyRow(call);
-    if (fam == NULL || !(fam->flags & ACLSTUB_EW_NULL_INNER)) return OK;
-    for (size_t k = 0; k < call->op->num_params; k++) {
-        aclStubRole r = call->op->params[k].role;
-        if ((r == ACLSTUB_INPUT || r == ACLSTUB_OUTPUT || r == ACLSTUB_INPLACE) && !call->v[k].present)
-            return aclStubOpFail(call, ACLNN_ERR_INNER_NULLPTR, "argument '%s' is NULL", call->op->params[k].name);
-    }
-    return OK;
-}
-
 aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     const aclStubOpDef *op = call->op;
     const aclStubElementwise *fam = aclStubFamilyRow(call);
@@ -157,7 +146,7 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     /* 4. the output's dtype */
     aclDataType produced = (fam->flags & ACLSTUB_EW_PREDICATE) ? ACL_BOOL : result;
     bool out_ok = (fam->flags & ACLSTUB_EW_OUT_SAME)       ? y->dtype == produced
-                  : (fam->flags & ACLSTUB_EW_OUT_ANY_CAST) ? true
+                  : (fam->flags & ACLSTUB_EW_OUT_ANY) ? true
                                                            : aclStubCanCast(produced, y->dtype);
     if (!out_ok)
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s can't be cast to the desired output type %s",

@@ -9,7 +9,7 @@
 #include "sdk_internal.h"
 
 #define MAX_OPS ACLSTUB_ITER_MAX_OPERANDS
-#define BLOCK 256            /* elements converted at a time (16 bytes at most each, on the stack) */
+#define BLOCK 128            /* elements converted at a time (16 bytes at most each, on the stack) */
 #define PARALLEL_MIN 32768   /* elements below which one thread does the whole range */
 
 bool aclStubBroadcastShape(const int64_t *a, uint32_t na, const int64_t *b, uint32_t nb, int64_t *out,

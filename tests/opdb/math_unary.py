@@ -1,6 +1,6 @@
 """ops-math unary operators: transcendental functions (correctly rounded FLOAT results: the oracle evaluates in
-float64 and rounds once), rounding, sign and magnitude, predicates, logical and bitwise not, nan_to_num, real,
-angle, fills, tanh's backward, and Cast between every pair of its dtypes."""
+float64 and rounds once), rounding, sign and magnitude, predicates, fills, tanh's backward, and Cast between every
+pair of its dtypes."""
 
 from __future__ import annotations
 
@@ -91,14 +91,6 @@ def round_decimals(x, decimals):
     return torch.round(x * pt) / pt if decimals > 0 else torch.round(x / pt) * pt
 
 
-def angle(x):
-    if x.is_complex():
-        return torch.angle(x.to(torch.complex128)).float()
-    if not x.is_floating_point():
-        x = x.float()
-    return torch.where(x < 0, torch.tensor(math.pi, dtype=x.dtype), torch.where(x != x, x, torch.zeros_like(x)))
-
-
 def digamma(x):
     """torch's, with NaN at 0 as at the other poles (the device's kernel; torch gives -inf and +inf at +0, -0)."""
     return torch.where(x == 0, torch.nan, torch.digamma(x))
@@ -170,19 +162,9 @@ PREDICATES = [
     OpInfo("aclnnIsInf", torch.isinf, FLOATS, kind="unary", extra=specials),
     OpInfo("aclnnIsNegInf", torch.isneginf, FLOATS + INTB, kind="unary", extra=specials),
     OpInfo("aclnnIsPosInf", torch.isposinf, FLOATS + INTB, kind="unary", extra=specials),
-    OpInfo("aclnnLogicalNot", torch.logical_not, REALS + INTB, kind="unary", inplace="aclnnInplaceLogicalNot",
-           extra=specials, any_rank=True),
-    OpInfo("aclnnBitwiseNot", torch.bitwise_not, INTS + ("bool",), kind="unary", int_domain=(-128, 255)),
 ]
 
 VALUES = [
-    OpInfo("aclnnNanToNum", floats_only(torch.nan_to_num), FLOATS + INTB, kind="unary",
-           attrs=((0.0, 100.0, -100.0), (1.5, 3e38, -3e38)), inplace="aclnnInplaceNanToNum",
-           extra=lambda d, rng: [Sample((special_values(d),), a, "special values")
-                                 for a in ((0.0, 100.0, -100.0), (1.5, 3e38, -3e38))] if d in FLOATS else [],
-           tol=EXACT),
-    OpInfo("aclnnReal", torch.real, ("float32", "float16") + COMPLEX, kind="unary", tol=EXACT),
-    OpInfo("aclnnAngleV2", angle, FLOATS + INTB + ("complex64",), kind="unary", extra=specials),
     OpInfo("aclnnInplaceZero", torch.zeros_like, REALS + INTB + ("uint16",) + COMPLEX, kind="unary",
            any_rank=True, tol=EXACT),
     OpInfo("aclnnInplaceOne", torch.ones_like, REALS + INTB, kind="unary", tol=EXACT),

@@ -71,13 +71,11 @@ typedef struct {
 #define ACLSTUB_EW_RESULT_IN_LIST 16u /* the promoted dtype must itself be in the support list */
 #define ACLSTUB_EW_NO_PROMOTE 32u    /* tensor operands must share one dtype */
 #define ACLSTUB_EW_OUT_IN_LIST 64u   /* out's dtype must be in the support list too */
-#define ACLSTUB_EW_OUT_ANY_CAST 128u /* no can-cast rule for out: the result is cast to out's dtype whatever it is
-                                        (complex to real keeps the real part) */
-#define ACLSTUB_EW_SAME_FORMAT 256u  /* out's format must be the first operand's */
-#define ACLSTUB_EW_NO_PRIVATE_FORMAT 512u /* no tensor may have a private format (NC1HWC0, FRACTAL_Z, FRACTAL_NZ...) */
-#define ACLSTUB_EW_ANY_RANK 1024u    /* no rank limit (the op_api reshapes shapes above 8 dimensions) */
-#define ACLSTUB_EW_NULL_INNER 2048u  /* a NULL tensor is ACLNN_ERR_INNER_NULLPTR (561103): the op_api's own NULL
-                                        check returns that code instead of ACLNN_ERR_PARAM_NULLPTR */
+#define ACLSTUB_EW_OUT_ANY 256u      /* no rule for out's dtype (the op_api checks none; the result is Cast to it,
+                                        complex to real keeping the real part) */
+#define ACLSTUB_EW_NO_PRIVATE_FORMAT 2048u /* tensors in a private format (NC1HWC0, FRACTAL_NZ, ...) are refused */
+#define ACLSTUB_EW_SAME_FORMAT 16384u /* out's format must be the first operand's */
+#define ACLSTUB_EW_ANY_RANK 32768u    /* no rank limit (the op_api reshapes shapes above 8 dimensions) */
 
 typedef struct {
     int num_operands;     /* the first parameters: tensors, or scalars in the scalar variants */
@@ -96,9 +94,7 @@ typedef struct {
     aclStubEwCtx ctx;
 } aclStubEwPlan;
 
-/* The engine: check and kernel of every elementwise operator (its aclStubFamilyOp's row is its aclStubElementwise),
- * and the precheck of the row's NULL rule (ACLSTUB_EW_NULL_INNER). */
-ACLSTUB_API aclnnStatus aclStubEwPrecheck(aclStubOpCall *call);
+/* The engine: check and kernel of every elementwise operator (its aclStubFamilyOp's row is its aclStubElementwise). */
 ACLSTUB_API aclnnStatus aclStubEwCheck(aclStubOpCall *call);
 ACLSTUB_API aclnnStatus aclStubEwKernel(const aclStubOpCall *call);
 /* The computation dtype and the parameter written, as check decided (for an operator's own check). */
@@ -132,8 +128,8 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
     static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__),             \
                                                   [ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT};  \
     _Pragma("GCC diagnostic pop")                                                                            \
-    static const aclStubFamilyOp NAME##_op_ = {{#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_),            \
-                                                aclStubEwPrecheck, aclStubEwCheck, aclStubEwKernel, sizeof(aclStubEwPlan)}, &(FAMILY)}; \
+    static const aclStubFamilyOp NAME##_op_ = {{#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), NULL,     \
+                                                aclStubEwCheck, aclStubEwKernel, sizeof(aclStubEwPlan)}, &(FAMILY)}; \
     ACLSTUB_DEFINE_OP(NAME, NAME##_op_.def, __VA_ARGS__)
 
 /* The same for an in-place variant: its first parameter (selfRef) is read and written. */
@@ -142,8 +138,8 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
     static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__),             \
                                                   [0].role = ACLSTUB_INPLACE};                               \
     _Pragma("GCC diagnostic pop")                                                                            \
-    static const aclStubFamilyOp NAME##_op_ = {{#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_),            \
-                                                aclStubEwPrecheck, aclStubEwCheck, aclStubEwKernel, sizeof(aclStubEwPlan)}, &(FAMILY)}; \
+    static const aclStubFamilyOp NAME##_op_ = {{#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), NULL,     \
+                                                aclStubEwCheck, aclStubEwKernel, sizeof(aclStubEwPlan)}, &(FAMILY)}; \
     ACLSTUB_DEFINE_OP(NAME, NAME##_op_.def, __VA_ARGS__)
 
 /* ---- loops (C) -------------------------------------------------------------------------------------------- */

@@ -38,7 +38,7 @@ static void copy_loop(char **d, const int64_t *s, int64_t n, const void *ctx) {
 }
 static const aclStubEwLoops COPY = {{[ACLSTUB_CT_F32] = copy_loop}}; /* not run by the engine: cast_kernel's */
 
-static const aclStubElementwise CAST = {1, CAST_DT, ACLSTUB_EW_OUT_ANY_CAST, &COPY, cast_check, cast_result};
+static const aclStubElementwise CAST = {1, CAST_DT, ACLSTUB_EW_OUT_ANY, &COPY, cast_check, cast_result};
 
 static bool contiguous(const aclStubTensorDesc *t) {
     int64_t expect = 1;
@@ -93,6 +93,6 @@ static const aclStubParam CAST_PARAMS[] = {
     [DTYPE] = {"dtype", ACLSTUB_DTYPE, 0, NULL, 0, 0, 0},
     [OUT] = {"out", ACLSTUB_OUTPUT, 0, NULL, ACLSTUB_ANY_LAYOUT, 0, 0},
 };
-static const aclStubFamilyOp CAST_OP = {{"aclnnCast", CAST_PARAMS, ACLSTUB_LEN(CAST_PARAMS), aclStubEwPrecheck,
+static const aclStubFamilyOp CAST_OP = {{"aclnnCast", CAST_PARAMS, ACLSTUB_LEN(CAST_PARAMS), NULL,
                                          aclStubEwCheck, cast_kernel, sizeof(aclStubEwPlan)}, &CAST};
 ACLSTUB_DEFINE_OP(aclnnCast, CAST_OP.def, (const aclTensor *, self), (const aclDataType, dtype), (aclTensor *, out))

@@ -1,8 +1,8 @@
 /*
  * Unary elementwise operators of ops-math math/: the transcendental functions (exp, log, trigonometric,
  * hyperbolic, erf, gamma functions, sinc), rounding (ceil, floor, round, trunc, frac), sign and magnitude (abs,
- * neg, sign, signbit, reciprocal, sqrt, rsqrt), predicates (isfinite, isinf, isneginf, isposinf), logical and
- * bitwise not, nan_to_num, real, angle, fills (zero, one) and tanh's backward, with their in-place variants.
+ * neg, sign, signbit, reciprocal, sqrt, rsqrt), predicates (isfinite, isinf, isneginf, isposinf), fills (zero,
+ * one) and tanh's backward, with their in-place variants.
  *
  * Each operator is a row of the elementwise engine plus what its op_api adds: out's own dtype list, and how the
  * computation's dtype follows from self's (the op_api's Cast before the kernel). FLOAT results of transcendental
@@ -19,12 +19,10 @@
 #include "aclnnop/aclnn_abs.h"
 #include "aclnnop/aclnn_acos.h"
 #include "aclnnop/aclnn_acosh.h"
-#include "aclnnop/aclnn_angle_v2.h"
 #include "aclnnop/aclnn_asin.h"
 #include "aclnnop/aclnn_asinh.h"
 #include "aclnnop/aclnn_atan.h"
 #include "aclnnop/aclnn_atanh.h"
-#include "aclnnop/aclnn_bitwise_not.h"
 #include "aclnnop/aclnn_ceil.h"
 #include "aclnnop/aclnn_cos.h"
 #include "aclnnop/aclnn_cosh.h"
@@ -45,11 +43,8 @@
 #include "aclnnop/aclnn_log10.h"
 #include "aclnnop/aclnn_log1p.h"
 #include "aclnnop/aclnn_log2.h"
-#include "aclnnop/aclnn_logical_not.h"
-#include "aclnnop/aclnn_nan_to_num.h"
 #include "aclnnop/aclnn_neg.h"
 #include "aclnnop/aclnn_ones.h"
-#include "aclnnop/aclnn_real.h"
 #include "aclnnop/aclnn_reciprocal.h"
 #include "aclnnop/aclnn_round.h"
 #include "aclnnop/aclnn_rsqrt.h"
@@ -131,6 +126,25 @@ static aclnnStatus unary_check(aclStubOpCall *call) {
 #define OP_PAIR(NAME, ROWNAME, SELF_T, OUT_T, REF_T)                                                          \
     OP(aclnn##NAME, ROWNAME, (SELF_T, self), (OUT_T, out))                                                    \
     INPLACE(aclnnInplace##NAME, ROWNAME, (REF_T, selfRef))
+
+/* A NULL tensor answers ACLNN_ERR_INNER_NULLPTR (561103), as some op_apis' own NULL checks do (sinc): a precheck,
+ * which runs before the SDK's NULL rule (161001). */
+static aclnnStatus null_inner(aclStubOpCall *call) {
+    for (size_t k = 0; k < call->op->num_params; k++) {
+        aclStubRole r = call->op->params[k].role;
+        if ((r == ACLSTUB_INPUT || r == ACLSTUB_OUTPUT || r == ACLSTUB_INPLACE) && !call->v[k].present)
+            return aclStubOpFail(call, ACLNN_ERR_INNER_NULLPTR, "argument '%s' is NULL", call->op->params[k].name);
+    }
+    return OK;
+}
+#define OP_NULL_INNER_(NAME, ROWNAME, ROLE, ...)                                                              \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                     \
+    static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__), ROLE};       \
+    _Pragma("GCC diagnostic pop")                                                                             \
+    static const aclStubFamilyOp NAME##_op_ = {{#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), null_inner, \
+                                                aclStubEwCheck, aclStubEwKernel, sizeof(aclStubEwPlan)},        \
+                                               &(ROWNAME.ew)};                                                \
+    ACLSTUB_DEFINE_OP(NAME, NAME##_op_.def, __VA_ARGS__)
 
 /* ---- loops ----------------------------------------------------------------------------------------------- */
 
@@ -328,7 +342,7 @@ static const aclStubEwLoops sinc_loops = {{[ACLSTUB_CT_F32] = sinc_f32, [ACLSTUB
 /* ---- the transcendental rows ------------------------------------------------------------------------------ */
 
 #define INT_F ACLSTUB_EW_INT_TO_FLOAT
-#define ANY_OUT ACLSTUB_EW_OUT_ANY_CAST
+#define ANY_OUT ACLSTUB_EW_OUT_ANY
 
 /* self: floats, integers, BOOL; out: floats (acos, asin, atan) */
 ROW(ACOS, FLTD | INTB, FLTD, INT_F | ANY_OUT, acos_loops, C_SELF, NULL);
@@ -364,7 +378,7 @@ ROW(SQRT, FLTD | CPX | INTB, 0, 0, sqrt_loops, C_SQRT, NULL);
 ROW(RSQRT, FLTD | CPX | INTB, FLTD | CPX, ANY_OUT, rsqrt_loops, C_OUT, NULL);
 ROW(RECIPROCAL, FLTD | CPX | INTB, FLTD | CPX, INT_F | ANY_OUT | ACLSTUB_EW_SAME_FORMAT, reciprocal_loops, C_SELF,
     NULL);
-ROW(SINC, FLTD | INTB, FLTD, INT_F | ANY_OUT | ACLSTUB_EW_NULL_INNER, sinc_loops, C_SELF, NULL);
+ROW(SINC, FLTD | INTB, FLTD, INT_F | ANY_OUT, sinc_loops, C_SELF, NULL);
 /* digamma, lgamma: out is self's dtype, formats equal */
 ROW(DIGAMMA, DT(DOUBLE) | DT(FLOAT) | DT(FLOAT16), 0, ACLSTUB_EW_OUT_SAME | ACLSTUB_EW_SAME_FORMAT, digamma_loops,
     C_SELF, NULL);
@@ -402,7 +416,9 @@ OP(aclnnSqrt, SQRT, (const aclTensor *, self), (aclTensor *, out))
 INPLACE(aclnnInplaceSqrt, SQRT, (aclTensor *, self))
 OP_PAIR(Rsqrt, RSQRT, const aclTensor *, aclTensor *, aclTensor *)
 OP_PAIR(Reciprocal, RECIPROCAL, const aclTensor *, aclTensor *, const aclTensor *)
-OP_PAIR(Sinc, SINC, const aclTensor *, aclTensor *, aclTensor *)
+OP_NULL_INNER_(aclnnSinc, SINC, [ACLSTUB_NARGS_(2) - 1].role = ACLSTUB_OUTPUT, (const aclTensor *, self),
+               (aclTensor *, out))
+OP_NULL_INNER_(aclnnInplaceSinc, SINC, [0].role = ACLSTUB_INPLACE, (aclTensor *, selfRef))
 OP(aclnnDigamma, DIGAMMA, (const aclTensor *, self), (aclTensor *, out))
 OP(aclnnLgamma, LGAMMA, (const aclTensor *, self), (aclTensor *, out))
 
@@ -428,8 +444,10 @@ ACLSTUB_EW_INTS(ACLSTUB_EW_UMAP_, abs_loops, x < 0 ? -x : x)
 ACLSTUB_EW_BOOL(ACLSTUB_EW_UMAP_, abs_loops, x)
 ACLSTUB_EW_COMPLEX(ACLSTUB_EW_UMAP_, abs_loops, cabs(CD(x)))
 ACLSTUB_EW_POP_
-static const aclStubEwLoops abs_all = {{ACLSTUB_EW_ALL(ACLSTUB_EW_ENTRY_, abs_loops, _)
-                                        [ACLSTUB_CT_F16] = abs_loops_f16, [ACLSTUB_CT_BF16] = abs_loops_bf16}};
+static const aclStubEwLoops abs_all = {{[ACLSTUB_CT_F32] = abs_loops_f32, [ACLSTUB_CT_F16] = abs_loops_f16,
+                                        [ACLSTUB_CT_BF16] = abs_loops_bf16, F64_SET(ACLSTUB_EW_ENTRY_, abs_loops, _)
+                                        ACLSTUB_EW_INTEGRAL(ACLSTUB_EW_ENTRY_, abs_loops, _)
+                                        ACLSTUB_EW_COMPLEX(ACLSTUB_EW_ENTRY_, abs_loops, _)}};
 static aclnnStatus abs_rule(aclStubOpCall *call) {
     aclDataType t = call->v[0].tensor->dtype, o = out_of(call)->dtype;
     aclDataType want = t == ACL_COMPLEX64 ? ACL_FLOAT : t;
@@ -456,8 +474,10 @@ ACLSTUB_EW_INTS(ACLSTUB_EW_UMAP_, sign_loops, (x > 0) - (x < 0))
 ACLSTUB_EW_BOOL(ACLSTUB_EW_UMAP_, sign_loops, x)
 ACLSTUB_EW_COMPLEX(ACLSTUB_EW_UMAP_, sign_loops, x == 0 ? 0 : CD(x) / cabs(CD(x)))
 ACLSTUB_EW_POP_
-static const aclStubEwLoops sign_all = {{ACLSTUB_EW_ALL(ACLSTUB_EW_ENTRY_, sign_loops, _)
-                                         [ACLSTUB_CT_F16] = sign_loops_f16, [ACLSTUB_CT_BF16] = sign_loops_bf16}};
+static const aclStubEwLoops sign_all = {{[ACLSTUB_CT_F32] = sign_loops_f32, [ACLSTUB_CT_F16] = sign_loops_f16,
+                                         [ACLSTUB_CT_BF16] = sign_loops_bf16, F64_SET(ACLSTUB_EW_ENTRY_, sign_loops, _)
+                                         ACLSTUB_EW_INTEGRAL(ACLSTUB_EW_ENTRY_, sign_loops, _)
+                                         ACLSTUB_EW_COMPLEX(ACLSTUB_EW_ENTRY_, sign_loops, _)}};
 static aclnnStatus sign_rule(aclStubOpCall *call) {
     aclDataType t = call->v[0].tensor->dtype, o = out_of(call)->dtype;
     ACLSTUB_RETURN_ERROR_IF(t != ACL_BF16 && o != t, call, ACLNN_ERR_PARAM_INVALID, "self dtype %s should be the "
@@ -545,77 +565,7 @@ OP(aclnnIsInf, ISINF, (const aclTensor *, x), (const aclTensor *, out))
 OP(aclnnIsNegInf, ISNEGINF, (const aclTensor *, self), (aclTensor *, out))
 OP(aclnnIsPosInf, ISPOSINF, (const aclTensor *, self), (aclTensor *, out))
 
-/* logical not: self cast to BOOL (nonzero, NaN included, is true), negated, cast to out (in self's list) */
-ACLSTUB_EW_UNARY_PRED(logical_not_loops, ACLSTUB_EW_NUMBERS, !x)
-static bool contiguous(const aclStubTensorDesc *t) {
-    int64_t expect = 1;
-    for (uint32_t d = t->ndim; d-- > 0;) {
-        if (t->dims[d] != 1 && t->strides[d] != expect) return false;
-        expect *= t->dims[d];
-    }
-    return true;
-}
-/* more than 8 dimensions only when self and out are both contiguous */
-static aclnnStatus logical_not_rule(aclStubOpCall *call) {
-    const aclStubTensorDesc *x = call->v[0].tensor, *y = out_of(call);
-    bool flat = contiguous(x) && contiguous(y);
-    ACLSTUB_RETURN_ERROR_IF(!flat && (x->ndim > 8 || y->ndim > 8), call, ACLNN_ERR_PARAM_INVALID, "self and out "
-                            "have %u and %u dimensions; more than 8 need both contiguous", x->ndim, y->ndim);
-    return OK;
-}
-ROW(LOGICAL_NOT, FLTD | INTB, 0, ACLSTUB_EW_PREDICATE | ACLSTUB_EW_OUT_IN_LIST | ACLSTUB_EW_ANY_RANK,
-    logical_not_loops, C_SELF, logical_not_rule);
-OP_PAIR(LogicalNot, LOGICAL_NOT, const aclTensor *, aclTensor *, aclTensor *)
-
-/* bitwise not: ~x, BOOL as logical not; NULL tensors are ACLNN_ERR_INNER_NULLPTR as its op_api checks them */
-LOOPS2(bitwise_not_loops, ACLSTUB_EW_INTS, ~x, ACLSTUB_EW_BOOL, !x)
-ROW(BITWISE_NOT, ACLSTUB_DT_INTS | DT(BOOL), 0,
-    ACLSTUB_EW_OUT_SAME | ACLSTUB_EW_NO_PRIVATE_FORMAT | ACLSTUB_EW_NULL_INNER, bitwise_not_loops, C_SELF, NULL);
-OP(aclnnBitwiseNot, BITWISE_NOT, (const aclTensor *, self), (aclTensor *, out))
-
 /* ---- values ------------------------------------------------------------------------------------------------- */
-
-/* nan_to_num: NaN, +inf and -inf replaced by the attributes (converted to the computation's dtype, so a value
- * beyond FLOAT16's range becomes inf there); integers and BOOL unchanged */
-FAST_LOOPS(nan_to_num_loops, x != x ? s0 : x == INFINITY ? s1 : x == -INFINITY ? s2 : x,
-           x != x ? d0 : x == INFINITY ? d1 : x == -INFINITY ? d2 : x, ACLSTUB_EW_INTEGRAL, x)
-ROW(NAN_TO_NUM, FLT | INTB, 0, ACLSTUB_EW_OUT_SAME, nan_to_num_loops, C_SELF, NULL);
-OP(aclnnNanToNum, NAN_TO_NUM, (const aclTensor *, self), (float, nan), (float, posinf), (float, neginf),
-   (aclTensor *, out))
-INPLACE(aclnnInplaceNanToNum, NAN_TO_NUM, (aclTensor *, selfRef), (float, nan), (float, posinf), (float, neginf))
-
-/* The (self, out) dtype pairs an operator accepts. */
-static aclnnStatus check_pairs(aclStubOpCall *call, const aclDataType (*pairs)[2], size_t n) {
-    aclDataType t = call->v[0].tensor->dtype, o = out_of(call)->dtype;
-    for (size_t i = 0; i < n; i++)
-        if (pairs[i][0] == t && pairs[i][1] == o) return OK;
-    return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "out dtype %s is not supported for self dtype %s",
-                         aclStubDtypeName(o), aclStubDtypeName(t));
-}
-
-/* real: the real part of complex values (as the part's dtype); FLOAT and FLOAT16 as they are */
-LOOPS2(real_loops, ACLSTUB_EW_FLOATS, x, ACLSTUB_EW_COMPLEX, creal(CD(x)))
-static aclnnStatus real_rule(aclStubOpCall *call) {
-    static const aclDataType PAIRS[][2] = {{ACL_COMPLEX64, ACL_FLOAT}, {ACL_COMPLEX32, ACL_FLOAT16},
-                                           {ACL_COMPLEX128, ACL_DOUBLE}, {ACL_FLOAT16, ACL_FLOAT16},
-                                           {ACL_FLOAT, ACL_FLOAT}};
-    return check_pairs(call, PAIRS, ACLSTUB_LEN(PAIRS));
-}
-ROW(REAL, DT(FLOAT) | DT(FLOAT16) | DT(COMPLEX32) | CPX, 0, ANY_OUT, real_loops, C_SELF, real_rule);
-OP(aclnnReal, REAL, (const aclTensor *, self), (aclTensor *, out))
-
-/* angle: pi for negative values, 0 otherwise (NaN stays NaN), the argument of complex values; the generated API
- * takes the operator's (x, y) pairs */
-LOOPS2(angle_loops, ACLSTUB_EW_FLOATS, x < 0 ? M_PI : (x != x ? x : 0), ACLSTUB_EW_COMPLEX, carg(CD(x)))
-static aclnnStatus angle_rule(aclStubOpCall *call) {
-    static const aclDataType PAIRS[][2] = {
-        {ACL_FLOAT16, ACL_FLOAT16}, {ACL_FLOAT, ACL_FLOAT}, {ACL_COMPLEX64, ACL_FLOAT}, {ACL_BOOL, ACL_FLOAT},
-        {ACL_UINT8, ACL_FLOAT}, {ACL_INT8, ACL_FLOAT}, {ACL_INT16, ACL_FLOAT}, {ACL_INT32, ACL_FLOAT},
-        {ACL_INT64, ACL_FLOAT}, {ACL_BF16, ACL_BF16}};
-    return check_pairs(call, PAIRS, ACLSTUB_LEN(PAIRS));
-}
-ROW(ANGLE, FLT | INTB | DT(COMPLEX64), 0, INT_F | ANY_OUT, angle_loops, C_SELF, angle_rule);
-OP(aclnnAngleV2, ANGLE, (const aclTensor *, x), (const aclTensor *, out))
 
 /* fills: zero (any rank) and one */
 ACLSTUB_EW_UNARY(zero_loops, ALL_U, ((void)x, 0))
