@@ -39,6 +39,18 @@ def load_cases() -> dict:
 CASES = load_cases()
 EXPORTED = sorted(op for op in registered_ops() if op in CASES)
 
+# Cases the extraction attributes to Atlas A2/A3 whose expectation does not hold there, one reason each (the
+# extractor does not see these constructs; the vendor's op_api source is the reference).
+NOT_A2_EXPECTATIONS = {
+    # named for Ascend910 ("_910"), whose list has no BF16; Atlas A2/A3's list holds BF16 (the ascend910B2_ twins
+    # of the log calls expect success)
+    "math/log:l2_log_test.case_bf16_910": "Ascend910 case",
+    "math/log:l2_log_test.case_flaot_bf16_910": "Ascend910 case",
+    "math/log:l2_inplace_log_test.case_bf16_910": "Ascend910 case",
+    # reciprocal's op_api takes BF16 from ASCEND910B to ASCEND910E only
+    "math/reciprocal:l2_reciprocal_test.case_bf16_ascend910": "Ascend910 case",
+}
+
 
 def contiguous(shape):
     strides, s = [], 1
@@ -152,10 +164,17 @@ def agrees(expected, status) -> bool:
     return status == expected
 
 
+def base_name(test: str) -> str:
+    """The test's name without the extraction's case suffix (#n)."""
+    return test.split("#")[0]
+
+
 @pytest.mark.parametrize("op", EXPORTED)
 def test_vendor_gtest_statuses(op):
     wrong = []
     for case in CASES[op]:
+        if base_name(case["test"]) in NOT_A2_EXPECTATIONS:
+            continue
         status, message = phase1(case)
         if not agrees(case["status"], status):
             wrong.append(f"{case['test']}: expected {case['status']}, got {status} {message}")
