@@ -185,7 +185,10 @@ _PRIMITIVES = {"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
                "short", "unsigned short", "long long", "unsigned long long", "_Bool"}
 _ARRAYS = {"aclIntArray": "int array", "aclBoolArray": "bool array", "aclFloatArray": "float array",
            "aclFp16Array": "fp16 array"}
-_OUTPUT_NAME = re.compile(r"^(out$|y$|.*Out$|.*Output$|.*OutOptional$|.*OutputOptional$|.*Out\d$)")
+# names of written tensors: outputs, and the operand in-place variants write (selfRef, inputRef); the gradient of a
+# forward output (gradOutput, gradOut) is a backward operator's input
+_OUTPUT_NAME = re.compile(r"^(?!grad(Output|Out)(Optional)?$)"
+                          r"(out$|y$|.*Out$|.*Output$|.*OutOptional$|.*OutputOptional$|.*Out\d$|.*Ref$)")
 
 
 def _native_kind(base: str) -> tuple[str, str] | None:

@@ -235,6 +235,14 @@ def test_in_place_operand_is_uploaded_and_written_back(oplib):
     assert a.tolist() == [1.5, -3.0, 6.0]
 
 
+def test_const_in_place_operand_is_an_output():
+    """An in-place variant's operand is written even where its header declares it const (aclnnInplaceTan)."""
+    assert aclnn.describe("aclnnInplaceTanGetWorkspaceSize")[0]["role"] == "output tensor"
+    a = np.array([0.0, 0.5, -1.0], np.float32)
+    got = aclnn_py.run("aclnnInplaceTan", a)
+    assert got is a and a.tolist() == np.tan(np.array([0.0, 0.5, -1.0], np.float64)).astype(np.float32).tolist()
+
+
 def test_outputs_override_the_rule(oplib):
     a = np.array([1.0, 2.0], np.float32)
     assert aclnn_py.run("aclnnPytestInplaceScale", a, 5.0, outputs=()) == ()

@@ -74,6 +74,8 @@ def number(text):
     t = text.rstrip("fFuUlL") if not text.lower().startswith("0x") else text.rstrip("uUlL")
     if t.lower().startswith("0x"):
         return int(t, 16), True
+    if re.fullmatch(r"0[0-7]+", t):  # an octal literal (C's leading zero)
+        return int(t, 8), True
     if re.fullmatch(r"\d+", t):
         return int(t), not text.lower().endswith("f")
     return float(t), False

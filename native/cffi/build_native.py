@@ -59,9 +59,10 @@ def fastpath_ops(signatures) -> dict[str, str]:
     parameter a tensor, an int array or a scalar value, within the glue's limits."""
     limits = glue_limits()
     ops = {}
-    for gws in sorted(signatures):
+    phase1 = (g for g in signatures if g.startswith("aclnn") and g.endswith("GetWorkspaceSize"))
+    for gws in sorted(phase1, key=lambda g: g[: -len("GetWorkspaceSize")]):  # by operator name: aclnnExp, aclnnExp2
         name = gws[: -len("GetWorkspaceSize")]
-        if not gws.startswith("aclnn") or not gws.endswith("GetWorkspaceSize") or name not in signatures:
+        if name not in signatures:
             continue
         params = signatures[gws][1]
         if [t for _, t in params[-2:]] != ["uint64_t *", "aclOpExecutor **"]:

@@ -44,6 +44,16 @@ static inline float round_to_odd_f32(double d) {
 }
 
 static inline uint16_t d_f16(double d) { return aclStubF32ToF16(round_to_odd_f32(d)); }
+
+/* A 64-bit integer as a double rounded to odd (exact below 2^53), so a second rounding to a type at least two bits
+ * narrower than double is the correct rounding of the integer (int64 -> float64 -> bf16 would round twice). */
+static inline double u64_to_odd(uint64_t m) {
+    if (m >> 53 == 0) return (double)m;
+    int shift = 64 - __builtin_clzll(m) - 53;
+    uint64_t q = (m >> shift) | (uint64_t)((m & ((UINT64_C(1) << shift) - 1)) != 0);
+    return ldexp((double)q, shift);
+}
+static inline double i64_to_odd(int64_t v) { return v < 0 ? -u64_to_odd(0 - (uint64_t)v) : u64_to_odd((uint64_t)v); }
 static inline uint16_t d_bf16(double d) { return aclStubF32ToBf16(round_to_odd_f32(d)); }
 
 /* ---- the typed loops: one per pair of plain number types ---- */
@@ -151,12 +161,20 @@ static void cast_half(char *dst, int64_t ds, aclDataType dt, const char *src, in
         char *d = dst + i * ds;
         if (is_half(st) && is_half(dt)) {
             /* FLOAT16 <-> BF16: widen (exact), then round once */
-            for (int64_t k = 0; k < m; k++) {
-                uint16_t h;
-                memcpy(&h, s + k * ss, 2);
-                f[k] = st == ACL_BF16 ? aclStubBf16ToF32(h) : aclStubF16ToF32(h);
+            if (ss == 2) {
+                aclStubRowLoadF32(f, s, st, m);
+            } else {
+                for (int64_t k = 0; k < m; k++) {
+                    uint16_t h;
+                    memcpy(&h, s + k * ss, 2);
+                    f[k] = st == ACL_BF16 ? aclStubBf16ToF32(h) : aclStubF16ToF32(h);
+                }
             }
         } else if (is_half(st)) {
+            if (ss == 2 && dt == ACL_FLOAT && ds == 4) { /* straight into a contiguous FLOAT destination */
+                aclStubRowLoadF32((float *)(void *)d, s, st, m);
+                continue;
+            }
             if (ss == 2) {
                 aclStubRowLoadF32(f, s, st, m);
             } else {
@@ -175,13 +193,26 @@ static void cast_half(char *dst, int64_t ds, aclDataType dt, const char *src, in
             }
             for (int64_t k = 0; k < m; k++) memcpy(&f[k], s + k * ss, 4);
         } else {
-            /* any other source: through float64 (exact for every integer up to 2^53), rounded once */
+            /* any other source: through float64 (exact for every integer up to 2^53; 64-bit integers beyond that
+             * rounded to odd), rounded once */
             double v[BLOCK];
-            PLAIN[P_F64][plain_index(st)]((char *)v, 8, s, ss, m);
+            if (st == ACL_INT64 || st == ACL_UINT64) {
+                for (int64_t k = 0; k < m; k++) {
+                    uint64_t u;
+                    memcpy(&u, s + k * ss, 8);
+                    v[k] = st == ACL_INT64 ? i64_to_odd((int64_t)u) : u64_to_odd(u);
+                }
+            } else {
+                PLAIN[P_F64][plain_index(st)]((char *)v, 8, s, ss, m);
+            }
             for (int64_t k = 0; k < m; k++) {
                 uint16_t h = dt == ACL_BF16 ? d_bf16(v[k]) : d_f16(v[k]);
                 memcpy(d + k * ds, &h, 2);
             }
+            continue;
+        }
+        if (ds == 2) {
+            aclStubRowStoreF32(d, f, dt, m);
             continue;
         }
         for (int64_t k = 0; k < m; k++) {
@@ -203,6 +234,18 @@ static void cast_any(char *dst, int64_t ds, aclDataType dt, const char *src, int
 static void cast_complex(char *dst, int64_t ds, aclDataType dt, const char *src, int64_t ss, aclDataType st,
                          int64_t n) {
     bool dc = aclStubIsComplex(dt), sc = aclStubIsComplex(st);
+    if (dt == ACL_BOOL) { /* nonzero: either part */
+        aclDataType sp = complex_part(st);
+        int64_t spart = (int64_t)aclDataTypeSize(sp);
+        unsigned char re[BLOCK], im[BLOCK];
+        for (int64_t i = 0; i < n; i += BLOCK) {
+            int64_t m = n - i < BLOCK ? n - i : BLOCK;
+            cast_any((char *)re, 1, ACL_BOOL, src + i * ss, ss, sp, m);
+            cast_any((char *)im, 1, ACL_BOOL, src + i * ss + spart, ss, sp, m);
+            for (int64_t k = 0; k < m; k++) dst[(i + k) * ds] = (char)(re[k] | im[k]);
+        }
+        return;
+    }
     aclDataType dp = dc ? complex_part(dt) : dt, sp = sc ? complex_part(st) : st;
     int64_t dpart = (int64_t)aclDataTypeSize(dp), spart = (int64_t)aclDataTypeSize(sp);
     cast_any(dst, ds, dp, src, ss, sp, n);

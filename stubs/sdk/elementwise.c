@@ -78,10 +78,17 @@ static bool contiguous(const aclStubTensorDesc *t) {
     return true;
 }
 
-/* CANN's private formats: everything but the ND-like ones */
+/* op::IsPrivateFormat: the device's internal layouts, which elementwise kernels do not take. */
 static bool private_format(aclFormat f) {
-    return !(f == ACL_FORMAT_ND || f == ACL_FORMAT_NCHW || f == ACL_FORMAT_NHWC || f == ACL_FORMAT_HWCN ||
-             f == ACL_FORMAT_NDHWC || f == ACL_FORMAT_NCDHW || f == ACL_FORMAT_NC || f == ACL_FORMAT_NCL);
+    switch ((int)f) {
+    case ACL_FORMAT_NC1HWC0: case ACL_FORMAT_FRACTAL_Z: case ACL_FORMAT_NC1HWC0_C04: case ACL_FORMAT_FRACTAL_NZ:
+    case ACL_FORMAT_NDC1HWC0: case ACL_FRACTAL_Z_3D: case ACL_FORMAT_FRACTAL_NZ_C0_16:
+    case ACL_FORMAT_FRACTAL_NZ_C0_32: case ACL_FORMAT_FRACTAL_NZ_C0_2: case ACL_FORMAT_FRACTAL_NZ_C0_4:
+    case ACL_FORMAT_FRACTAL_NZ_C0_8:
+        return true;
+    default:
+        return false;
+    }
 }
 
 aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
@@ -183,10 +190,17 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
                              (fam->flags & ACLSTUB_EW_PREDICATE) ? "result" : "promote", aclStubDtypeName(produced),
                              aclStubDtypeName(y->dtype));
 
-    /* 5. shapes: ranks, broadcasting, the output's shape */
+    /* 5. formats (private ones are refused before the dtype rules) */
+    const aclStubTensorDesc *x0 = call->v[0].tensor;
+    bool same_format = x0 == NULL || !is_tensor_role(params[0].role) || x0->format == y->format;
+    if ((fam->flags & ACLSTUB_EW_SAME_FORMAT) && !same_format)
+        return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "format of '%s' (%d) and '%s' (%d) should be equal",
+                             params[0].name, (int)x0->format, params[out].name, (int)y->format);
+
+    /* 6. shapes: ranks, broadcasting, the output's shape */
     int64_t shape[ACLSTUB_MAX_DIMS];
     uint32_t nd = 0;
-    uint32_t max_dim = MAX_DIM;
+    uint32_t max_dim = (fam->flags & ACLSTUB_EW_ANY_RANK) ? ACLSTUB_MAX_DIMS : MAX_DIM;
     if (fam->flags & ACLSTUB_EW_RANK_ANY_CONTIGUOUS) {
         bool all = true;
         for (size_t k = 0; k < op->num_params && all; k++)
@@ -263,7 +277,8 @@ aclnnStatus aclStubEwKernel(const aclStubOpCall *call) {
     /* a FLOAT16/BF16 computation whose result is rounded to its own dtype runs the table's 16-bit loop when it has
      * one (the same results, without the conversions to and from FLOAT) */
     int half = plan->compute == ACL_FLOAT16 ? ACLSTUB_CT_F16 : plan->compute == ACL_BF16 ? ACLSTUB_CT_BF16 : -1;
-    if (half >= 0 && fam->loops->fn[half] != NULL && plan->out_via == plan->compute) {
+    if (half >= 0 && fam->loops->fn[half] != NULL && plan->out_via == plan->compute &&
+        !(fam->flags & ACLSTUB_EW_PREDICATE)) {
         ct = half;
         loop = plan->compute;
     }

@@ -47,7 +47,7 @@ typedef struct {
     bool any_convert;
     aclStubLoopFn fn;
     const void *ctx;
-    unsigned char scalar[MAX_OPS][16]; /* scalar operands in their loop dtype */
+    unsigned char scalar[MAX_OPS][16] __attribute__((aligned(16))); /* scalar operands in their loop dtype */
     aclnnStatus status;                 /* a conversion failed (set by any thread) */
 } Plan;
 

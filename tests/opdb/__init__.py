@@ -73,6 +73,8 @@ class OpInfo:
     nonzero: bool = False          # operands after the first hold no zero (divisors: torch raises on integer / 0)
     scalar_dtypes: tuple | None = None  # the scalar variants' dtypes when fewer than the tensor variant's
     mixed: bool = True             # a mixed-dtype sample (False: the op_api wants one dtype for every operand)
+    extra: Callable | None = None  # further samples beside the generated ones: extra(dtype, rng) -> list of Sample
+    any_rank: bool = False         # no rank limit: a rank-9 call is computed, not refused
 
     def variants(self) -> list[str]:
         return [v for v in (self.name, self.scalar, self.inplace, self.inplace_scalar) if v] + list(self.also)
@@ -146,9 +148,19 @@ def elementwise_samples(info: OpInfo, dtype: str, rng: np.random.Generator) -> l
 
 
 def samples_for(info: OpInfo, dtype: str, rng: np.random.Generator) -> list[Sample]:
-    if info.samples is not None:
-        return info.samples(dtype, rng)
-    return elementwise_samples(info, dtype, rng)
+    out = info.samples(dtype, rng) if info.samples is not None else elementwise_samples(info, dtype, rng)
+    return out + (info.extra(dtype, rng) if info.extra is not None else [])
+
+
+# Values where functions are special or their implementations struggle: signed zeros, infinities, NaN, float32
+# subnormals, values near 1 and large arguments (given as float64, converted with the dtype's rounding).
+SPECIAL = (0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1e-30, -1e-7, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5,
+           1 - 2**-24, 1 + 2**-23, 3.1415927, 88.72, -103.9, 1e5, -1e5, 3e38, -3e38)
+
+
+def special_values(dtype: str) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.array(SPECIAL, np.float64).astype(np_dtype(dtype))
 
 
 def collect() -> list[OpInfo]:

@@ -28,7 +28,8 @@ extern "C" {
 #endif
 
 /* The types loops are written for, the index of an operator's loop table. FLOAT16 and BF16 data run the FLOAT
- * loop (values widened exactly, results rounded once to the computation's type). */
+ * loop (values widened exactly, results rounded once to the computation's type), or, when the table has one, a
+ * loop of their own that reads and writes them as they are (no conversion buffers: faster for cheap operators). */
 typedef enum {
     ACLSTUB_CT_F32,
     ACLSTUB_CT_F64,
@@ -57,7 +58,9 @@ typedef struct {
 typedef struct {
     double f[ACLSTUB_EW_MAX_ATTRS], fi[ACLSTUB_EW_MAX_ATTRS];
     int64_t i[ACLSTUB_EW_MAX_ATTRS];
-    aclDataType compute; /* the computation's dtype (FLOAT16 or BF16 when a 16-bit computation runs the FLOAT loop) */
+    /* The computation dtype (plan.compute): a FLOAT16 or BF16 computation runs the FLOAT loop, which may round
+     * intermediate results to it where the op_api computes a chain of operators in that dtype. */
+    aclDataType compute;
 } aclStubEwCtx;
 
 /* aclStubElementwise.flags */
@@ -71,7 +74,8 @@ typedef struct {
 #define ACLSTUB_EW_CHECK_PROMOTED 128u /* the alpha, result-in-list and out rules read the promoted dtype, before
                                           ACLSTUB_EW_INT_TO_FLOAT and result_dtype (the op_api checks the promoted
                                           dtype and computes in another) */
-#define ACLSTUB_EW_OUT_ANY 256u      /* no rule for out's dtype (the op_api checks none; the result is Cast to it) */
+#define ACLSTUB_EW_OUT_ANY 256u      /* no rule for out's dtype (the op_api checks none; the result is Cast to it,
+                                        complex to real keeping the real part) */
 #define ACLSTUB_EW_SCALAR_AS_TENSOR 512u /* scalar operands: their dtype in the support list, promoted with the
                                             tensors by CANN's table (the op_api converts them to tensors first) */
 #define ACLSTUB_EW_SCALAR_IN_LIST 1024u /* scalar operands: their dtype in the support list (promotion unchanged) */
@@ -79,6 +83,8 @@ typedef struct {
 #define ACLSTUB_EW_RANK_ANY_CONTIGUOUS 8192u /* more than 8 dimensions are accepted when every tensor is contiguous */
 #define ACLSTUB_EW_EMPTY_FIRST 4096u /* an empty tensor operand: success before any other rule (the op_api returns
                                        right after its NULL checks) */
+#define ACLSTUB_EW_SAME_FORMAT 16384u /* out's format must be the first operand's */
+#define ACLSTUB_EW_ANY_RANK 32768u    /* no rank limit (the op_api reshapes shapes above 8 dimensions) */
 
 typedef struct {
     int num_operands;     /* the first parameters: tensors, or scalars in the scalar variants */

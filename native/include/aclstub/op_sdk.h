@@ -242,10 +242,10 @@ static inline int64_t aclStubOpScalarI64(const aclStubOpCall *call, int i) {
 
 /*
  * n elements from src (byte stride src_stride, dtype st) to dst (byte stride dst_stride, dtype dt), as the
- * device's Cast computes them: floats round to nearest even (FLOAT16 and BF16 included, DOUBLE to 16-bit rounded
- * once); floats to integers truncate toward zero, saturate at the integer's range, NaN gives 0; integers to
- * narrower integers wrap (two's complement); anything to BOOL is "not zero" (NaN is true); complex to real
- * keeps the real part, real to complex has a zero imaginary part. false (nothing written) for a pair this
+ * device's Cast computes them: floats round to nearest even (FLOAT16 and BF16 included, DOUBLE and 64-bit integers
+ * to 16-bit rounded once); floats to integers truncate toward zero, saturate at the integer's range, NaN gives 0;
+ * integers to narrower integers wrap (two's complement); anything to BOOL is "not zero" (NaN is true, a complex
+ * value is when either part is); complex to real keeps the real part, real to complex has a zero imaginary part. false (nothing written) for a pair this
  * version cannot convert (4-bit and 6-bit floats, strings).
  */
 ACLSTUB_API bool aclStubCastStrided(void *dst, int64_t dst_stride, aclDataType dt, const void *src, int64_t src_stride,

@@ -1,0 +1,22 @@
+/* aclnnIsNegInf (ops-math math/is_neg_inf). */
+#ifndef ACLNNOP_ACLNN_ISNEGINF_H_
+#define ACLNNOP_ACLNN_ISNEGINF_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnIsNegInfGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                                    aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnIsNegInf(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                    const aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_ISNEGINF_H_ */

@@ -1,0 +1,28 @@
+/* aclnnLog10, aclnnInplaceLog10 (ops-math math/log). */
+#ifndef ACLNNOP_ACLNN_LOG10_H_
+#define ACLNNOP_ACLNN_LOG10_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnLog10GetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                                 aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnLog10(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                 aclrtStream stream);
+
+ACLNN_API aclnnStatus aclnnInplaceLog10GetWorkspaceSize(aclTensor *selfRef, uint64_t *workspaceSize,
+                                                        aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnInplaceLog10(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                        aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_LOG10_H_ */
