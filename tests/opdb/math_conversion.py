@@ -27,7 +27,6 @@ ROLL_DT = ("float32", "float16", "bfloat16", "int8", "uint8", "int32", "uint32",
 FLATTEN_DT = ("float32", "float16", "bfloat16") + I + U + ("bool",)
 EXPAND_DT = ("float32", "float16", "bfloat16", "uint8", "int8", "int32", "int64", "bool")
 REPEAT_DT = F + I + U + ("bool",) + C
-ZERO_DT = F + I + ("bool", "uint16") + C
 FILL_SCALAR_DT = F + I + U + ("bool",) + C
 FILL_TENSOR_DT = F + I + ("bool",) + C
 TRI_DT = F + I + U + ("bool",)
@@ -713,7 +712,6 @@ ENTRIES = PAD_ENTRIES + CLAMP_ENTRIES + MORE_ENTRIES + [
     entry("aclnnFlatten", flatten_ref, FLATTEN_DT, flatten_samples),
     entry("aclnnExpand", lambda x, size: x.expand(size), EXPAND_DT, expand_samples),
     entry("aclnnRepeat", lambda x, reps: x.repeat(reps), REPEAT_DT, repeat_samples),
-    entry("aclnnInplaceZero", torch.zeros_like, ZERO_DT, inplace_samples, inplace=True),
     entry("aclnnInplaceFillScalar", fill_ref, FILL_SCALAR_DT, fill_scalar_samples, inplace=True),
     entry("aclnnInplaceFillTensor", fill_ref, FILL_TENSOR_DT, fill_tensor_samples, inplace=True),
     entry("aclnnTril", torch.tril, TRI_DT, tri_samples),

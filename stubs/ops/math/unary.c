@@ -565,16 +565,6 @@ OP(aclnnIsInf, ISINF, (const aclTensor *, x), (const aclTensor *, out))
 OP(aclnnIsNegInf, ISNEGINF, (const aclTensor *, self), (aclTensor *, out))
 OP(aclnnIsPosInf, ISPOSINF, (const aclTensor *, self), (aclTensor *, out))
 
-/* ---- values ------------------------------------------------------------------------------------------------- */
-
-/* fills: zero (any rank) and one */
-ACLSTUB_EW_UNARY(zero_loops, ALL_U, ((void)x, 0))
-ACLSTUB_EW_UNARY(one_loops, ALL_U, ((void)x, 1))
-ROW(ZERO, FLTD | INTB | DT(UINT16) | CPX, 0, ACLSTUB_EW_ANY_RANK, zero_loops, C_SELF, NULL);
-ROW(ONE, FLTD | INTB, 0, 0, one_loops, C_SELF, NULL);
-INPLACE(aclnnInplaceZero, ZERO, (aclTensor *, selfRef))
-INPLACE(aclnnInplaceOne, ONE, (const aclTensor *, selfRef))
-
 /* ---- tanh's backward: gradOutput * (1 - output^2), operands broadcast, one dtype ----------------------------- */
 
 ACLSTUB_EW_BINARY(tanh_grad_loops, ACLSTUB_EW_FLOATS, a * (1 - b * b))
