@@ -190,6 +190,10 @@ _PRIMITIVES = {"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
 _ARRAYS = {"aclIntArray": "int array", "aclBoolArray": "bool array", "aclFloatArray": "float array",
            "aclFp16Array": "fp16 array"}
 _OUTPUT_NAME = re.compile(r"^(out$|y$|.*Out$|.*Output$|.*OutOptional$|.*OutputOptional$|.*Out\d$)")
+# Backward operators: the gradient of the forward output comes in (a const gradOutput is an input), the gradient
+# of the forward input goes out (a const gradInput is an output).
+_GRAD_IN_NAME = re.compile(r"^grad(Output|Out|Y)$")
+_GRAD_OUT_NAME = re.compile(r"^gradInput$")
 
 
 def _native_kind(base: str) -> tuple[str, str] | None:
@@ -229,10 +233,11 @@ def classify(pname: str, ctype: str, local_enums=(), workspace_phase=False) -> t
     if base == "aclOpExecutor":
         return "void *", "executor"
     if base == "aclTensor":
-        out = not const or bool(_OUTPUT_NAME.match(pname))
+        out = not const or bool(_GRAD_OUT_NAME.match(pname)) or (bool(_OUTPUT_NAME.match(pname)) and
+                                                                 not _GRAD_IN_NAME.match(pname))
         return "void *", "output tensor" if out else "input tensor"
-    if base == "aclTensorList":
-        out = not const and bool(_OUTPUT_NAME.match(pname))
+    if base == "aclTensorList":  # the foreach operators declare their output lists const
+        out = bool(_OUTPUT_NAME.match(pname))
         return "void *", "output tensor list" if out else "tensor list"
     if base == "aclScalar":
         return "void *", "scalar"

@@ -15,13 +15,32 @@ static bool is_tensor_role(aclStubRole r) {
            r == ACLSTUB_INPLACE;
 }
 
-/* The parameter written: the in-place variant's first operand, else the last tensor parameter. */
+/* The parameter written: the in-place variant's first operand, else the first output (else the last optional
+ * output). */
 static int output_index(const aclStubOpDef *op) {
     if (op->num_params > 0 && op->params[0].role == ACLSTUB_INPLACE) return 0;
+    for (size_t i = 0; i < op->num_params; i++)
+        if (op->params[i].role == ACLSTUB_OUTPUT) return (int)i;
     for (size_t i = op->num_params; i-- > 0;)
-        if (op->params[i].role == ACLSTUB_OUTPUT || op->params[i].role == ACLSTUB_OPTIONAL_OUTPUT) return (int)i;
+        if (op->params[i].role == ACLSTUB_OPTIONAL_OUTPUT) return (int)i;
     return -1;
 }
+
+/* The parameter of operand k (-1 when the table has too few tensors). */
+static int operand_param_(const aclStubOpDef *op, const aclStubElementwise *fam, int k) {
+    if (!(fam->flags & ACLSTUB_EW_TENSOR_OPERANDS)) return k;
+    for (size_t i = 0; i < op->num_params; i++)
+        if (is_tensor_role(op->params[i].role) && k-- == 0) return (int)i;
+    return -1;
+}
+#define operand_param(fam, k) operand_param_(op, (fam), (k))
+
+static bool is_operand_(const aclStubOpDef *op, const aclStubElementwise *fam, int i) {
+    for (int k = 0; k < fam->num_operands; k++)
+        if (operand_param(fam, k) == i) return true;
+    return false;
+}
+#define is_operand(fam, i) is_operand_(op, (fam), (i))
 
 /* bool 0, integer 1, floating 2, complex 3: the categories scalars promote by. */
 static int category(aclDataType t) {
@@ -73,18 +92,23 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     const aclStubParam *params = op->params;
     char buf[256], buf2[256];
     int out = output_index(op);
-    if (fam == NULL || fam->loops == NULL || out < 0 || fam->num_operands < 1 ||
-        (size_t)fam->num_operands > op->num_params || fam->num_operands > ACLSTUB_ITER_MAX_OPERANDS - 1)
+    bool valid = fam != NULL && fam->loops != NULL && out >= 0 && fam->num_operands >= 1 &&
+                 (size_t)fam->num_operands <= op->num_params && fam->num_operands <= ACLSTUB_ITER_MAX_OPERANDS - 1;
+    for (int k = 0; valid && k < fam->num_operands; k++)
+        valid = operand_param(fam, k) >= 0 && (size_t)operand_param(fam, k) < op->num_params;
+    if (!valid)
         return aclStubOpFail(call, ACLNN_ERR_INNER, "the elementwise row is incomplete (operands, loops, output)");
     const aclStubTensorDesc *y = call->v[out].tensor;
+    const unsigned flags = fam->flags;
 
     /* 1. every tensor operand's dtype in the support list, in parameter order */
     for (int k = 0; k < fam->num_operands; k++) {
-        const aclStubTensorDesc *t = call->v[k].tensor;
-        if (!is_tensor_role(params[k].role) || t == NULL) continue;
+        int p = operand_param(fam, k);
+        const aclStubTensorDesc *t = call->v[p].tensor;
+        if (!is_tensor_role(params[p].role) || t == NULL) continue;
         if ((unsigned)t->dtype >= 64 || !(fam->dtypes & ACLSTUB_DT(t->dtype)))
             return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has data type %s; supported: %s",
-                                 params[k].name, aclStubDtypeName(t->dtype),
+                                 params[p].name, aclStubDtypeName(t->dtype),
                                  aclStubDtypeSetName(fam->dtypes, buf, sizeof buf));
     }
     if ((fam->flags & ACLSTUB_EW_OUT_IN_LIST) && ((unsigned)y->dtype >= 64 || !(fam->dtypes & ACLSTUB_DT(y->dtype))))
@@ -96,10 +120,11 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     aclDataType result = ACL_DT_UNDEFINED;
     int first = -1;
     for (int k = 0; k < fam->num_operands; k++) {
-        const aclStubTensorDesc *t = call->v[k].tensor;
-        if (!is_tensor_role(params[k].role) || t == NULL) continue;
+        int p = operand_param(fam, k);
+        const aclStubTensorDesc *t = call->v[p].tensor;
+        if (!is_tensor_role(params[p].role) || t == NULL) continue;
         if (first < 0) {
-            first = k;
+            first = p;
             result = t->dtype;
             continue;
         }
@@ -107,19 +132,26 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
                                                                 : aclStubPromoteType(result, t->dtype);
         if ((int)next < 0)
             return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s and %s dtype %s can not promote dtype",
-                                 params[first].name, aclStubDtypeName(result), params[k].name,
+                                 params[first].name, aclStubDtypeName(result), params[p].name,
                                  aclStubDtypeName(t->dtype));
         result = next;
     }
-    for (int k = 0; k < fam->num_operands; k++)
-        if (params[k].role == ACLSTUB_SCALAR && call->v[k].present) result = with_scalar(result, call->v[k].dtype);
+    for (int k = 0; k < fam->num_operands; k++) {
+        int p = operand_param(fam, k);
+        if (params[p].role == ACLSTUB_SCALAR && call->v[p].present) result = with_scalar(result, call->v[p].dtype);
+    }
     if ((fam->flags & ACLSTUB_EW_INT_TO_FLOAT) && aclStubIsIntegral(result, true)) result = ACL_FLOAT;
     if (fam->result_dtype) result = fam->result_dtype(call, result);
     if ((fam->flags & ACLSTUB_EW_RESULT_IN_LIST) && ((unsigned)result >= 64 || !(fam->dtypes & ACLSTUB_DT(result))))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "promoted dtype %s is not supported; supported: %s",
                              aclStubDtypeName(result), aclStubDtypeSetName(fam->dtypes, buf, sizeof buf));
 
-    /* 3. attributes: alpha must cast to the result dtype */
+    /* 3. attributes: alpha must cast to the result dtype; every scalar attribute to FLOAT where the op_api says */
+    for (int i = 0; (flags & ACLSTUB_EW_ATTRS_TO_FLOAT) && i < (int)op->num_params; i++)
+        if (params[i].role == ACLSTUB_SCALAR && !is_operand(fam, i) && call->v[i].present &&
+            !aclStubCanCast(call->v[i].dtype, ACL_FLOAT))
+            return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s can not cast to float32.",
+                                 params[i].name, aclStubDtypeName(call->v[i].dtype));
     int attr0 = fam->num_operands;
     if ((fam->flags & ACLSTUB_EW_ATTR0_CASTS) && attr0 < (int)op->num_params && params[attr0].role == ACLSTUB_SCALAR &&
         call->v[attr0].present) {
@@ -132,30 +164,47 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
 
     /* 4. the output's dtype */
     aclDataType produced = (fam->flags & ACLSTUB_EW_PREDICATE) ? ACL_BOOL : result;
-    if ((fam->flags & ACLSTUB_EW_OUT_SAME) ? y->dtype != produced : !aclStubCanCast(produced, y->dtype))
+    if (!(flags & ACLSTUB_EW_OUT_ANY) &&
+        ((fam->flags & ACLSTUB_EW_OUT_SAME) ? y->dtype != produced : !aclStubCanCast(produced, y->dtype)))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s can't be cast to the desired output type %s",
                              (fam->flags & ACLSTUB_EW_PREDICATE) ? "result" : "promote", aclStubDtypeName(produced),
                              aclStubDtypeName(y->dtype));
 
     /* 5. shapes: ranks, broadcasting, the output's shape */
+    if (flags & ACLSTUB_EW_EMPTY_FIRST)
+        for (int k = 0; k < fam->num_operands; k++) {
+            const aclStubTensorDesc *t = call->v[operand_param(fam, k)].tensor;
+            if (t != NULL && aclStubNumel(t) == 0) return aclStubOpNothingToDo(call);
+        }
     int64_t shape[ACLSTUB_MAX_DIMS];
     uint32_t nd = 0;
+    int shape_of = -1;
+    const bool rank_limit = !(flags & ACLSTUB_EW_ANY_RANK);
     for (int k = 0; k < fam->num_operands; k++) {
-        const aclStubTensorDesc *t = call->v[k].tensor;
-        if (!is_tensor_role(params[k].role) || t == NULL) continue;
-        ACLSTUB_RETURN_ERROR_IF(t->ndim > MAX_DIM, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; "
-                                "at most %d are supported", params[k].name, t->ndim, MAX_DIM);
+        int p = operand_param(fam, k);
+        const aclStubTensorDesc *t = call->v[p].tensor;
+        if (!is_tensor_role(params[p].role) || t == NULL) continue;
+        ACLSTUB_RETURN_ERROR_IF(rank_limit && t->ndim > MAX_DIM, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has "
+                                "%u dimensions; at most %d are supported", params[p].name, t->ndim, MAX_DIM);
+        if ((flags & ACLSTUB_EW_SAME_SHAPE) && shape_of >= 0) {
+            if (!aclStubShapeEqual(shape, nd, t->dims, t->ndim))
+                return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "shape of %s should be %s (the shape of %s), but "
+                                     "current is %s", params[p].name, aclStubShapeText(shape, nd, buf, sizeof buf),
+                                     params[shape_of].name, aclStubShapeText(t->dims, t->ndim, buf2, sizeof buf2));
+            continue;
+        }
         int64_t next[ACLSTUB_MAX_DIMS];
         uint32_t nn;
         if (!aclStubBroadcastShape(shape, nd, t->dims, t->ndim, next, &nn))
             return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "the shape of '%s' %s can not broadcast to %s",
-                                 params[k].name, aclStubShapeText(t->dims, t->ndim, buf, sizeof buf),
+                                 params[p].name, aclStubShapeText(t->dims, t->ndim, buf, sizeof buf),
                                  aclStubShapeText(shape, nd, buf2, sizeof buf2));
         memcpy(shape, next, nn * sizeof shape[0]);
         nd = nn;
+        shape_of = p;
     }
-    ACLSTUB_RETURN_ERROR_IF(y->ndim > MAX_DIM, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; at "
-                            "most %d are supported", params[out].name, y->ndim, MAX_DIM);
+    ACLSTUB_RETURN_ERROR_IF(rank_limit && y->ndim > MAX_DIM, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u "
+                            "dimensions; at most %d are supported", params[out].name, y->ndim, MAX_DIM);
     if (!aclStubShapeEqual(shape, nd, y->dims, y->ndim))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "shape of %s should be %s, but current is %s",
                              params[out].name, aclStubShapeText(shape, nd, buf, sizeof buf),
@@ -165,8 +214,9 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     plan->compute = result;
     plan->out = out;
     int attrs = 0;
-    for (int k = fam->num_operands; k < (int)op->num_params; k++)
-        if (k != out && !is_tensor_role(params[k].role)) attribute(&plan->ctx, attrs++, &params[k], &call->v[k]);
+    for (int k = (flags & ACLSTUB_EW_TENSOR_OPERANDS) ? 0 : fam->num_operands; k < (int)op->num_params; k++)
+        if (k != out && !is_tensor_role(params[k].role) && !is_operand(fam, k))
+            attribute(&plan->ctx, attrs++, &params[k], &call->v[k]);
 
     if (fam->check) ACLSTUB_TRY(fam->check(call));
     if (aclStubNumel(y) == 0) return aclStubOpNothingToDo(call);
@@ -174,8 +224,12 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
 }
 
 /* The loop table's index for a computation dtype, and the dtype the loop reads and writes. */
-static int compute_index(aclDataType t, aclDataType *loop) {
+static int compute_index(aclDataType t, aclDataType *loop, unsigned flags) {
     *loop = t;
+    if ((flags & ACLSTUB_EW_INTS_VIA_FLOAT) && aclStubIsIntegral(t, true)) {
+        *loop = ACL_FLOAT;
+        return ACLSTUB_CT_F32;
+    }
     switch (t) {
     case ACL_FLOAT16:
     case ACL_BF16:
@@ -202,10 +256,11 @@ static int compute_index(aclDataType t, aclDataType *loop) {
 }
 
 aclnnStatus aclStubEwKernel(const aclStubOpCall *call) {
+    const aclStubOpDef *op = call->op;
     const aclStubElementwise *fam = aclStubFamilyRow(call);
     const aclStubEwPlan *plan = call->plan;
     aclDataType loop;
-    int ct = compute_index(plan->compute, &loop);
+    int ct = compute_index(plan->compute, &loop, fam->flags);
     aclStubLoopFn fn = ct >= 0 ? fam->loops->fn[ct] : NULL;
     if (fn == NULL)
         return aclStubKernelFail(call, ACLNN_ERR_INNER, "no kernel for data type %s", aclStubDtypeName(plan->compute));
@@ -223,7 +278,7 @@ aclnnStatus aclStubEwKernel(const aclStubOpCall *call) {
         it.via[0] = plan->compute;
     }
     for (int k = 0; k < fam->num_operands; k++) {
-        const aclStubValue *v = &call->v[k];
+        const aclStubValue *v = &call->v[operand_param(fam, k)];
         it.tensor[k + 1] = v->tensor;
         if (v->tensor == NULL) {
             it.scalar[k + 1].dtype = v->dtype;

@@ -60,6 +60,10 @@ class OpInfo:
     samples: Callable | None = None    # custom: samples(dtype, rng) -> list of Sample
     also: tuple = ()               # further entry points this entry's tests reach (other variants)
     native16: bool = False         # the oracle runs on 16-bit tensors as they are (not in float32)
+    broadcast: bool = True         # generated samples broadcast operands (False: every operand has one shape)
+    promote: bool = True           # generated samples mix operand dtypes (False: the operator refuses that)
+    max_rank: int | None = 8       # ranks above it are refused (None: the operator takes any rank)
+    kwargs: dict = dataclasses.field(default_factory=dict)  # further keyword arguments of every call (buffer=None)
 
     def variants(self) -> list[str]:
         return [v for v in (self.name, self.scalar, self.inplace, self.inplace_scalar) if v] + list(self.also)
@@ -98,6 +102,8 @@ def elementwise_samples(info: OpInfo, dtype: str, rng: np.random.Generator) -> l
     out = []
     arr = lambda shape: random_array(rng, shape, dtype, info.domain, info.int_domain)  # noqa: E731
     shapes = UNARY_SHAPES if arity == 1 else BINARY_SHAPES
+    if arity > 1 and not info.broadcast:
+        shapes = [(s, s) for s in UNARY_SHAPES]
     for attrs in info.attrs:
         for s in shapes:
             if arity == 1:
@@ -112,7 +118,7 @@ def elementwise_samples(info: OpInfo, dtype: str, rng: np.random.Generator) -> l
         out.append(Sample(ops, attrs, "transposed"))
         # mixed dtypes: the other operands in another supported dtype (promotion and the casts it implies)
         other = next((d for d in ("float32", "int32", "float16") if d != dtype and d in info.dtypes), None)
-        if arity > 1 and other is not None:
+        if arity > 1 and other is not None and info.promote:
             rest = tuple(random_array(rng, (3, 4), other, info.domain, info.int_domain) for _ in range(arity - 1))
             out.append(Sample((arr((3, 4)),) + rest, attrs, f"mixed with {other}"))
     return out

@@ -1,10 +1,165 @@
-"""ops-nn activations: relu."""
+"""ops-nn activations (activation/): forward operators and their backward, against torch."""
 
+import numpy as np
 import torch
+import torch.nn.functional as F
 
-from . import FLOATS, OpInfo
+from . import FLOATS, INTS, REALS, COMPLEX, OpInfo, Sample, random_array
+
+aten = torch.ops.aten
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def via_float(fn):
+    """fn on integer tensors as the device computes them: in float32, truncated back to the input's type."""
+    def ref(x, *attrs):
+        if x.is_floating_point():
+            return fn(x, *attrs)
+        return fn(x.float(), *attrs).to(x.dtype)
+    return ref
+
+
+def f32(v):
+    """An attribute as the op_api reads it (aclScalar::ToFloat)."""
+    return float(np.float32(v))
+
+
+def elu(x, alpha, scale, input_scale):
+    return aten.elu(x, f32(alpha), f32(scale), f32(input_scale))
+
+
+def shrink(x, lambd, bias):
+    return torch.where(x < -lambd, x + bias, torch.where(x > lambd, x - bias, torch.zeros_like(x)))
+
+
+def hardshrink(x, lambd):
+    return F.hardshrink(x, max(f32(lambd), 0.0))
+
+
+def gelu_v2(x, approximate):
+    return F.gelu(x, approximate="tanh" if approximate == 1 else "none")
+
+
+def heaviside(x, values):
+    dtype = torch.promote_types(x.dtype, values.dtype)
+    return torch.heaviside(x.to(dtype), values.to(dtype))
+
+
+def swish_grad(g, x, beta):
+    s = torch.sigmoid(beta * x)
+    return g * (s + beta * x * s * (1 - s))
+
+
+def hardswish_grad(g, x):
+    """The documented formula: the interval [-3, 3] closed (torch opens it)."""
+    return torch.where(x < -3, torch.zeros_like(g), torch.where(x <= 3, g * (x / 3 + 0.5), g))
+
+
+def hardswish_grad_v2(g, x):
+    return torch.where(x <= -3, torch.zeros_like(g), torch.where(x < 3, g * (x / 3 + 0.5), g))
+
+
+def selu_grad(g, result):
+    return torch.where(result > 0, g * SELU_SCALE, g * (result + SELU_ALPHA * SELU_SCALE))
+
+
+def softplus_grad(g, x, beta, threshold):
+    """Computed in float32 unless both inputs share a float32/16-bit type (DOUBLE included), as the op_api casts."""
+    dtype = g.dtype
+    g, x = g.float(), x.float()
+    z = x * f32(beta)
+    return torch.where(z > f32(threshold), g, g * torch.sigmoid(z)).to(dtype)
+
+
+def gelu_grad(g, x, mode):
+    if mode == "tanh":
+        k = (2 / np.pi) ** 0.5
+        t = torch.tanh(k * (x + 0.044715 * x ** 3))
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x))
+    return g * (0.5 * torch.erfc(-x / 2 ** 0.5) + x * torch.exp(-0.5 * x * x) / (2 * np.pi) ** 0.5)
+
+
+def elu_backward_samples(dtype, rng):
+    """EluBackward's tensors are its first and sixth parameters: (grad, alpha, scale, inputScale, isResult, x)."""
+    out = []
+    for shape in ((2, 3), (0, 4), (5, 1, 7), (34000,)):
+        for attrs in ((1.0, 1.0, 1.0, False), (0.5, 2.0, 1.5, False), (1.0, 1.0, 1.0, True)):
+            g = random_array(rng, shape, dtype, (-4, 4), (-8, 8))
+            x = random_array(rng, shape, dtype, (-4, 4), (-8, 8))
+            out.append(Sample((g, *attrs, x), name=f"{shape} {attrs}"))
+    return out
+
+
+def elu_backward(g, alpha, scale, input_scale, is_result, x):
+    return aten.elu_backward(g, f32(alpha), f32(scale), f32(input_scale), is_result, x)
+
+
+SIGMOID_DT = REALS + ("int8", "int16", "int32", "int64", "uint8", "bool") + COMPLEX
 
 ENTRIES = [
+    # ---- forward
     OpInfo("aclnnRelu", torch.relu, FLOATS + ("int8", "int32", "uint8", "int64"), kind="unary",
            inplace="aclnnInplaceRelu"),
+    OpInfo("aclnnElu", elu, REALS, kind="unary", attrs=((1.0, 1.0, 1.0), (0.5, 1.5, 2.0)),
+           inplace="aclnnInplaceElu"),
+    OpInfo("aclnnCelu", lambda x, a: torch.celu(x, f32(a)), FLOATS, kind="unary", attrs=((1.0,), (0.7,)),
+           inplace="aclnnInplaceCelu"),
+    OpInfo("aclnnSelu", via_float(torch.selu), FLOATS + ("int32", "int8"), kind="unary", inplace="aclnnInplaceSelu",
+           max_rank=None),
+    OpInfo("aclnnLeakyRelu", lambda x, s: F.leaky_relu(x, f32(s)), REALS, kind="unary", attrs=((0.01,), (0.3,)),
+           inplace="aclnnInplaceLeakyRelu"),
+    OpInfo("aclnnThreshold", lambda x, t, v: torch.threshold(x, t, v), FLOATS + ("int32", "int8", "uint8", "int16",
+           "int64"), kind="unary", attrs=((0.5, 2.0), (1, 3)), inplace="aclnnInplaceThreshold"),
+    OpInfo("aclnnHardsigmoid", via_float(F.hardsigmoid), FLOATS + ("int32",), kind="unary",
+           inplace="aclnnInplaceHardsigmoid"),
+    OpInfo("aclnnHardswish", F.hardswish, FLOATS, kind="unary", inplace="aclnnInplaceHardswish", max_rank=None),
+    OpInfo("aclnnHardshrink", hardshrink, FLOATS, kind="unary", attrs=((0.5,), (-1.0,))),
+    OpInfo("aclnnSoftshrink", lambda x, l: F.softshrink(x, f32(l)), FLOATS, kind="unary", attrs=((0.5,), (0.0,))),
+    OpInfo("aclnnShrink", shrink, ("float32", "float16"), kind="unary", attrs=((0.5, 0.25),), max_rank=None),
+    OpInfo("aclnnSigmoid", torch.sigmoid, SIGMOID_DT, kind="unary", inplace="aclnnInplaceSigmoid",
+           tol={"complex64": (1e-5, 1e-5)}),
+    OpInfo("aclnnSilu", F.silu, FLOATS, kind="unary", max_rank=None),
+    OpInfo("aclnnSwish", lambda x, b: x * torch.sigmoid(f32(b) * x), FLOATS, kind="unary", attrs=((1.0,), (1.5,))),
+    OpInfo("aclnnFastGelu", lambda x: x * torch.sigmoid(1.702 * x), FLOATS, kind="unary"),
+    OpInfo("aclnnLogSigmoid", F.logsigmoid, FLOATS, kind="unary", max_rank=None),
+    OpInfo("aclnnLogSigmoidForward", F.logsigmoid, FLOATS, kind="unary", max_rank=None, kwargs={"outputs": "out", "buffer": None}),
+    OpInfo("aclnnMish", F.mish, FLOATS, kind="unary", inplace="aclnnInplaceMish"),
+    OpInfo("aclnnSoftplus", lambda x, b, t: F.softplus(x, f32(b), f32(t)), FLOATS, kind="unary",
+           attrs=((1.0, 20.0), (2.0, 1.0)), domain=(-30.0, 30.0)),
+    OpInfo("aclnnGelu", lambda x: F.gelu(x, approximate="tanh"), FLOATS, kind="unary"),
+    OpInfo("aclnnGeluV2", gelu_v2, FLOATS, kind="unary", attrs=((0,), (1,))),
+    OpInfo("aclnnErfinv", torch.erfinv, FLOATS + ("bool",) + INTS + ("int16",), kind="unary",
+           inplace="aclnnInplaceErfinv", domain=(-0.999, 0.999), int_domain=(-1, 1)),
+    OpInfo("aclnnHeaviside", heaviside, FLOATS),
+    # ---- backward: (gradOutput, input or result) first
+    OpInfo("aclnnEluBackward", elu_backward, FLOATS, kind="custom", samples=elu_backward_samples),
+    OpInfo("aclnnSeluBackward", via_float(selu_grad), FLOATS + ("int32", "int8"), broadcast=False, promote=False,
+           max_rank=None),
+    OpInfo("aclnnLeakyReluBackward", lambda g, x, s, r: aten.leaky_relu_backward(g, x, f32(s), r), REALS,
+           attrs=((0.01, False), (0.2, True))),
+    OpInfo("aclnnThresholdBackward", lambda g, x, t: aten.threshold_backward(g, x, f32(t)),
+           FLOATS + ("int32", "int8", "uint8"), attrs=((0.0,), (0.5,)), promote=False),
+    OpInfo("aclnnHardtanhBackward", lambda g, x, lo, hi: aten.hardtanh_backward(g, x, f32(lo), f32(hi)), FLOATS,
+           attrs=((-1.0, 1.0), (-2.0, 0.5)), broadcast=False, promote=False),
+    OpInfo("aclnnHardsigmoidBackward", aten.hardsigmoid_backward, FLOATS, broadcast=False),
+    OpInfo("aclnnHardswishBackward", hardswish_grad, FLOATS, broadcast=False, promote=False),
+    OpInfo("aclnnHardswishBackwardV2", hardswish_grad_v2, FLOATS, broadcast=False, promote=False),
+    OpInfo("aclnnHardshrinkBackward", lambda g, x, l: aten.hardshrink_backward(g, x, max(f32(l), 0.0)), FLOATS,
+           attrs=((0.5,), (-1.0,))),
+    OpInfo("aclnnSoftshrinkBackward", lambda g, x, l: aten.softshrink_backward(g, x, f32(l)), FLOATS,
+           attrs=((0.5,),)),
+    OpInfo("aclnnSigmoidBackward", aten.sigmoid_backward, REALS + COMPLEX, domain=(0.0, 1.0),
+           tol={"complex64": (1e-5, 1e-5)}),
+    OpInfo("aclnnSiluBackward", aten.silu_backward, FLOATS, broadcast=False, promote=False),
+    OpInfo("aclnnSwishBackward", lambda g, x, b: swish_grad(g, x, f32(b)), FLOATS, attrs=((1.0,), (1.5,)),
+           broadcast=False, promote=False),
+    OpInfo("aclnnFastGeluBackward", lambda g, x: swish_grad(g, x, 1.702), FLOATS, broadcast=False, promote=False),
+    OpInfo("aclnnLogSigmoidBackward", lambda g, x, buf: g * torch.sigmoid(-x), FLOATS, kind="ternary",
+           broadcast=False, promote=False, max_rank=None),
+    OpInfo("aclnnMishBackward", aten.mish_backward, FLOATS),
+    OpInfo("aclnnSoftplusBackward", softplus_grad, REALS, attrs=((1.0, 20.0), (2.0, 1.0)), broadcast=False,
+           tol={"float64": (1.3e-6, 1e-5)}),
+    OpInfo("aclnnGeluBackward", lambda g, x: gelu_grad(g, x, "tanh"), FLOATS),
+    OpInfo("aclnnGeluBackwardV2", gelu_grad, FLOATS,
+           attrs=(("none",), ("tanh",)), max_rank=None),
 ]

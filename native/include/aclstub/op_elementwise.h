@@ -15,8 +15,10 @@
  *
  * Parameters, in the order of the official prototype: first the row's num_operands operands (tensors, or
  * scalars in the scalar variants), then attributes (scalars, numbers), then the output; an in-place variant
- * has no output and writes its first operand. The loop macros are C only (they use C11 _Generic and complex
- * types); the rest of this header is valid C++.
+ * has no output and writes its first operand. With ACLSTUB_EW_TENSOR_OPERANDS the operands are the first tensor
+ * parameters wherever they sit, and attributes every other non-tensor parameter, in order. The output is the
+ * first ACLSTUB_OUTPUT parameter (later optional outputs are the operator's own business). The loop macros are
+ * C only (they use C11 _Generic and complex types); the rest of this header is valid C++.
  */
 #ifndef ACLSTUB_OP_ELEMENTWISE_H_
 #define ACLSTUB_OP_ELEMENTWISE_H_
@@ -65,6 +67,14 @@ typedef struct {
 #define ACLSTUB_EW_RESULT_IN_LIST 16u /* the promoted dtype must itself be in the support list */
 #define ACLSTUB_EW_NO_PROMOTE 32u    /* tensor operands must share one dtype */
 #define ACLSTUB_EW_OUT_IN_LIST 64u   /* out's dtype must be in the support list too */
+#define ACLSTUB_EW_SAME_SHAPE 128u   /* no broadcasting: every tensor operand has operand 0's shape, and so has out */
+#define ACLSTUB_EW_ANY_RANK 256u     /* no limit of 8 dimensions (the op_api reshapes longer tensors to 1-D) */
+#define ACLSTUB_EW_OUT_ANY 512u      /* out's dtype is not checked against the result (OUT_IN_LIST still applies) */
+#define ACLSTUB_EW_INTS_VIA_FLOAT 1024u /* integral and BOOL results run the float32 loop, truncated to their dtype */
+#define ACLSTUB_EW_ATTRS_TO_FLOAT 2048u /* every scalar attribute must cast to FLOAT */
+#define ACLSTUB_EW_EMPTY_FIRST 8192u /* an empty tensor operand: nothing to do, before the shape rules */
+#define ACLSTUB_EW_TENSOR_OPERANDS 4096u /* the operands are the first num_operands tensor parameters, wherever they are
+                                            (a backward operator with attributes between its tensors) */
 
 typedef struct {
     int num_operands;     /* the first parameters: tensors, or scalars in the scalar variants */
@@ -116,6 +126,17 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
     _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                    \
     static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__),             \
                                                   [ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT};  \
+    _Pragma("GCC diagnostic pop")                                                                            \
+    static const aclStubFamilyOp NAME##_op_ = {{#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), NULL,     \
+                                                aclStubEwCheck, aclStubEwKernel, sizeof(aclStubEwPlan)}, &(FAMILY)}; \
+    ACLSTUB_DEFINE_OP(NAME, NAME##_op_.def, __VA_ARGS__)
+
+/* ACLSTUB_EW_OP where parameter K (an optional scalar or array, e.g. betaOptional) may be NULL. */
+#define ACLSTUB_EW_OP_NULLABLE(NAME, FAMILY, K, ...)                                                        \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                    \
+    static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__),             \
+                                                  [ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT,   \
+                                                  [K].flags = ACLSTUB_NULLABLE};                             \
     _Pragma("GCC diagnostic pop")                                                                            \
     static const aclStubFamilyOp NAME##_op_ = {{#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), NULL,     \
                                                 aclStubEwCheck, aclStubEwKernel, sizeof(aclStubEwPlan)}, &(FAMILY)}; \
