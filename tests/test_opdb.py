@@ -112,6 +112,9 @@ def test_operator_matches_torch(name, dtype):
     rng = np.random.default_rng(zlib.crc32(f"{name}/{dtype}".encode()))
     for sample in opdb.samples_for(info, dtype, rng):
         what = f"{name} {dtype} {sample.name} attrs={sample.attrs}"
+        if info.kind == "foreach":
+            check_foreach(info, dtype, sample, what)
+            continue
         expected = expected_result(info, dtype, sample)
         out = np.full(expected.shape, 0, expected.dtype)
         aclnn_py.run(name, *sample.operands, *sample.attrs, out=out, **info.kwargs)
@@ -140,6 +143,26 @@ def test_operator_matches_torch(name, dtype):
             target = np.array(first, copy=True)
             aclnn_py.run(variant, target, *ops[1:], *sample.attrs, **info.kwargs)
             assert_close(info, dtype, target, exp, f"{what} ({variant})")
+
+
+def check_foreach(info, dtype, sample, what):
+    """A tensor-list operator: its ref(*inputs, *initial outputs) gives the expected outputs (numpy in, numpy out)
+    in C order, an array or a list of arrays each; sample.attrs holds the initial contents of the outputs where
+    they matter (written in place, or their dtypes), else outputs start as zeros."""
+    expected = info.ref(*sample.operands, *sample.attrs)
+    outs = []
+    for k, exp in enumerate(expected):
+        init = sample.attrs[k] if k < len(sample.attrs) else None
+        if isinstance(exp, list):
+            outs.append([np.array(i, copy=True) if init is not None else np.zeros_like(e)
+                         for e, i in zip(exp, init if init is not None else exp)])
+        else:
+            outs.append(np.array(init, copy=True) if init is not None else np.zeros_like(exp))
+    aclnn_py.run(info.name, *sample.operands, out=outs[0] if len(outs) == 1 else tuple(outs), **info.kwargs)
+    for k, (got, exp) in enumerate(zip(outs, expected)):
+        pairs = zip(got, exp) if isinstance(exp, list) else [(got, exp)]
+        for i, (g, e) in enumerate(pairs):
+            assert_close(info, dtype, g, e, f"{what} output {k} entry {i}")
 
 
 def unsupported():
