@@ -48,7 +48,7 @@ class OpInfo:
     name: str                      # the main variant, e.g. "aclnnAdd"
     ref: Callable                  # torch oracle: ref(*operands, *attrs) on torch tensors / numbers
     dtypes: tuple                  # the operator's supported input dtypes (op_api list, Atlas A2/A3)
-    kind: str = "binary"           # unary | binary | ternary | custom
+    kind: str = "binary"           # unary | binary | ternary | custom | outputs (ref gives the outputs: test_opdb)
     attrs: tuple = ((),)           # attribute tuples (in C order) to try
     scalar: str | None = None      # the variant taking the last operand as an aclScalar
     inplace: str | None = None     # the in-place variant (first operand written)

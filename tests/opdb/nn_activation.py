@@ -4,6 +4,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from aclnn_py.dtypes import bfloat16
+
 from . import FLOATS, INTS, REALS, COMPLEX, OpInfo, Sample, random_array
 
 aten = torch.ops.aten
@@ -122,7 +124,8 @@ ENTRIES = [
     OpInfo("aclnnSwish", lambda x, b: x * torch.sigmoid(f32(b) * x), FLOATS, kind="unary", attrs=((1.0,), (1.5,))),
     OpInfo("aclnnFastGelu", lambda x: x * torch.sigmoid(1.702 * x), FLOATS, kind="unary"),
     OpInfo("aclnnLogSigmoid", F.logsigmoid, FLOATS, kind="unary", max_rank=None),
-    OpInfo("aclnnLogSigmoidForward", F.logsigmoid, FLOATS, kind="unary", max_rank=None, kwargs={"outputs": "out", "buffer": None}),
+    OpInfo("aclnnLogSigmoidForward", F.logsigmoid, FLOATS, kind="unary", max_rank=None,
+           kwargs={"outputs": "out", "buffer": None}),
     OpInfo("aclnnMish", F.mish, FLOATS, kind="unary", inplace="aclnnInplaceMish"),
     OpInfo("aclnnSoftplus", lambda x, b, t: F.softplus(x, f32(b), f32(t)), FLOATS, kind="unary",
            attrs=((1.0, 20.0), (2.0, 1.0)), domain=(-30.0, 30.0)),
@@ -162,4 +165,116 @@ ENTRIES = [
     OpInfo("aclnnGeluBackward", lambda g, x: gelu_grad(g, x, "tanh"), FLOATS),
     OpInfo("aclnnGeluBackwardV2", gelu_grad, FLOATS,
            attrs=(("none",), ("tanh",)), max_rank=None),
+]
+
+
+# ---- gated activations (split in halves along a dimension) and add-relu ---------------------------------------
+
+def gated_samples(with_grad):
+    def gen(dtype, rng):
+        out = []
+        for shape, dim in (((4, 6), -1), ((2, 4, 6), 0), ((3, 8, 5), 1), ((2, 34000), 1), ((0, 4), 1)):
+            x = random_array(rng, shape, dtype, (-4, 4), (-8, 8))
+            if with_grad:
+                half = list(shape)
+                half[dim] //= 2
+                out.append(Sample((random_array(rng, tuple(half), dtype, (-4, 4), (-8, 8)), x), (dim,), f"{shape}"))
+            else:
+                out.append(Sample((x,), (dim,), f"{shape} dim {dim}"))
+        x = random_array(rng, (6, 4), dtype, (-4, 4), (-8, 8)).T  # non-contiguous
+        out.append(Sample((x,) if not with_grad else (random_array(rng, (2, 6), dtype, (-4, 4), (-8, 8)), x), (0,),
+                          "transposed"))
+        return out
+    return gen
+
+
+def swiglu(x, dim):
+    a, b = x.chunk(2, dim)
+    return F.silu(a) * b
+
+
+def swiglu_grad(g, x, dim):
+    x = x.detach().requires_grad_(True)
+    swiglu(x, dim).backward(g)
+    return x.grad
+
+
+def unary_no_scalar_samples(dtype, rng):
+    return [Sample((random_array(rng, s, dtype, (-4, 4), (-8, 8)),), name=f"{s}")
+            for s in ((2, 3), (0, 4), (5, 1, 7), (34000,))] + \
+        [Sample((random_array(rng, (5, 6), dtype, (-4, 4), (-8, 8)).T,), name="transposed")]
+
+
+def np16(a):
+    """numpy -> torch float32 for the oracle (16-bit widened), and the dtype name to round back to."""
+    name = "bfloat16" if a.dtype == np.dtype(bfloat16) else str(a.dtype)
+    t = torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(torch.bfloat16) if name == "bfloat16" \
+        else torch.from_numpy(np.ascontiguousarray(a))
+    return t.float(), name
+
+
+def back16(t, name):
+    t = t.to(getattr(torch, name)).contiguous()
+    return t.view(torch.int16).numpy().view(bfloat16) if name == "bfloat16" else t.numpy()
+
+
+def geglu_ref(x, dim, approximate, left=False):
+    t, name = np16(x)
+    a, b = t.chunk(2, dim)
+    act, other = (a, b) if left else (b, a)
+    ge = F.gelu(act, approximate="tanh" if approximate == 1 else "none")
+    return back16(ge * other, name), back16(ge, name)
+
+
+def geglu_grad_ref(g, x, gelu, dim, approximate, left=False):
+    gt, name = np16(g)
+    t, _ = np16(x)
+    t.requires_grad_(True)
+    a, b = t.chunk(2, dim)
+    act, other = (a, b) if left else (b, a)
+    (F.gelu(act, approximate="tanh" if approximate == 1 else "none") * other).backward(gt)
+    return (back16(t.grad, name),)
+
+
+def geglu_samples(v3, grad):
+    def gen(dtype, rng):
+        out = []
+        for shape, dim, approx, left in (((4, 6), -1, 1, False), ((2, 4, 6), 1, 0, True), ((3, 8), 1, 1, True),
+                                         ((2, 34000), 1, 0, False)):
+            if not v3 and left:
+                continue
+            x = random_array(rng, shape, dtype, (-4, 4), (-8, 8))
+            attrs = (dim, approx) + ((left,) if v3 else ())
+            if grad:
+                half = list(shape)
+                half[dim] //= 2
+                g = random_array(rng, tuple(half), dtype, (-4, 4), (-8, 8))
+                out.append(Sample((g, x, np.zeros(tuple(half), x.dtype)) + attrs, name=f"{shape}"))
+            else:
+                out.append(Sample((x,) + attrs, name=f"{shape}"))
+        return out
+    return gen
+
+
+def add_relu(a, b, alpha):
+    r = a + alpha * b
+    return r if r.dtype == torch.uint8 else torch.relu(r)
+
+
+def sq_relu(x):
+    return torch.relu(x) ** 2
+
+
+ENTRIES += [
+    OpInfo("aclnnAddRelu", add_relu,
+           FLOATS + ("int8", "int16", "int32", "int64", "uint8"), attrs=((1,), (2,)), inplace="aclnnInplaceAddRelu"),
+    OpInfo("aclnnSquaredRelu", sq_relu, FLOATS, kind="custom", samples=unary_no_scalar_samples),
+    OpInfo("aclnnGlu", F.glu, FLOATS + ("float64",), kind="custom", samples=gated_samples(False)),
+    OpInfo("aclnnGluBackward", aten.glu_backward, FLOATS + ("float64",), kind="custom", samples=gated_samples(True)),
+    OpInfo("aclnnSwiGlu", swiglu, FLOATS, kind="custom", samples=gated_samples(False)),
+    OpInfo("aclnnSwiGluGrad", swiglu_grad, FLOATS, kind="custom", samples=gated_samples(True)),
+    OpInfo("aclnnGeGlu", geglu_ref, FLOATS, kind="outputs", samples=geglu_samples(False, False)),
+    OpInfo("aclnnGeGluV3", geglu_ref, FLOATS, kind="outputs", samples=geglu_samples(True, False)),
+    OpInfo("aclnnGeGluBackward", geglu_grad_ref, FLOATS, kind="outputs", samples=geglu_samples(False, True)),
+    OpInfo("aclnnGeGluV3Backward", geglu_grad_ref, FLOATS, kind="outputs", samples=geglu_samples(True, True)),
 ]

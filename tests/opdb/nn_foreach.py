@@ -163,7 +163,7 @@ def entry(name, fn, dtypes, nlists=1, scalar=None, sample_scalar=None, **kw):
     sample_kw = {k: kw.pop(k) for k in list(kw) if k in ("domain", "int_domain", "scalar_values", "int_scalars",
                                                            "scalar_domain")}
     ref = per_entry(fn, nlists, scalar)
-    return OpInfo(name, ref, dtypes, kind="foreach", samples=samples_of(nlists, sample_scalar, **sample_kw), **kw)
+    return OpInfo(name, ref, dtypes, kind="outputs", samples=samples_of(nlists, sample_scalar, **sample_kw), **kw)
 
 
 POS = {"domain": (0.1, 4.0)}
@@ -334,16 +334,16 @@ def zero(xs):
 COPY_DT = F3 + ("int32", "int8", "uint8", "int16", "int64", "float64", "bool")
 
 ENTRIES += [
-    OpInfo("aclnnForeachPowScalarAndTensor", pow_scalar_and_tensor, F3_I32, kind="foreach",
+    OpInfo("aclnnForeachPowScalarAndTensor", pow_scalar_and_tensor, F3_I32, kind="outputs",
            samples=pow_scalar_and_tensor_samples),
-    OpInfo("aclnnForeachRoundOffNumber", round_off, F3 + ("int16",), kind="foreach", samples=round_off_samples(False)),
-    OpInfo("aclnnForeachRoundOffNumberV2", round_off, F3 + ("int32", "int16"), kind="foreach",
+    OpInfo("aclnnForeachRoundOffNumber", round_off, F3 + ("int16",), kind="outputs", samples=round_off_samples(False)),
+    OpInfo("aclnnForeachRoundOffNumberV2", round_off, F3 + ("int32", "int16"), kind="outputs",
            samples=round_off_samples(True)),
-    OpInfo("aclnnForeachNorm", norm, F3, kind="foreach", samples=norm_samples,
+    OpInfo("aclnnForeachNorm", norm, F3, kind="outputs", samples=norm_samples,
            tol={"float32": (2e-6, 1e-5), "bfloat16": (8e-3, 8e-3), "float16": (1e-3, 1e-3)}),
-    OpInfo("aclnnForeachCopy", copy_ref, COPY_DT, kind="foreach", samples=copy_samples),
-    OpInfo("aclnnForeachZeroInplace", zero, F3 + ("int32", "int16"), kind="foreach", samples=zero_samples,
+    OpInfo("aclnnForeachCopy", copy_ref, COPY_DT, kind="outputs", samples=copy_samples),
+    OpInfo("aclnnForeachZeroInplace", zero, F3 + ("int32", "int16"), kind="outputs", samples=zero_samples,
            kwargs={"outputs": "x"}),
-    OpInfo("aclnnForeachNonFiniteCheckAndUnscale", non_finite, F3, kind="foreach", samples=non_finite_samples,
+    OpInfo("aclnnForeachNonFiniteCheckAndUnscale", non_finite, F3, kind="outputs", samples=non_finite_samples,
            kwargs={"outputs": ("scaledGrads", "foundInf")}),
 ]

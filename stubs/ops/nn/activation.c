@@ -6,6 +6,7 @@
  */
 #include "act_math.h"
 #include "aclstub/op_elementwise.h"
+#include "aclnnop/aclnn_add_relu.h"
 #include "aclnnop/aclnn_celu.h"
 #include "aclnnop/aclnn_elu.h"
 #include "aclnnop/aclnn_erfinv.h"
@@ -26,6 +27,7 @@
 #include "aclnnop/aclnn_silu.h"
 #include "aclnnop/aclnn_softplus.h"
 #include "aclnnop/aclnn_softshrink.h"
+#include "aclnnop/aclnn_squared_relu.h"
 #include "aclnnop/aclnn_swish.h"
 #include "aclnnop/aclnn_threshold.h"
 
@@ -60,6 +62,31 @@ ACLSTUB_EW_UNARY(relu_loops, ACLSTUB_EW_REAL, x > 0 ? x : (x != x ? x : 0))
 static const aclStubElementwise RELU = {1, RELU_DT, ACLSTUB_EW_OUT_SAME, &relu_loops, NULL, NULL};
 ACLSTUB_EW_OP(aclnnRelu, RELU, (const aclTensor *, self), (const aclTensor *, out))
 ACLSTUB_EW_INPLACE_OP(aclnnInplaceRelu, RELU, (aclTensor *, selfRef))
+
+/* add relu: relu(self + alpha other), floating inputs computed in float32 (an UINT8 sum is not clamped: it is
+ * never negative) */
+#define ADD_RELU_DT (F32_F16_BF16 | ACLSTUB_DT_INTS | DT(ACL_INT16))
+#define ACT_RELU(v) ((v) > 0 ? (v) : ((v) != (v) ? (v) : 0))
+ACLSTUB_EW_BINARY(add_relu_loops, ACLSTUB_EW_REAL, ACT_RELU((__typeof__(a))(a + s0 * b)))
+static const aclStubElementwise ADD_RELU = {2, ADD_RELU_DT, ACLSTUB_EW_ATTR0_CASTS, &add_relu_loops, NULL, NULL};
+ACLSTUB_EW_OP(aclnnAddRelu, ADD_RELU, (const aclTensor *, self), (const aclTensor *, other), (aclScalar *, alpha),
+              (aclTensor *, out))
+ACLSTUB_EW_INPLACE_OP(aclnnInplaceAddRelu, ADD_RELU, (aclTensor *, selfRef), (const aclTensor *, other),
+                      (aclScalar *, alpha))
+
+/* squared relu (a generated entry point): ranks 1 to 8 are the tiling's rule (561002) */
+ACLSTUB_EW_UNARY(squared_relu_loops, ACLSTUB_EW_FLOATS, x > 0 ? (double)x * x : (x != x ? (double)x : 0.0))
+static aclnnStatus squared_relu_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *x = call->v[0].tensor;
+    if (aclStubNumel(call->v[1].tensor) == 0) return aclStubOpNothingToDo(call);
+    ACLSTUB_RETURN_ERROR_IF(x->ndim < 1 || x->ndim > 8, call, ACLNN_ERR_INNER_TILING_ERROR,
+                            "input must have 1 to 8 dimensions, got %u", x->ndim);
+    return OK;
+}
+static const aclStubElementwise SQUARED_RELU = {1, F32_F16_BF16,
+                                                ACLSTUB_EW_OUT_SAME | ACLSTUB_EW_NO_PROMOTE | ACLSTUB_EW_ANY_RANK,
+                                                &squared_relu_loops, squared_relu_check, NULL};
+ACLSTUB_EW_OP(aclnnSquaredRelu, SQUARED_RELU, (const aclTensor *, input), (const aclTensor *, out))
 
 /* ---- elu, celu, selu ---------------------------------------------------------------------------------------- */
 
