@@ -26,7 +26,7 @@ from .loader import Backend
 __version__ = "0.1.0"
 
 _SUBMODULES = frozenset({"acl", "aclnn", "reference", "testing", "generic", "ops", "runtime", "dtypes", "errors",
-                         "loader", "memory"})
+                         "loader", "memory", "pyacl"})
 _RUNTIME = ("BoolArray", "Context", "Device", "DeviceBuffer", "Event", "FloatArray", "IntArray", "Scalar",
             "ScalarList", "Stream", "Tensor", "TensorList", "default_device")
 

@@ -44,10 +44,15 @@ _USED = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_v
 _ffi = None
 _ffi_lock = threading.Lock()
 
-# (DLDataTypeCode, bits) -> numpy dtype; codes: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool.
+# (DLDataTypeCode, bits) -> numpy dtype; codes: 0 int, 1 uint, 2 float, 4 bfloat, 5 complex, 6 bool, and
+# DLPack 1.1's 8-bit floats: 10 float8_e4m3fn, 12 float8_e5m2, 14 float8_e8m0fnu.
 _DTYPES = {(0, 8): np.int8, (0, 16): np.int16, (0, 32): np.int32, (0, 64): np.int64, (1, 8): np.uint8,
            (1, 16): np.uint16, (1, 32): np.uint32, (1, 64): np.uint64, (2, 16): np.float16, (2, 32): np.float32,
-           (2, 64): np.float64, (4, 16): dtypes.bfloat16, (6, 8): np.bool_}
+           (2, 64): np.float64, (4, 16): dtypes.bfloat16, (5, 64): np.complex64, (5, 128): np.complex128,
+           (6, 8): np.bool_, (10, 8): dtypes.float8_e4m3fn, (12, 8): dtypes.float8_e5m2,
+           (14, 8): dtypes.float8_e8m0fnu}
+# The dtypes numpy cannot export itself: exported as unsigned integers of their size, the code patched after.
+_PATCHED = {np.dtype(v): k for k, v in _DTYPES.items() if k[0] in (4, 10, 12, 14)}
 
 
 def _abi():
@@ -134,10 +139,14 @@ class DLView:
 
 
 class _Interface:
-    """A tensor's memory as numpy's array interface, keeping the tensor alive as the array's base."""
+    """A tensor's memory as numpy's array interface; the array's base. It holds a claim on the buffer's memory,
+    released when the last array (or DLPack consumer) over it goes, so closing the buffer meanwhile does not
+    free what they read."""
 
     def __init__(self, tensor, typestr: str):
-        self.tensor = tensor
+        memory = tensor.buffer._hold()
+        if memory is not None:
+            weakref.finalize(self, memory.release)
         item = tensor.dtype.itemsize
         address = int(_abi().cast("uintptr_t", tensor.buffer.ptr)) + tensor.offset * item
         self.__array_interface__ = {"data": (address, False), "shape": tensor.shape, "typestr": typestr,
@@ -158,19 +167,46 @@ def export(tensor, device: tuple[int, int], stream=None, max_version=None, dl_de
         raise BufferError("Tensor.__dlpack__: copy=True is not supported (export the memory itself)")
     if dl_device is not None and tuple(dl_device) != device:
         raise BufferError(f"Tensor.__dlpack__: the tensor is on DLPack device {device}, not {tuple(dl_device)}")
-    is_bf16 = tensor.dtype == dtypes.bfloat16
-    typestr = "<u2" if is_bf16 else tensor.dtype.str
+    patched = _PATCHED.get(tensor.dtype)
+    typestr = f"<u{tensor.dtype.itemsize}" if patched else tensor.dtype.str
     if min(tensor.shape, default=1) == 0:
         arr = np.empty(tensor.shape, typestr)
     else:
         arr = np.asarray(_Interface(tensor, typestr))
     kwargs = {} if max_version is None else {"max_version": tuple(max_version)}
     capsule = arr.__dlpack__(**kwargs)
-    if is_bf16 or device[0] != KDL_CPU:
+    if patched or device[0] != KDL_CPU:
         managed, _, _ = _managed(capsule)
         t = managed.dl_tensor
-        if is_bf16:
-            t.dtype.code, t.dtype.bits = 4, 16
+        if patched:
+            t.dtype.code, t.dtype.bits = patched
         if device[0] != KDL_CPU:
             t.device.device_type, t.device.device_id = device
     return capsule
+
+
+class _HostView:
+    """Keeps a producer's tensor alive under the numpy array that views it (the array's base)."""
+
+    def __init__(self, view: DLView, typestr: str):
+        self.view = view
+        item = view.dtype.itemsize
+        self.__array_interface__ = {"data": (view.address, view.readonly), "shape": view.shape, "typestr": typestr,
+                                    "strides": tuple(s * item for s in view.strides), "version": 3}
+
+
+def as_numpy(obj, where: str) -> np.ndarray:
+    """A numpy array over the host memory of anything with ``__dlpack__`` (a torch CPU tensor of any aclnn dtype,
+    bfloat16 and the 8-bit floats included), without a copy; the producer stays alive with the array."""
+    view = DLView(obj, where)
+    if view.device[0] != KDL_CPU:
+        view.close()
+        raise BufferError(f"{where}: the tensor is on DLPack device {view.device}, not in host memory (kDLCPU); "
+                          "move it to the CPU first")
+    patched = _PATCHED.get(view.dtype)
+    typestr = f"<u{view.dtype.itemsize}" if patched else view.dtype.str
+    if min(view.shape, default=1) == 0:
+        view.close()
+        return np.empty(view.shape, view.dtype)
+    arr = np.asarray(_HostView(view, typestr))
+    return arr.view(view.dtype) if patched else arr

@@ -60,6 +60,9 @@ def load_op_library(path) -> None:
     with _lock:
         if path not in _user_libs:
             _open(path, "load_op_library")
+    from . import aclnn
+
+    aclnn._forget_unbound()  # functions made while no library exported their symbol: looked up again
 
 
 def libraries() -> list[str]:
@@ -123,20 +126,39 @@ def _handle(function, pname, base, obj):
 def make_wrapper(name: str, header: str, decl: dict):
     """A function calling ``name`` with the mirror's rules: inputs in C order, out-parameters returned (one
     value or a tuple), a non-zero status raised through ``errors``, None for NULL handles."""
+    found = symbol(name)
+    return _unbound(name, header, decl) if found is None else _bound(name, header, decl, found)
+
+
+def _unbound(name: str, header: str, decl: dict):
+    """The function of a declared operator no opened library exports yet: each call looks the symbol up again
+    (a library opened since, by load_op_library, may export it) and raises SymbolNotFoundError saying how to
+    provide it while none does. Its ``library`` is None."""
+    bound = []
+
+    def unbound(*args, **kwargs):
+        if not bound:
+            found = symbol(name)
+            if found is None:
+                raise errors.SymbolNotFoundError(
+                    name, libraries(),
+                    f"it is declared in {header}: open the library that implements it with "
+                    f"aclnn_py.load_op_library(path) or ACLNN_PY_OP_LIBS (before the first call), and make sure "
+                    f"the header matches it (aclnn_py.add_include_dir or ACLNN_PY_INCLUDE_PATH choose which "
+                    f"headers are read)")
+            bound.append(_bound(name, header, decl, found))
+        return bound[0](*args, **kwargs)
+
+    unbound.__name__ = unbound.__qualname__ = name
+    unbound.library, unbound.also_in, unbound.header = None, [], header
+    return unbound
+
+
+def _bound(name: str, header: str, decl: dict, found: tuple[int, str, list[str]]):
     from ._mirror import _address
 
     abi = _abi_ffi()
     params = decl["params"]
-    found = symbol(name)
-    if found is None:
-        libs = libraries()
-
-        def missing(*args, **kwargs):
-            raise errors.SymbolNotFoundError(name, libs)
-
-        missing.__name__ = missing.__qualname__ = name
-        missing.library, missing.also_in, missing.header = None, [], header
-        return missing
     address, library, also_in = found
     fntype = abi.typeof(f"{decl['result_abi']} (*)({', '.join(p[2] for p in params) or 'void'})")
     cfn = abi.cast(fntype, address)

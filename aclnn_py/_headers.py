@@ -13,8 +13,10 @@ of its names is used, alone (so duplicate declarations in another header never m
 command as the build's (``cc -E``, our include directory first). C++-only standard includes resolve to empty
 files of a shim directory, internal includes that are not installed to empty files made on demand. The
 result (every ``aclnn*`` function: result and parameters with C type, cffi ABI type and role) is cached as
-JSON under ``ACLNN_PY_CACHE_DIR`` (default ``~/.cache/aclnn_py``), keyed by the sha256 of the header, so a
-later process runs no preprocessor.
+JSON under ``ACLNN_PY_CACHE_DIR`` (default ``~/.cache/aclnn_py``), keyed by the sha256 of the preprocessed
+text the parser reads (so a change in any header it includes is seen): a later process runs the preprocessor
+but not the parser. A cache that cannot be written is skipped, an entry that is not a parse result is parsed
+again and rewritten.
 """
 
 from __future__ import annotations
@@ -124,33 +126,27 @@ def index() -> dict[str, list[Path]]:
         return _index["names"]
 
 
-def _shim_dir() -> Path:
-    d = cache_dir() / f"cxx-shim-{PARSER_VERSION}"
-    if not (d / CXX_HEADERS[-1]).exists():
-        d.mkdir(parents=True, exist_ok=True)
-        for name in CXX_HEADERS:
-            (d / name).touch()
-    return d
-
-
 def preprocess(header: Path, cc: str | None = None) -> str:
     """The lines the header alone contributes, preprocessed like the build does (missing includes become
     empty files)."""
     cc = cc or os.environ.get("CC") or "cc"
     include = Path(_native.INCLUDE_DIR)
     with tempfile.TemporaryDirectory(prefix="aclnn_py-") as tmp:
-        missing = Path(tmp) / "missing"
+        missing, shim = Path(tmp) / "missing", Path(tmp) / "cxx"
         missing.mkdir()
+        shim.mkdir()
+        for name in CXX_HEADERS:  # made per call: nothing here depends on a writable cache
+            (shim / name).touch()
         src = Path(tmp) / "header.c"
         src.write_text(f'#include "{header.resolve()}"\n')
         cmd = shlex.split(cc) + [
             "-E", "-std=gnu11", "-x", "c", "-D__attribute__(x)=", "-DACL_DEPRECATED_MESSAGE(x)=",
             "-I", str(include), "-I", str(header.parent), "-I", str(header.parent.parent),
-            "-idirafter", str(include / "aclnnop"), "-idirafter", str(_shim_dir()), "-idirafter", str(missing), str(src)]
+            "-idirafter", str(include / "aclnnop"), "-idirafter", str(shim), "-idirafter", str(missing), str(src)]
         for _ in range(32):
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode == 0:
-                return _own_lines(proc.stdout, str(header.resolve()), (str(include.resolve()), tmp, str(_shim_dir())))
+                return _own_lines(proc.stdout, str(header.resolve()), (str(include.resolve()), tmp))
             m = _MISSING_INCLUDE.search(proc.stderr)
             if not m or (missing / m.group(1)).exists():
                 raise HeaderError(f"{header}: preprocessing failed: {proc.stderr.strip()[-400:]}")
@@ -258,13 +254,15 @@ def classify(pname: str, ctype: str, local_enums=(), workspace_phase=False) -> t
     raise HeaderError(f"parameter {pname!r}: type {ctype!r} is not passable")
 
 
-def parse(header: Path, cc: str | None = None) -> dict:
+def parse(header: Path, cc: str | None = None, own: str | None = None) -> dict:
     """{name: {"result", "params": [[name, C type, ABI type, role], ...]}} of the header's aclnn functions;
-    functions whose parameters cannot be passed are listed under "unsupported" with the reason."""
+    functions whose parameters cannot be passed are listed under "unsupported" with the reason. ``own``: the
+    header's preprocessed text when already at hand."""
     import pycparser
     from pycparser import c_ast, c_generator
 
-    own = preprocess(header, cc)
+    if own is None:
+        own = preprocess(header, cc)
     typedefs = sorted(set(_native.ffi.list_types()[0]) | {"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
                       "uint16_t", "uint32_t", "uint64_t", "size_t", "bool", "intptr_t", "uintptr_t"})
     prelude = "".join(f"typedef int {n};\n" for n in typedefs)
@@ -326,16 +324,49 @@ def _strip_name(t):
     return t
 
 
-# Parsed headers of this process, by content hash.
+# Parsed headers of this process, by the hash of their preprocessed text.
 _parsed: dict[str, dict] = {}
 
 
+def _is_parse_result(result) -> bool:
+    """True for what ``parse`` returns (a cache entry of another shape is ignored and rewritten)."""
+    if not isinstance(result, dict) or not isinstance(result.get("functions"), dict):
+        return False
+    if not isinstance(result.get("unsupported"), dict) or not isinstance(result.get("error", ""), str):
+        return False
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in result["unsupported"].items()):
+        return False
+    for decl in result["functions"].values():
+        if not (isinstance(decl, dict) and isinstance(decl.get("result"), str)
+                and isinstance(decl.get("result_abi"), str) and isinstance(decl.get("params"), list)):
+            return False
+        if not all(isinstance(p, list) and len(p) == 4 and all(isinstance(f, str) for f in p) for p in decl["params"]):
+            return False
+    return True
+
+
+def _write_cache(path: Path, result: dict) -> None:
+    """Store a parse result; a cache directory that cannot be written (read-only, a file in the way) is
+    skipped: the next process parses again."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps(result))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 def declarations(header: Path) -> dict:
-    """The parsed header, from this process, the on-disk cache, or the preprocessor (then cached)."""
-    data = header.read_bytes()
+    """The parsed header: preprocessed (every process), then parsed, or taken from this process or the on-disk
+    cache, both keyed by the preprocessed text."""
+    try:
+        own = preprocess(header)
+    except HeaderError as exc:
+        return {"error": str(exc), "functions": {}, "unsupported": {}}
     # The result also depends on the type names our headers declare (they are the parser's typedefs).
     salt = f"\0aclnn_py parser {PARSER_VERSION}\0" + ",".join(sorted(_native.ffi.list_types()[0]))
-    key = hashlib.sha256(data + salt.encode()).hexdigest()
+    key = hashlib.sha256((own + salt).encode()).hexdigest()
     with _lock:
         if key in _parsed:
             return _parsed[key]
@@ -343,16 +374,12 @@ def declarations(header: Path) -> dict:
         try:
             result = json.loads(path.read_text())
         except (OSError, ValueError):
+            result = None
+        if not _is_parse_result(result):
             try:
-                result = parse(header)
+                result = parse(header, own=own)
             except HeaderError as exc:
                 result = {"error": str(exc), "functions": {}, "unsupported": {}}
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text(json.dumps(result))
-                os.replace(tmp, path)
-            except OSError:  # a read-only cache: parse again next time
-                pass
+            _write_cache(path, result)
         _parsed[key] = result
         return result

@@ -289,16 +289,17 @@ def _scalar_bytes(function: str, pname: str, value, data_type):
                         "pass the value as a cffi pointer") from None
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
-    if not isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+    if not isinstance(value, (bool, int, float, complex, np.number, np.bool_)) and not (
+            isinstance(value, np.generic) and value.dtype in dtypes.ML_DTYPES):  # bfloat16, the 8-bit floats
         raise errors.type_error(function, pname, value, "a number, a cffi pointer, an acl.host_ptr(...) or None")
+    if isinstance(value, (complex, np.complexfloating)) and dt.kind != "c":
+        raise TypeError(f"{function}: argument {pname!r}: a complex value ({value!r}) for the real type {dt}")
     if dt.kind in "iu" and not isinstance(value, (bool, np.bool_)):
         if isinstance(value, (float, np.floating)):
             raise TypeError(f"{function}: argument {pname!r}: a float ({value!r}) for the integer type {dt}")
         info = np.iinfo(dt)
         if not info.min <= int(value) <= info.max:
             raise ValueError(f"{function}: argument {pname!r} = {value} is outside the range of {dt}")
-    if dt.kind != "c" and isinstance(value, (complex, np.complexfloating)):
-        raise TypeError(f"{function}: argument {pname!r}: a complex number ({value!r}) for the real type {dt}")
     data = np.asarray(value).astype(dt).tobytes()
     buf = ffi.new("char[]", len(data))  # exactly one element (a bytes initializer would add a NUL)
     ffi.memmove(buf, data, len(data))

@@ -14,12 +14,43 @@ Enum values and status codes keep their C names (``ACL_BF16``, ``ACL_FORMAT_ND``
 Functions with the ``aclStub`` prefix exist only in the stub (introspection).
 """
 
-from ._mirror import HostSpan, MirrorModule, constants
+from ._mirror import HostSpan, MirrorModule, constants, make_wrapper
 
 _mirror = MirrorModule(globals(), "acl")
 globals().update(constants(_mirror.constant_prefixes))
 __getattr__ = _mirror.getattr
 __dir__ = _mirror.dir
+_c_functions: dict = {}
+
+
+def _c(name: str):
+    """The plain mirror wrapper of C function ``name`` (the functions below add the layers' sharing to it)."""
+    fn = _c_functions.get(name)
+    if fn is None:
+        fn = _c_functions[name] = make_wrapper(name, __name__)
+    return fn
+
+
+def aclInit(configPath):
+    from .runtime import mirror_init
+
+    mirror_init(_c("aclInit"), configPath)
+
+
+def aclFinalize():
+    from .runtime import mirror_finalize
+
+    mirror_finalize(_c("aclFinalize"))
+
+
+# The mirror's documentation, then how the runtime is shared with aclnn_py's objects (docs/guide/layers.md).
+aclInit.__doc__ = _c("aclInit").__doc__ + (
+    "\n\nThe runtime is shared with aclnn_py's objects: on a runtime they started, this succeeds and the mirror layer "
+    "holds it too (docs/guide/layers.md, \"How the layers mix\"); a second aclInit of the mirror's raises 100002 "
+    "as in C.")
+aclFinalize.__doc__ = _c("aclFinalize").__doc__ + (
+    "\n\nWhile aclnn_py's objects still use the runtime, the mirror layer only lets go of it (they finalise it when "
+    "done); otherwise it ends the runtime, as in C.")
 
 
 def host_ptr(obj) -> HostSpan:

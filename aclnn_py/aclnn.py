@@ -21,20 +21,34 @@ globals().update(constants(_mirror.constant_prefixes))
 
 
 def __getattr__(attr: str):
-    if attr in _mirror.names or attr.startswith("__"):
+    from . import loader
+
+    if attr.startswith("__") or attr in _mirror.names and attr not in loader.load().missing_symbols:
         return _mirror.getattr(attr)
     from . import _dynamic, _headers
 
+    # Also a compiled function the backend lacks: looked up by name, so a library opened later can provide it.
     found = _dynamic.find(attr) if attr.startswith("aclnn") else None
     if found is None:
+        if attr in _mirror.names:
+            return _mirror.getattr(attr)
         dirs = [f"{d} ({origin})" for origin, d in _headers.search_dirs()]
         places = "; ".join(dirs if len(dirs) <= 12 else dirs[:10] + [f"... {len(dirs) - 11} more", dirs[-1]])
         raise AttributeError(f"module {__name__!r} has no attribute {attr!r}: no compiled function and no "
-                             f"header declaring it in {places}")
+                             f"header declaring it in {places} (aclnn_py.add_include_dir or ACLNN_PY_INCLUDE_PATH "
+                             f"add directories)")
     fn = _dynamic.make_wrapper(attr, *found)
     fn.__module__ = __name__
     globals()[attr] = fn
     return fn
+
+
+def _forget_unbound() -> None:
+    """Drop the functions made for symbols no library exported (after a library is opened, the next access
+    looks them up again)."""
+    for name, value in list(globals().items()):
+        if name.startswith("aclnn") and callable(value) and getattr(value, "library", "") is None:
+            del globals()[name]
 
 
 def __dir__():

@@ -309,7 +309,7 @@ def _ascendcl():
     backend = loader.load()
     if not backend.is_stub:
         raise CheckError("check mode needs the stub backend (ACLNN_PY_BACKEND=stub)")
-    path = next((p for p in backend.libraries if Path(p).name.startswith("libascendcl")), None)
+    path = next((p for p in backend.libraries if Path(p).name.startswith(("libascendcl", "libacl_rt"))), None)
     if path is None:
         raise CheckError("check mode: the stub's libascendcl.so is not among the loaded libraries")
     lib = ctypes.CDLL(str(path))

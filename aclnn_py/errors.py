@@ -56,14 +56,15 @@ class AclnnError(AclStatusError):
 class SymbolNotFoundError(AclBaseError):
     """The loaded libraries do not export a function the caller asked for."""
 
-    def __init__(self, function: str, libraries=()):
+    def __init__(self, function: str, libraries=(), hint: str = ""):
         self.function = function
         self.libraries = tuple(str(p) for p in libraries)
+        self.hint = hint
         libs = ", ".join(self.libraries) or "no libraries"
-        super().__init__(f"{function} is not exported by the loaded libraries ({libs})")
+        super().__init__(f"{function} is not exported by the loaded libraries ({libs})" + (f"; {hint}" if hint else ""))
 
     def __reduce__(self):
-        return (type(self), (self.function, self.libraries))
+        return (type(self), (self.function, self.libraries, self.hint))
 
 
 class BackendNotFoundError(AclBaseError):

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -143,43 +144,57 @@ _MISSING = object()
 class _Upload:
     """A host view uploaded for one call (the bytes it spans, strides kept) and the aclTensor describing it:
     plain handles released by the call, cheaper than a Tensor object (the call owns them for its duration).
-    On the stub the host bytes are lent to the device for the call (nothing is copied, and an output is
-    written in place); otherwise, and where lending is refused (the bytes overlap another argument's), the
-    device memory comes from the client's pool (aclnn_py.memory), kept for the call's stream."""
+    Described first (``describe``), placed once every tensor of the call is known (``place``): on the stub the
+    host bytes are lent to the device for the call (nothing is copied, and an output is written in place)
+    where that is safe, otherwise (and off the stub) the device memory comes from the client's pool
+    (aclnn_py.memory), kept for the call's stream, with the bytes copied in and an output copied back."""
 
-    __slots__ = ("handle", "ptr", "lo", "nbytes", "stream", "lent", "lend")
+    __slots__ = ("handle", "ptr", "address", "shape", "strides", "dtype", "lo", "nbytes", "stream", "is_output",
+                 "lend", "stub", "lent")
 
     def __init__(self, stream):
         self.handle = self.ptr = ffi.NULL
         self.lo = self.nbytes = 0
         self.stream = stream
-        self.lent = self.lend = False
+        self.lent = self.lend = self.stub = False
 
-    def upload(self, address: int, shape, strides, dtype: np.dtype, lend: bool):
-        item = dtype.itemsize
-        self.lo, hi = _span(shape, strides, item)
+    def describe(self, address: int, shape, strides, dtype: np.dtype, is_output: bool, lend: bool, stub: bool):
+        """``lend``: lending is wanted (the operator may write the bytes only where they are an output);
+        ``stub``: the backend lends host memory (its copies then infer their kind: the host bytes may be device
+        memory, an array over a Tensor's buffer, say)."""
+        self.address, self.shape, self.strides, self.dtype = address, tuple(shape), tuple(strides), dtype
+        self.lo, hi = _span(shape, strides, dtype.itemsize)
         self.nbytes = hi - self.lo
-        self.lend = lend
+        self.is_output, self.lend, self.stub = is_output, lend, stub
+
+    def span(self) -> tuple[int, int]:
+        start = self.address + self.lo
+        return start, start + self.nbytes
+
+    def place(self, lend: bool):
+        """Lend the bytes (when ``lend`` and the stub accepts) or copy them into a pool block, then make the
+        aclTensor. A span the stub refuses to lend is copied: lending never makes a call fail."""
+        item = self.dtype.itemsize
         if self.nbytes:
             cell = ffi.new("void **")
-            host = ffi.cast("char *", address + self.lo)
+            host = ffi.cast("char *", self.address + self.lo)
             self.lent = lend and lib.aclStubLendHostMemory(host, self.nbytes, cell) == 0
             if not self.lent:
                 errors.check(lib.aclnnpy_pool_malloc(self.stream, self.nbytes, cell, ffi.new("int *")),
                              "aclrtMalloc")
             self.ptr = cell[0]
-            if not self.lent:  # the bytes may be lent already (the same array twice): then it is device memory
-                errors.check(lib.aclrtMemcpy(self.ptr, self.nbytes, host, self.nbytes, lib.ACL_MEMCPY_DEFAULT if lend
-                                             else lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
-        dims, steps = ffi.new("int64_t[]", list(shape) or [0]), ffi.new("int64_t[]", list(strides) or [0])
+            if not self.lent:
+                errors.check(lib.aclrtMemcpy(self.ptr, self.nbytes, host, self.nbytes, lib.ACL_MEMCPY_DEFAULT
+                                             if self.stub else lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
+        dims, steps = ffi.new("int64_t[]", list(self.shape) or [0]), ffi.new("int64_t[]", list(self.strides) or [0])
         self.handle = errors.check_handle(lib.aclCreateTensor(
-            dims, len(shape), dtypes.to_acl(dtype), steps, -self.lo // item, lib.ACL_FORMAT_ND, dims, len(shape),
-            self.ptr), "aclCreateTensor")
+            dims, len(self.shape), dtypes.to_acl(self.dtype), steps, -self.lo // item, lib.ACL_FORMAT_ND, dims,
+            len(self.shape), self.ptr), "aclCreateTensor")
 
     def write_back(self, address: int):
         if self.nbytes and not self.lent:
             errors.check(lib.aclrtMemcpy(ffi.cast("char *", address + self.lo), self.nbytes, self.ptr, self.nbytes,
-                                         lib.ACL_MEMCPY_DEFAULT if self.lend else lib.ACL_MEMCPY_DEVICE_TO_HOST),
+                                         lib.ACL_MEMCPY_DEFAULT if self.stub else lib.ACL_MEMCPY_DEVICE_TO_HOST),
                          "aclrtMemcpy")
 
     def close(self):
@@ -194,6 +209,24 @@ class _Upload:
             self.ptr = ffi.NULL
 
 
+def _lendable(uploads: list, copied: list) -> list[bool]:
+    """Which uploads of one call may be lent: those that want it, whose first byte is aligned to their elements
+    (a device tensor's data is), and that share no byte with an output of the call (or, for an output, with any
+    other tensor of it, the ``copied`` ones of tensor lists included). Lent and copied tensors then never alias,
+    so the results and the order of the write-backs are the copying path's."""
+    every = uploads + copied
+    spans = [u.span() for u in every]
+    ok = []
+    for i, u in enumerate(uploads):
+        lo, hi = spans[i]
+        fine = u.lend and u.nbytes > 0 and lo % u.dtype.itemsize == 0
+        for j, v in enumerate(every):
+            if fine and j != i and (u.is_output or v.is_output) and spans[j][0] < hi and lo < spans[j][1]:
+                fine = False
+        ok.append(fine)
+    return ok
+
+
 class _Call:
     """The temporaries of one call: what to release, and the host outputs to write back."""
 
@@ -202,12 +235,19 @@ class _Call:
         self.stream = stream  # the C handle the call's device memory is pooled for
         self.lend = loader.load().lends_host_memory
         self.temps = []
+        self.uploads = []  # described, placed by place()
+        self.copied = []  # the host spans of tensor-list elements (copied at once), described for place()
         self.writebacks = []  # (uploaded tensor, host address, array to assign from the host copy or None)
         self.keep = []  # host arrays the call's tensors use
 
     def close(self):
         for t in reversed(self.temps):
             t.close()
+
+    def place(self):
+        """Lend or copy every described upload, now that all the call's tensors are known."""
+        for u, lend in zip(self.uploads, _lendable(self.uploads, self.copied)):
+            u.place(lend)
 
     def tensor(self, pname: str, value, is_output: bool, as_object: bool = False, writable: bool = True):
         """The device tensor for a tensor argument: a Tensor as given (None stays None), or the caller's host
@@ -265,11 +305,16 @@ class _Call:
         if as_object:
             t = Tensor._from_host(address, shape, strides, dtype)
             self.temps.append(t)
+            span = _Upload(self.stream)
+            span.describe(address, shape, strides, np.dtype(dtype), is_output, False, self.lend)
+            self.copied.append(span)
         else:
             t = _Upload(self.stream)
             self.temps.append(t)  # released by the call even when the upload fails half-way
             # lent only where the operator's writes are wanted: outputs, and inputs it cannot write (const)
-            t.upload(address, shape, strides, np.dtype(dtype), self.lend and (is_output or not writable))
+            t.describe(address, shape, strides, np.dtype(dtype), is_output, self.lend and (is_output or not writable),
+                       self.lend)
+            self.uploads.append(t)
         if is_output:
             self.writebacks.append((t, address, None))
         return t
@@ -279,7 +324,7 @@ class _Call:
         where = f"run({self.name!r})"
         if role in ("input tensor", "output tensor"):
             t = self.tensor(pname, value, is_output, writable=not ctype.startswith("const"))
-            return None if t is None else t.handle
+            return t if isinstance(t, _Upload) else None if t is None else t.handle  # an upload's after place()
         if role in ("tensor list", "output tensor list"):
             if value is None or isinstance(value, TensorList):
                 return value if value is None else value.handle
@@ -337,7 +382,8 @@ def _made(call: _Call, cls, value):
     return obj
 
 
-def run(name: str, *args, out=None, outputs=None, stream=None, **kwargs):
+def run(name: str, *args: Any, out: Any = None, outputs: Sequence[str] | None = None, stream: Stream | None = None,
+        **kwargs: Any) -> Any:
     """Run operator ``name`` (e.g. ``"aclnnAdd"``); see the module documentation for the arguments."""
     sig = signature(name, outputs)
     values = _bind(sig, args, out, kwargs)
@@ -351,7 +397,8 @@ def run(name: str, *args, out=None, outputs=None, stream=None, **kwargs):
             outs = set(sig.outputs)
             cargs = [call.convert(pname, ctype, role, values[i], i in outs)
                      for i, (pname, ctype, role) in enumerate(sig.params)]
-            ws_size, executor = phase1(*cargs)
+            call.place()
+            ws_size, executor = phase1(*[a.handle if isinstance(a, _Upload) else a for a in cargs])
             try:
                 workspace = st.workspace(ws_size) if ws_size else ffi.NULL
             except BaseException:

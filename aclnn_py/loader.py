@@ -7,6 +7,11 @@ Order (first match wins):
    ``/usr/local/Ascend/ascend-toolkit/latest`` (libraries in its ``lib64`` and ``opp/lib64``);
 4. the bundled stub (``ACLNN_PY_BACKEND=cann`` turns this fallback into an error).
 Loading happens once per process, on the first call that needs the libraries.
+
+What is loaded: the runtime (``libascendcl.so``, else ``libacl_rt.so``, its newer name), ``libnnopbase.so`` and
+the operator libraries, so that every operator is reachable: from the bundled stub ``libopapi.so`` alone (it
+holds every operator); elsewhere every one of ``libopapi.so`` and ``libopapi_{math,nn,cv,transformer}.so``
+present (at least one).
 """
 
 from __future__ import annotations
@@ -20,9 +25,11 @@ from . import _native
 from .errors import BackendNotFoundError
 
 # Loaded in this order, globally, so each resolves its dependencies on the previous ones.
-LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so")
-# The other operator libraries, opened after them from the same directory when they are there.
-OPERATOR_LIBRARIES = ("libopapi_math.so", "libopapi_nn.so")
+RUNTIME_LIBRARIES = ("libascendcl.so", "libacl_rt.so")  # the first found; the stub's libacl_rt is a filter of it
+BASE_LIBRARY = "libnnopbase.so"
+OPERATOR_LIBRARIES = ("libopapi.so", "libopapi_math.so", "libopapi_nn.so", "libopapi_cv.so", "libopapi_transformer.so")
+# The bundled stub's set: its libopapi.so holds every operator of the four repository libraries.
+STUB_LIBRARIES = ("libascendcl.so", BASE_LIBRARY, "libopapi.so")
 # Called directly by the object layer and the one-call fast path; a library set without them is refused
 # at load time rather than failing on a NULL function pointer later.
 REQUIRED_SYMBOLS = frozenset({
@@ -84,16 +91,34 @@ def _toolkit_dirs(root: Path) -> list[Path]:
     return dirs
 
 
-def _resolve(dirs, what: str) -> tuple[Path, ...]:
+def _resolve(dirs, what: str, stub: bool = False) -> tuple[Path, ...]:
+    """The library set in dirs: the runtime, libnnopbase, the operator libraries (see the module docstring)."""
+    if stub:
+        groups = [(name,) for name in STUB_LIBRARIES]
+    else:
+        groups = [RUNTIME_LIBRARIES, (BASE_LIBRARY,)]
     paths, missing = [], []
-    for name in LIBRARIES:
-        p = _find(name, dirs)
-        (paths if p else missing).append(p or name)
+    for names in groups:
+        p = next(filter(None, (_find(name, dirs) for name in names)), None)
+        (paths if p else missing).append(p or " or ".join(names))
+    if not stub:
+        ops = [p for p in (_find(name, dirs) for name in OPERATOR_LIBRARIES) if p]
+        paths += ops
+        if not ops:
+            missing.append("an operator library (" + ", ".join(OPERATOR_LIBRARIES) + ")")
     if missing:
         raise BackendNotFoundError(
             f"{what}: {', '.join(map(str, missing))} not found in {', '.join(str(d) for d in dirs)}"
         )
     return tuple(paths)
+
+
+def _complete(dirs) -> bool:
+    try:
+        _resolve(dirs, "")
+    except BackendNotFoundError:
+        return False
+    return True
 
 
 def choose() -> tuple[str, str, tuple[Path, ...], Path | None]:
@@ -104,7 +129,7 @@ def choose() -> tuple[str, str, tuple[Path, ...], Path | None]:
         raise BackendNotFoundError(f"ACLNN_PY_BACKEND={backend!r}: expected 'stub', 'cann' or 'auto'")
     if lib_dir:
         return "custom", "ACLNN_PY_LIB_DIR", _resolve([Path(lib_dir)], f"ACLNN_PY_LIB_DIR={lib_dir}"), Path(lib_dir)
-    stub = _resolve([_native.STUB_LIB_DIR], "bundled stub")
+    stub = _resolve([_native.STUB_LIB_DIR], "bundled stub", stub=True)
     if backend == "stub":
         return "stub", "ACLNN_PY_BACKEND=stub", stub, None
     # Every toolkit variable is listed, set or not, so the message says where a toolkit was expected.
@@ -112,11 +137,12 @@ def choose() -> tuple[str, str, tuple[Path, ...], Path | None]:
     for source, root in _toolkit_candidates():
         dirs = _toolkit_dirs(root)
         looked.extend(f"{d} ({source})" for d in dirs)
-        if all(_find(name, dirs) for name in LIBRARIES):
+        if _complete(dirs):
             return "cann", f"toolkit from {source}", _resolve(dirs, source), root
     if backend == "cann":
         raise BackendNotFoundError(
-            "ACLNN_PY_BACKEND=cann but no CANN toolkit with " + ", ".join(LIBRARIES) + " was found; looked in: "
+            "ACLNN_PY_BACKEND=cann but no CANN toolkit with " + " or ".join(RUNTIME_LIBRARIES) + ", "
+            + BASE_LIBRARY + " and an operator library (" + ", ".join(OPERATOR_LIBRARIES) + ") was found; looked in: "
             + "; ".join(looked)
         )
     return "stub", "no CANN toolkit found", stub, None
@@ -134,7 +160,6 @@ def load() -> Backend:
     with _lock:
         if _backend is None:
             kind, reason, paths, root = choose()
-            paths += tuple(p for name in OPERATOR_LIBRARIES if (p := paths[-1].parent / name).exists())
             lib, ffi = _native.lib, _native.ffi
             for p in paths:
                 err = lib.aclnnpy_open(str(p).encode())

@@ -1,4 +1,9 @@
-"""High-level operator functions: numpy arrays in, numpy arrays out, one per row of the operator table.
+"""High-level operator functions: one per row of the operator table, arrays or tensors in, the same kind out.
+
+Tensor arguments are numpy arrays, torch CPU tensors (float32, float16, bfloat16 and every other aclnn dtype:
+read in place through DLPack, no copy), other DLPack producers in host memory, or device ``aclnn_py.Tensor``s
+(copied to the host for the call). Results are of the first tensor argument's kind: torch tensors (sharing the
+result arrays' memory) for torch, Tensors on the same device for a Tensor, numpy arrays otherwise.
 
     grad_x = aclnn_py.moe_token_permute_grad(grad, sorted_indices, num_topk=2)
 
@@ -34,7 +39,7 @@ import numpy as np
 from . import dtypes, errors, loader, memory
 from ._native import FASTPATH_OPS, SIGNATURES, ffi, lib
 from ._optable import OPS, REQUIRED, Op, Param
-from .runtime import contiguous_strides, default_device, stream_handle, view_layout
+from .runtime import Tensor, contiguous_strides, default_device, stream_handle, view_layout
 
 _FIXED_DTYPES = ("int32", "int64", "float32", "float16", "bfloat16", "bool", "int8")
 _PLAN_CACHE_LIMIT = 4096
@@ -206,13 +211,45 @@ def _dtype_hints(op: Op, values, converted) -> str | None:
     return "; ".join(hints) or None
 
 
+def _from_caller(op: Op, p: Param, v):
+    """A tensor argument that is not a numpy array, as one, and the kind of results the caller gets back: a
+    device Tensor is copied to the host ("tensor"); anything else with ``__dlpack__`` (torch CPU tensors of every
+    aclnn dtype) is viewed in place ("torch" for torch, else "numpy"); anything else goes through np.asarray."""
+    if isinstance(v, Tensor):
+        return v.to_numpy(), ("tensor", v.buffer.device)
+    if hasattr(v, "__dlpack__"):
+        from ._dlpack import as_numpy
+
+        kind = "torch" if type(v).__module__.split(".")[0] == "torch" else "numpy"
+        return as_numpy(v, f"{op.py_name}: argument {p.py_name!r}"), (kind, None)
+    return np.asarray(v), None
+
+
+def _to_caller(result, kind):
+    """A numpy result in the caller's kind (see ``_from_caller``)."""
+    if result is None or kind is None or kind[0] == "numpy":
+        return result
+    if kind[0] == "tensor":
+        return Tensor.from_numpy(result, kind[1])
+    import torch
+
+    if result.dtype in dtypes.ML_DTYPES:  # bfloat16, the 8-bit floats: torch reads their bytes
+        return torch.from_numpy(result.view(f"u{result.itemsize}")).view(getattr(torch, result.dtype.name))
+    return torch.from_numpy(result)
+
+
 def call(op: Op, values: tuple, stream=None):
-    """Run ``op`` on ``values`` (one per non-output parameter, in C order) and return its outputs."""
-    handle = _NULL if stream is None else stream_handle(op.py_name, stream)
-    default_device()
+    """Run ``op`` on ``values`` (one per non-output parameter, in C order) and return its outputs, in the kind of
+    the first tensor argument: numpy arrays, torch tensors or device Tensors."""
+    if stream is None:
+        handle, on = _NULL, None
+        default_device()
+    else:  # the stream's context is made current for the call: its device's memory, whichever thread calls
+        handle, on = stream_handle(op.py_name, stream), stream._owner._on()
     inputs = _ARGS[op.c_name]
     values = list(values)
     converted = {}
+    kind = None
     for i, p in inputs:
         v = values[i]
         if p.role == "in":
@@ -220,7 +257,8 @@ def call(op: Op, values: tuple, stream=None):
                 continue
             if type(v) is not np.ndarray:
                 converted[i] = type(v).__name__
-                v = np.asarray(v)
+                v, k = _from_caller(op, p, v)
+                kind = kind or k
             if not v.dtype.isnative:
                 v = v.astype(v.dtype.newbyteorder("="))
             if v.ndim and any(s % v.itemsize for s in v.strides):
@@ -264,11 +302,17 @@ def call(op: Op, values: tuple, stream=None):
         raise NotImplementedError(f"{op.py_name}: {op.c_name} is not compiled into the one-call path (no header "
                                   "in native/include/aclnnop declares it with tensor, int array and value parameters)")
     flags = (0 if backend.malloc_zero_fills else lib.ACLNNPY_ZERO_OUTPUTS) | (lib.ACLNNPY_LEND if lend else 0)
-    status = lib.aclnnpy_run(index, host, plan.meta, handle, flags, failed)
+    if on is None:
+        status = lib.aclnnpy_run(index, host, plan.meta, handle, flags, failed)
+    else:
+        with on:
+            status = lib.aclnnpy_run(index, host, plan.meta, handle, flags, failed)
     if status:
         function = ffi.string(failed[0]).decode() if failed[0] != ffi.NULL else op.c_name
         hint = _dtype_hints(op, values, converted) if status == lib.ACLNN_ERR_PARAM_INVALID else None
         errors.raise_status(status, function, hint=hint)
+    if kind is not None:
+        results = [_to_caller(r, kind) for r in results]
     return results[0] if len(results) == 1 else tuple(results)
 
 
@@ -296,14 +340,17 @@ def _docstring(op: Op) -> str:
     for p in op.params:
         if p.role == "in":
             opt = ", or None" if p.optional else ""
-            lines.append(f"  {p.py_name}: numpy array ({'/'.join(p.dtypes)}{opt}) -> C {p.name}")
+            lines.append(f"  {p.py_name}: array or tensor ({'/'.join(p.dtypes)}{opt}) -> C {p.name}")
         elif p.role == "attr":
             lines.append(f"  {p.py_name}: attribute -> C {p.name}")
         elif p.role == "intarray":
             lines.append(f"  {p.py_name}: sequence of ints, or None -> C {p.name} (aclIntArray)")
     lines.append("  stream: a Stream to run on (default: the default stream).")
     outs = [p for p in op.params if p.role == "out"]
-    lines += ["", "Returns: " + ", ".join(p.py_name + (" (or None)" if p.returned else "") for p in outs)]
+    lines += ["", "Returns: " + ", ".join(p.py_name + (" (or None)" if p.returned else "") for p in outs),
+              "", "Tensors are numpy arrays, torch CPU tensors (or anything with __dlpack__ in host memory) or device",
+              "aclnn_py.Tensors; the results are of the first tensor argument's kind: torch tensors for torch, Tensors",
+              "on its device for a Tensor (the call reads and writes through host memory), numpy arrays otherwise."]
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ type ``TypeError``. The libraries are loaded before any call into them.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import threading
@@ -20,17 +21,33 @@ from . import dtypes, errors, loader
 from ._mirror import HostSpan, _as_array, _scalar_bytes
 from ._native import ffi, lib
 
-_state_lock = threading.Lock()
+_state_lock = threading.RLock()
+# How the layers share the one runtime of the process (README, "How the layers mix"): the objects hold it
+# while any Device is open (_runtime_users, counted per device in _device_users), the mirror layer from its
+# acl.aclInit to its acl.aclFinalize (_mirror_holds). It is finalised when the last holder lets go, if one of
+# them initialised it (_runtime_owned). An aclFinalize that really ends it while objects hold it (acl.aclFinalize
+# without the mirror's aclInit) starts a new generation: the older objects are closed, and the next use
+# initialises again. _device_contexts: the default context of every device the objects hold.
 _runtime_users = 0
-_runtime_owned = False  # True when aclInit was called by us (so aclFinalize is ours too)
+_runtime_owned = False
+_mirror_holds = False
+_generation = 0
 _device_users: dict[int, int] = {}
+_device_contexts: dict[int, object] = {}
 _tls = threading.local()  # per thread: the context default_device() made current there
+
+
+_stub_current_context = None  # lib.aclStubCurrentContext once the libraries are known to export it
 
 
 def _current_context():
     """The calling thread's current context, or NULL when it has none (CANN's current device is per thread)."""
+    global _stub_current_context
+    if _stub_current_context is not None:
+        return _stub_current_context()
     if "aclStubCurrentContext" not in loader.load().missing_symbols:
-        return lib.aclStubCurrentContext()  # the same answer, without recording (and logging) an error
+        _stub_current_context = lib.aclStubCurrentContext  # the same answer, without recording an error
+        return _stub_current_context()
     out = ffi.new("aclrtContext *")
     if lib.aclrtGetCurrentContext(out):
         lib.aclGetRecentErrMsg()  # having none is an answer here, not an error to report later
@@ -39,7 +56,8 @@ def _current_context():
 
 
 class _OnDevice:
-    """Run a block with ``context`` current in the calling thread, then restore the thread's own context."""
+    """Run a block with ``context`` current in the calling thread, then restore the thread's own context (a
+    thread that had none keeps ``context``: a context cannot be unset)."""
 
     __slots__ = ("context", "previous")
 
@@ -56,46 +74,113 @@ class _OnDevice:
             lib.aclrtSetCurrentContext(self.previous)
 
 
+def _in_context(generation: int, contexts, fn, *args):
+    """``fn(*args)`` for a finalizer: nothing when the runtime was finalised since the object was made (its
+    handles are gone, and an address may already be someone else's); else with the first of ``contexts``
+    that can be made current (a closed Context's stream falls back to its device's), or as is."""
+    if generation != _generation:
+        return None
+    for context in contexts:
+        try:
+            with _OnDevice(context):
+                return fn(*args)
+        except errors.AclError:
+            continue
+    return fn(*args)
+
+
 def _acquire(device_id: int):
-    """aclInit (once) and aclrtSetDevice (reference-counted by the runtime); returns the device's default
-    context. A thread that already had a current context keeps it: a Device object does not switch it."""
+    """aclInit (unless a holder did) and aclrtSetDevice (reference-counted by the runtime); returns the device's
+    default context. A thread that already had a current context keeps it: a Device object does not switch it."""
     global _runtime_users, _runtime_owned
     loader.load()
     with _state_lock:
-        if _runtime_users == 0:
+        initialised_here = False
+        if _runtime_users == 0 and not _mirror_holds:
             status = lib.aclInit(ffi.NULL)
             if status not in (0, lib.ACL_ERROR_REPEAT_INITIALIZE):
                 errors.raise_status(status, "aclInit")
-            _runtime_owned = status == 0  # REPEAT_INITIALIZE: someone else initialised and will finalise
+            if status == lib.ACL_ERROR_REPEAT_INITIALIZE:
+                lib.aclGetRecentErrMsg()  # someone else initialised and will finalise: not an error here
+            _runtime_owned = initialised_here = status == 0
         previous = _current_context()
         status = lib.aclrtSetDevice(device_id)
         if status:
-            if _runtime_users == 0 and _runtime_owned:
+            if initialised_here:
                 lib.aclFinalize()
+                _runtime_owned = False
             errors.raise_status(status, "aclrtSetDevice")
         context = _current_context()
         if previous != ffi.NULL and previous != context:
             lib.aclrtSetCurrentContext(previous)
         _device_users[device_id] = _device_users.get(device_id, 0) + 1
+        _device_contexts[device_id] = context
         _runtime_users += 1
         return context
 
 
-def _release(device_id: int, context) -> None:
-    global _runtime_users
+def _release(device_id: int, context, generation: int) -> None:
+    global _runtime_users, _runtime_owned
     with _state_lock:
+        if generation != _generation:
+            return  # the runtime was finalised under this Device: nothing of it is left
         _device_users[device_id] -= 1
         if _device_users[device_id] == 0:
-            try:
-                with _OnDevice(context):  # the default stream's workspace and the pool's blocks on the device
-                    lib.aclnnpy_stream_release(ffi.NULL)
-                    lib.aclnnpy_pool_release_blocks(ffi.NULL, 1)
-            except errors.AclError:
-                pass  # the context is gone (the runtime was finalised elsewhere): so is the memory
+            del _device_users[device_id], _device_contexts[device_id]
+            _release_device_memory(context)
         lib.aclrtResetDevice(device_id)
         _runtime_users -= 1
-        if _runtime_users == 0 and _runtime_owned:
+        if _runtime_users == 0 and _runtime_owned and not _mirror_holds:
             lib.aclFinalize()
+            _runtime_owned = False
+
+
+def _release_device_memory(context) -> None:
+    """The workspaces and pooled blocks held on the device of ``context``, every stream's."""
+    try:
+        with _OnDevice(context):
+            lib.aclnnpy_device_release()
+    except errors.AclError:
+        pass  # the context is gone (the runtime was finalised elsewhere): so is the memory
+
+
+def mirror_init(c_init, config_path) -> None:
+    """``acl.aclInit``: C's, except that a runtime aclnn_py's objects started is joined, not refused: the
+    mirror layer then holds it too (the configuration file is still checked)."""
+    global _mirror_holds, _runtime_owned
+    with _state_lock:
+        if _runtime_users > 0 and not _mirror_holds:
+            try:
+                c_init(config_path)
+            except errors.AclError as exc:
+                if exc.status != lib.ACL_ERROR_REPEAT_INITIALIZE:
+                    raise
+            _mirror_holds = True
+            return
+        c_init(config_path)  # the mirror's own second aclInit is refused, as in C
+        _mirror_holds = _runtime_owned = True
+
+
+def mirror_finalize(c_finalize) -> None:
+    """``acl.aclFinalize``: C's, except that while aclnn_py's objects still use the runtime the mirror only lets
+    go of it (the objects finalise it when they are done). Without the mirror's aclInit it really ends the
+    runtime, the objects' resources with it: their pooled memory is freed first, and the objects made so far
+    are closed (the next use initialises again)."""
+    global _mirror_holds, _runtime_users, _runtime_owned, _generation, _default_device
+    with _state_lock:
+        if _mirror_holds and _runtime_users > 0:
+            _mirror_holds = False
+            return
+        for context in list(_device_contexts.values()):
+            _release_device_memory(context)
+        c_finalize()
+        _mirror_holds = _runtime_owned = False
+        if _runtime_users:
+            _generation += 1
+            _runtime_users = 0
+            _device_users.clear()
+            _device_contexts.clear()
+            _default_device = None
 
 
 class _Resource:
@@ -131,9 +216,16 @@ class Device(_Resource):
         device_id = _index("Device", "device_id", device_id)
         if not -(1 << 31) <= device_id < (1 << 31):  # an int32_t in C
             raise ValueError(f"Device: device_id {device_id} is outside the int32 range")
-        self.context = _acquire(device_id)
+        with _state_lock:
+            self.context = _acquire(device_id)
+            self._generation = _generation
         self.device_id = device_id
-        self._finalizer = weakref.finalize(self, _release, device_id, self.context)
+        self._finalizer = weakref.finalize(self, _release, device_id, self.context, self._generation)
+
+    @property
+    def closed(self) -> bool:
+        """True after close(), and after an aclFinalize that ended the runtime under it."""
+        return super().closed or self._generation != _generation
 
     def activate(self) -> None:
         """Make this device current in the calling thread (``aclrtSetCurrentContext`` of its default context)."""
@@ -186,7 +278,8 @@ class Context(_Resource):
         if previous != ffi.NULL:  # creating a context makes it current; the thread keeps its own
             lib.aclrtSetCurrentContext(previous)
         self.handle = out[0]
-        self._finalizer = weakref.finalize(self, lib.aclrtDestroyContext, self.handle)
+        self._finalizer = weakref.finalize(self, _in_context, self.device._generation, (), lib.aclrtDestroyContext,
+                                           self.handle)
 
     def activate(self) -> None:
         """Make this context current in the calling thread (``aclrtSetCurrentContext``)."""
@@ -222,7 +315,10 @@ class Stream(_Resource):
         with self._owner._on():
             errors.check(lib.aclrtCreateStream(out), "aclrtCreateStream")
         self.handle = out[0]
-        self._finalizer = weakref.finalize(self, _destroy_stream, self.handle)
+        # destroyed with its context current, from whichever thread closes or collects it
+        contexts = (context.handle, self.device.context) if context is not None else (self.device.context,)
+        self._finalizer = weakref.finalize(self, _in_context, self.device._generation, contexts, _destroy_stream,
+                                           self.handle)
 
     @classmethod
     def default(cls, device: Device | None = None, *, context: Context | None = None) -> "Stream":
@@ -230,13 +326,12 @@ class Stream(_Resource):
 
     @property
     def closed(self) -> bool:
-        return self._owner.closed if self._default else super().closed
+        return self._owner.closed if self._default else super().closed or self.device._generation != _generation
 
     def _call(self, fn, *args):
-        """Call fn with this stream's context current (what the NULL stream means depends on it)."""
+        """Call fn with this stream's context current, whichever thread calls (what the NULL stream means, and
+        where memory for the stream is allocated, depend on it)."""
         self._check_open()
-        if not self._default:
-            return fn(*args)
         with self._owner._on():
             return fn(*args)
 
@@ -296,7 +391,18 @@ class Event(_Resource):
                     raise ValueError(f"Event: flags {flags} is outside the uint32 range")
                 errors.check(lib.aclrtCreateEventWithFlag(out, flags), "aclrtCreateEventWithFlag")
         self.handle = out[0]
-        self._finalizer = weakref.finalize(self, lib.aclrtDestroyEvent, self.handle)
+        self._finalizer = weakref.finalize(self, _in_context, self.device._generation, (self.device.context,),
+                                           lib.aclrtDestroyEvent, self.handle)
+
+    @property
+    def closed(self) -> bool:
+        return super().closed or self.device._generation != _generation
+
+    def _call(self, fn, *args):
+        """Call fn with the event's device current, whichever thread calls."""
+        self._check_open()
+        with self.device._on():
+            return fn(*args)
 
     def record(self, stream: Stream | None = None) -> None:
         """Record the event on ``stream`` (default: the device's default stream) (``aclrtRecordEvent``)."""
@@ -309,19 +415,17 @@ class Event(_Resource):
 
     def synchronize(self, timeout_ms: int | None = None) -> None:
         """Wait until the latest record has run (a timeout raises the runtime's error, 507047)."""
-        self._check_open()
         if timeout_ms is None:
-            errors.check(lib.aclrtSynchronizeEvent(self.handle), "aclrtSynchronizeEvent")
+            errors.check(self._call(lib.aclrtSynchronizeEvent, self.handle), "aclrtSynchronizeEvent")
         else:
             timeout_ms = _int32(_index("Event.synchronize", "timeout_ms", timeout_ms))
-            errors.check(lib.aclrtSynchronizeEventWithTimeout(self.handle, timeout_ms),
+            errors.check(self._call(lib.aclrtSynchronizeEventWithTimeout, self.handle, timeout_ms),
                          "aclrtSynchronizeEventWithTimeout")
 
     def query(self) -> bool:
         """True when the latest record has run (or the event was never recorded)."""
-        self._check_open()
         out = ffi.new("aclrtEventRecordedStatus *")
-        errors.check(lib.aclrtQueryEventStatus(self.handle, out), "aclrtQueryEventStatus")
+        errors.check(self._call(lib.aclrtQueryEventStatus, self.handle, out), "aclrtQueryEventStatus")
         return out[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE
 
     def elapsed_time(self, end: "Event") -> float:
@@ -329,7 +433,7 @@ class Event(_Resource):
         self._check_open()
         end = _open_event("Event.elapsed_time", end)
         out = ffi.new("float *")
-        errors.check(lib.aclrtEventElapsedTime(out, self.handle, end.handle), "aclrtEventElapsedTime")
+        errors.check(self._call(lib.aclrtEventElapsedTime, out, self.handle, end.handle), "aclrtEventElapsedTime")
         return float(out[0])
 
 
@@ -380,10 +484,39 @@ def _device_or_default(where: str, device) -> "Device":
     return device
 
 
+class _Memory:
+    """Device memory with counted holders: the DeviceBuffer that allocated (or borrowed) it, and every DLPack
+    export of a view over it (a consumer may outlive the buffer). The last ``release`` frees it."""
+
+    __slots__ = ("ptr", "_free", "_holders", "_lock")
+
+    def __init__(self, ptr, free):
+        self.ptr, self._free, self._holders, self._lock = ptr, free, 1, threading.Lock()
+
+    def hold(self) -> bool:
+        """One more holder; False when the memory is already gone."""
+        with self._lock:
+            if self._holders == 0:
+                return False
+            self._holders += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            self._holders -= 1
+            last = self._holders == 0
+        if last:
+            self._free()
+
+
+
+
 class DeviceBuffer(_Resource):
-    """``nbytes`` of device memory (``aclrtMalloc``), zero-filled. A zero-byte buffer has a NULL pointer."""
+    """``nbytes`` of device memory (``aclrtMalloc``), zero-filled. A zero-byte buffer has a NULL pointer.
+    ``close()`` ends the buffer; its memory is freed once no DLPack consumer of a view over it holds it."""
 
     _closed_empty = False
+    _memory: _Memory | None = None
 
     def __init__(self, nbytes: int, device: Device | None = None):
         self.nbytes = _index("DeviceBuffer", "nbytes", nbytes)
@@ -397,7 +530,9 @@ class DeviceBuffer(_Resource):
         with self.device._on():
             errors.check(lib.aclrtMalloc(out, self.nbytes, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
             self.ptr = out[0]
-            self._finalizer = weakref.finalize(self, lib.aclrtFree, self.ptr)
+            # freed with its device current, from whichever thread drops the last holder
+            self._own(_Memory(self.ptr, functools.partial(_in_context, self.device._generation,
+                                                          (self.device.context,), lib.aclrtFree, self.ptr)))
             # The stub zero-fills; a device does not, and outputs the operator leaves untouched must read as 0.
             if not loader.load().malloc_zero_fills:
                 errors.check(lib.aclrtMemset(self.ptr, self.nbytes, 0, self.nbytes), "aclrtMemset")
@@ -410,12 +545,41 @@ class DeviceBuffer(_Resource):
         buf.nbytes = nbytes
         buf.device = _device_or_default("DeviceBuffer", device)
         buf.ptr = ffi.cast("void *", address)
-        buf._finalizer = weakref.finalize(buf, owner.close)
+        buf._own(_Memory(buf.ptr, owner.close))
         return buf
+
+    @classmethod
+    def borrow(cls, address, nbytes: int, device: Device | None = None) -> "DeviceBuffer":
+        """``nbytes`` of device memory at ``address`` that someone else allocated and frees (pyACL's
+        ``acl.rt.malloc``, another library): an ``int`` address or a cffi pointer, trusted as C trusts it.
+        Closing the buffer does not free the memory."""
+        if isinstance(address, ffi.CData):
+            address = int(ffi.cast("uintptr_t", address))
+        address = _index("DeviceBuffer.borrow", "address", address)
+        nbytes = _index("DeviceBuffer.borrow", "nbytes", nbytes)
+        if address < 0 or nbytes < 0:
+            raise ValueError(f"DeviceBuffer.borrow: address and nbytes must be >= 0, got {address}, {nbytes}")
+        return cls._borrow(address, nbytes, device, _NotOwned())
+
+    def _own(self, memory: _Memory) -> None:
+        self._memory = memory
+        self._finalizer = weakref.finalize(self, memory.release)
+
+    def _hold(self) -> _Memory | None:
+        """A holder's claim on the memory for a DLPack export (released by the caller); None for no memory."""
+        self._check_open()
+        memory = self._memory
+        if memory is None:
+            return None
+        if not memory.hold():  # closed by another thread meanwhile
+            raise errors.closed_error(self)
+        return memory
 
     @property
     def closed(self) -> bool:
-        return self._closed_empty if self.nbytes == 0 else super().closed
+        if self.nbytes == 0:
+            return self._closed_empty
+        return super().closed or self.device._generation != _generation
 
     def close(self) -> None:
         self._closed_empty = True
@@ -461,6 +625,13 @@ class DeviceBuffer(_Resource):
             with self.device._on():
                 errors.check(lib.aclrtMemcpy(span.cdata, span.nbytes, ffi.cast("char *", self.ptr) + offset, n,
                                              _copy_kind(lib.ACL_MEMCPY_DEVICE_TO_HOST)), "aclrtMemcpy")
+
+
+class _NotOwned:
+    """The owner of borrowed memory that this side must not free."""
+
+    def close(self) -> None:
+        pass
 
 
 def _copy_kind(kind: int) -> int:
@@ -554,6 +725,20 @@ class Tensor(_Resource):
         return cls._from_host(a.ctypes.data, a.shape, [s // item for s in a.strides], a.dtype, device)
 
     @classmethod
+    def from_address(cls, address, shape, dtype, *, strides=None, device: Device | None = None) -> "Tensor":
+        """A tensor over device memory someone else allocated and frees, at ``address`` (an ``int``, as pyACL's
+        ``acl.rt.malloc`` returns, or a cffi pointer): the memory is neither copied nor freed. ``strides`` are
+        in elements (default: contiguous)."""
+        dtype = dtypes.as_numpy_dtype(dtype)
+        shape = tuple(_index("Tensor.from_address", "shape", d) for d in shape)
+        strides = contiguous_strides(shape) if strides is None else tuple(strides)
+        lo, hi = _span(shape, strides, dtype.itemsize)
+        if lo < 0:
+            raise ValueError("Tensor.from_address: negative strides reach before the address")
+        buf = DeviceBuffer.borrow(address, hi, device)
+        return cls(shape, dtype, strides=strides, buffer=buf, device=buf.device)
+
+    @classmethod
     def _from_host(cls, address: int, shape, strides, dtype, device=None) -> "Tensor":
         """Upload the host view at ``address`` (element strides): only the bytes it spans are copied, and the
         tensor describes the same view (strides and offset) over them."""
@@ -609,8 +794,8 @@ class Tensor(_Resource):
         return (KDL_ASCEND, self.buffer.device.device_id)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """The tensor's view as a DLPack capsule, without a copy (the consumer keeps this tensor alive).
-        Work queued on streams is not waited for: synchronise the stream that writes the tensor first."""
+        """The tensor's view as a DLPack capsule, without a copy (the consumer keeps the memory alive, also past
+        ``buffer.close()``). Work queued on streams is not waited for: synchronise the stream that writes the tensor first."""
         self._check_view()
         from ._dlpack import export
 
@@ -646,6 +831,39 @@ class Tensor(_Resource):
         out[...] = view
         return out
 
+    def to_numpy(self) -> np.ndarray:
+        """A host copy of the tensor's view (the same as ``numpy()``; ``from_numpy`` is the other way)."""
+        return self.numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        """``np.asarray(tensor)``: a host copy of the view (``to_numpy()``), so numpy functions take Tensors.
+        ``copy=False`` is refused: device memory is never a numpy array's own memory."""
+        if copy is False:
+            raise ValueError("Tensor.__array__: a Tensor lives in device memory; it can only be copied to the host "
+                             "(copy=False is impossible)")
+        out = self.to_numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        """The number of elements."""
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the elements of the view (``size * itemsize``), as numpy counts them."""
+        return self.size * self.dtype.itemsize
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d Tensor")
+        return self.shape[0]
+
     def __repr__(self):
         return f"<Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} offset={self.offset}>"
 
@@ -653,14 +871,14 @@ class Tensor(_Resource):
 # ---- the rest of the tensor meta API: scalars, arrays, lists --------------------------------------------
 
 def _infer_scalar_dtype(value) -> np.dtype:
-    """A Python bool is bool, an int int64, a float float64 (exact; the operator casts); a numpy scalar
-    keeps its dtype."""
+    """A Python bool is bool, an int int64 (uint64 above int64's range), a float float64, a complex complex128
+    (exact; the operator casts); a numpy scalar keeps its dtype."""
     if isinstance(value, (np.generic, np.ndarray)):
         return np.asarray(value).dtype
     if isinstance(value, bool):
         return np.dtype(np.bool_)
     if isinstance(value, int):
-        return np.dtype(np.int64)
+        return np.dtype(np.uint64 if value > np.iinfo(np.int64).max else np.int64)
     if isinstance(value, float):
         return np.dtype(np.float64)
     if isinstance(value, complex):

@@ -283,10 +283,9 @@ def test_pytest_fixture_fails_a_buggy_test(tmp_path):
     assert "test_user.py:11 in test_leaky" in result.stdout
 
 
-def test_readme_report_is_what_check_prints(tmp_path):
-    """The README's buggy program prints the README's report (addresses aside)."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Checking a program"):]
+def test_documented_report_is_what_check_prints(tmp_path):
+    """The check-mode guide's buggy program prints the guide's report (addresses aside)."""
+    section = (ROOT / "docs" / "guide" / "check.md").read_text()
     block = section[section.index("$ python -m aclnn_py check"):]
     block = block[:block.index("```")]
     documented = [line for line in block.splitlines() if line.startswith("=========")]

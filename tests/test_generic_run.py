@@ -162,7 +162,7 @@ def test_binding_errors_name_the_parameters():
         ro.flags.writeable = False
         aclnn_py.run("aclnnMoeTokenPermute", x, idx, 0, False, out=(ro, np.zeros(2, np.int32)))
     with pytest.raises(TypeError, match="argument 'tokens'.* has no aclDataType counterpart"):
-        aclnn_py.run("aclnnMoeTokenPermute", x.astype(np.complex64), idx, 0, False, out=(x, idx))
+        aclnn_py.run("aclnnMoeTokenPermute", x.astype(np.longdouble), idx, 0, False, out=(x, idx))
 
 
 def test_operator_errors_raise_and_release_everything():

@@ -3,6 +3,7 @@ library built here (tests/data/pytest_oplib.c, headers in tests/data/op_headers)
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -246,20 +247,23 @@ def test_header_driven_and_compiled_mirror_agree():
     assert results[0].any()
 
 
-def test_cache_spares_the_preprocessor_in_a_later_process(tmp_path):
+def test_cache_spares_the_parser_in_a_later_process(tmp_path):
     code = """
+        import sys
+        if {no_parser}:
+            sys.modules["pycparser"] = None  # importing the parser fails: only the cache can answer
         import aclnn_py
         from aclnn_py import aclnn
         aclnn_py.add_include_dir({headers!r})
         emit([p["role"] for p in aclnn.describe("aclnnPytestEveryTypeGetWorkspaceSize")])
-    """.format(headers=str(HEADERS))
+    """
     env = {"ACLNN_PY_CACHE_DIR": str(tmp_path / "cache")}
-    first = run_json(code, env)
+    first = run_json(code.format(no_parser=False, headers=str(HEADERS)), env)
     assert len(list((tmp_path / "cache" / "headers").glob("*.json"))) == 1
-    assert run_json(code, dict(env, CC="false")) == first  # no preprocessor available: served from the cache
-    # Without the cache and without a preprocessor, the header cannot be read: said so, naming the header.
-    failed = run_json(code.replace("emit([", "emit(error(aclnn.describe, 'aclnnPytestEveryTypeGetWorkspaceSize') or [", 1),
-                      dict(env, CC="false", ACLNN_PY_CACHE_DIR=str(tmp_path / "empty")))
+    assert run_json(code.format(no_parser=True, headers=str(HEADERS)), env) == first
+    # Without a preprocessor the header cannot be read (the cache is keyed by its output): said so, naming it.
+    failed = run_json(code.format(no_parser=False, headers=str(HEADERS)).replace(
+        "emit([", "emit(error(aclnn.describe, 'aclnnPytestEveryTypeGetWorkspaceSize') or [", 1), dict(env, CC="false"))
     assert failed["type"] == "AttributeError" and "aclnn_pytest_every_type.h" in failed["text"]
 
 
@@ -289,3 +293,99 @@ def test_environment_variables_and_toolkit_headers(oplibs, tmp_path):
     assert result == {"backend": "cann",
                       "old": [str(vendor / "aclnn_pytest_deprecated.h"), str(oplibs["b"]), [str(oplibs["a"])], 0],
                       "dup": [str(EXPERIMENTAL / "aclnn_pytest_dup.h")] * 2}
+
+
+# ---- the parse cache and late libraries --------------------------------------------------------------------
+
+LATE_HEADER = """#include "aclnn/aclnn_base.h"
+#include "pytest_late_types.h"
+ACLNN_API aclnnStatus aclnnPytestLate{tag}GetWorkspaceSize(const aclTensor *self, PYTEST_LATE_SCALE scale,
+                                                          aclTensor *out, uint64_t *workspaceSize,
+                                                          aclOpExecutor **executor);
+"""
+
+
+def late_header(tmp: Path, tag: str, scale_type: str = "int32_t") -> Path:
+    """A header (in its own directory) whose parameter type comes from a header it includes."""
+    d = tmp / f"late_{tag}"
+    d.mkdir(exist_ok=True)
+    (d / f"aclnn_pytest_late_{tag.lower()}.h").write_text(LATE_HEADER.format(tag=tag))
+    (d / "pytest_late_types.h").write_text(f"#define PYTEST_LATE_SCALE {scale_type}\n")
+    return d
+
+
+def scale_type(name: str) -> str:
+    return next(p["ctype"] for p in aclnn.describe(name) if p["name"] == "scale")
+
+
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch):
+    """A fresh parse cache for this test, and the header directories it adds dropped afterwards."""
+    monkeypatch.setenv("ACLNN_PY_CACHE_DIR", str(tmp_path / "cache"))
+    dirs = list(_headers._user_dirs)
+    yield tmp_path / "cache"
+    _headers._user_dirs[:] = dirs
+    _headers._index.clear()
+
+
+# What a cache entry may be that is not a parse result: each is ignored and rewritten.
+WRONG_SHAPES = [[], {"functions": []}, {"functions": {}}, {"functions": {"aclnnX": 1}, "unsupported": {}},
+                {"functions": {"aclnnX": {"result": "int", "result_abi": "int", "params": [["a"]]}},
+                 "unsupported": {}}, "text", None]
+
+
+def test_a_changed_included_header_is_seen(tmp_path, own_cache):
+    """The cache is keyed by the preprocessed text: the parameter's type follows the included header."""
+    d = late_header(tmp_path, "Inc")
+    aclnn_py.add_include_dir(d)
+    name = "aclnnPytestLateIncGetWorkspaceSize"
+    assert scale_type(name) == "int32_t"
+    (d / "pytest_late_types.h").write_text("#define PYTEST_LATE_SCALE double\n")
+    assert scale_type(name) == "double"
+    assert len(list((own_cache / "headers").glob("*.json"))) == 2
+
+
+@pytest.mark.parametrize("blocked", ["cache", "cache/deeper"])
+def test_an_unwritable_cache_directory_is_skipped(tmp_path, monkeypatch, own_cache, blocked):
+    """A file where the cache directory (or one of its parents) should be: the header is parsed all the same."""
+    (tmp_path / "cache").write_text("")
+    monkeypatch.setenv("ACLNN_PY_CACHE_DIR", str(tmp_path / blocked))
+    tag = "Blocked" + str(blocked.count("/"))
+    aclnn_py.add_include_dir(late_header(tmp_path, tag))
+    assert scale_type(f"aclnnPytestLate{tag}GetWorkspaceSize") == "int32_t"
+    assert scale_type(f"aclnnPytestLate{tag}GetWorkspaceSize") == "int32_t"  # from this process's memory
+
+
+@pytest.mark.parametrize("entry", WRONG_SHAPES, ids=[f"shape{i}" for i in range(len(WRONG_SHAPES))])
+def test_a_cache_entry_of_the_wrong_shape_is_parsed_again_and_rewritten(tmp_path, own_cache, entry):
+    tag = f"Shape{WRONG_SHAPES.index(entry)}"
+    aclnn_py.add_include_dir(late_header(tmp_path, tag))
+    name = f"aclnnPytestLate{tag}GetWorkspaceSize"
+    assert scale_type(name) == "int32_t"
+    [path] = (own_cache / "headers").glob("*.json")
+    good = path.read_text()
+    path.write_text(json.dumps(entry))
+    _headers._parsed.clear()  # this process's copy: the next lookup reads the file
+    assert scale_type(name) == "int32_t"
+    assert json.loads(path.read_text()) == json.loads(good)
+
+
+def test_a_library_opened_after_a_failed_lookup_provides_the_symbol(tmp_path, own_cache):
+    d = late_header(tmp_path, "Lib")
+    aclnn_py.add_include_dir(d)
+    name = "aclnnPytestLateLibGetWorkspaceSize"
+    fn = getattr(aclnn, name)
+    assert fn.library is None
+    with pytest.raises(SymbolNotFoundError) as info:
+        fn(None, 1, None)
+    for words in ("load_op_library", "ACLNN_PY_OP_LIBS", "add_include_dir", str(d / "aclnn_pytest_late_lib.h")):
+        assert words in str(info.value)
+    src = tmp_path / "late.c"
+    src.write_text("#include <stdint.h>\n"
+                   f"int {name}(const void *self, int32_t scale, void *out, uint64_t *ws, void **ex) {{\n"
+                   "    (void)self; (void)out; *ws = (uint64_t)scale * 2; *ex = 0; return 0;\n}\n")
+    so = tmp_path / "liblate.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", str(src), "-o", str(so)], check=True)
+    aclnn_py.load_op_library(so)
+    assert fn(None, 21, None)[0] == 42  # the function already handed out binds on its next call
+    assert getattr(aclnn, name).library == str(so)  # and the module's attribute is looked up again

@@ -34,3 +34,19 @@ def test_star_import_gives_every_public_name():
         emit(sorted(set(aclnn_py.__all__) - set(ns)))
     ''')
     assert result == []
+
+
+def test_version_is_the_distributions():
+    import importlib.metadata
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import aclnn_py
+
+    pyproject = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
+    declared = re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1)
+    assert aclnn_py.__version__ == declared == importlib.metadata.version("aclnn-py")
+    out = subprocess.run([sys.executable, "-m", "aclnn_py", "--version"], capture_output=True, text=True, check=True)
+    assert out.stdout == f"aclnn-py {declared}\n"

@@ -20,7 +20,9 @@ from helpers_proc import run_json
 
 REPO = Path(__file__).resolve().parent.parent
 STUB_DIR = Path(aclnn_py.get_lib_dir())
-ALL_LIBS = ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so", "libopapi.so", "libhccl.so") + loader.OPERATOR_LIBRARIES
+ALL_LIBS = ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so", "libopapi.so", "libhccl.so")
+# What a toolkit directory holding ALL_LIBS loads: the runtime, libnnopbase, then every operator library present.
+TOOLKIT_LOADS = ("libascendcl.so", "libnnopbase.so", "libopapi.so", "libopapi_transformer.so")
 
 PROBE = '''
 import aclnn_py
@@ -32,7 +34,7 @@ import numpy as np
 grad = np.arange(8, dtype=np.float32).reshape(4, 2)
 res = aclnn_py.moe_token_permute_grad(grad, np.array([3, 0, 1, 3], np.int32), 2)
 mapped = sorted({ln.split()[-1] for ln in open("/proc/self/maps") if ln.rstrip().endswith(
-    ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so"))})
+    ("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so", "libopapi.so"))})
 emit({"kind": b.kind, "reason": b.reason, "libraries": [str(p) for p in b.libraries],
       "root": None if b.root is None else str(b.root), "missing": sorted(b.missing_symbols), "is_stub": b.is_stub,
       "loaded_at_import": loaded_at_import, "same_backend": aclnn_py.backend() is b,
@@ -70,7 +72,7 @@ def under(paths, root) -> bool:
 def default_toolkit_complete() -> bool:
     root = Path(loader.DEFAULT_TOOLKIT)
     dirs = [root / "lib64", root / "opp" / "lib64"]
-    return all(any((d / n).exists() for d in dirs) for n in loader.LIBRARIES)
+    return loader._complete(dirs)
 
 
 # ---- end to end, in child interpreters -------------------------------------------------------------------
@@ -78,7 +80,7 @@ def default_toolkit_complete() -> bool:
 def test_backend_stub_wins_over_a_toolkit(toolkit):
     r = run_json(PROBE, env={"ACLNN_PY_BACKEND": "stub", "ASCEND_HOME_PATH": str(toolkit)})
     assert r["kind"] == "stub" and r["is_stub"] and "ACLNN_PY_BACKEND" in r["reason"]
-    assert r["libraries"] == [str(STUB_DIR / n) for n in loader.LIBRARIES + loader.OPERATOR_LIBRARIES]
+    assert r["libraries"] == [str(STUB_DIR / n) for n in loader.STUB_LIBRARIES]
     assert r["mapped"] and under(r["mapped"], STUB_DIR)
     assert r["root"] is None and r["missing"] == []
     assert r["loaded_at_import"] is False and r["same_backend"] is True
@@ -100,7 +102,7 @@ def test_toolkit_found_through_variable(toolkit, variable):
     r = run_json(PROBE, env={variable: str(toolkit)})
     assert r["kind"] == "cann" and variable in r["reason"]
     assert r["root"] == str(toolkit)
-    assert r["libraries"] == [str(toolkit / "lib64" / n) for n in loader.LIBRARIES + loader.OPERATOR_LIBRARIES]
+    assert r["libraries"] == [str(toolkit / "lib64" / n) for n in TOOLKIT_LOADS]
     assert r["mapped"] and under(r["mapped"], toolkit)  # the copies were loaded, not the bundled ones
     assert r["missing"] == [] and r["is_stub"]  # optional stub symbols present: these are stub libraries
     assert r["device_count"] == 8 and r["result"] == PROBE_RESULT
@@ -112,7 +114,7 @@ def test_lib_dir_wins_over_everything(tmp_path, toolkit):
                              "ASCEND_HOME_PATH": str(toolkit), "ASCEND_TOOLKIT_HOME": str(toolkit)})
     assert "ACLNN_PY_LIB_DIR" in r["reason"]
     assert r["kind"] == "stub"  # what the directory holds decides the kind
-    assert r["libraries"] == [str(lib_dir / n) for n in loader.LIBRARIES + loader.OPERATOR_LIBRARIES]
+    assert r["libraries"] == [str(lib_dir / n) for n in TOOLKIT_LOADS]
     assert under(r["mapped"], lib_dir)
     assert r["result"] == PROBE_RESULT
 
@@ -139,7 +141,8 @@ def test_backend_cann_without_toolkit_lists_every_place(tmp_path):
     for place in (home / "lib64", home / "opp" / "lib64", tk / "lib64", tk / "opp" / "lib64", opp / "lib64",
                   Path(loader.DEFAULT_TOOLKIT) / "lib64", Path(loader.DEFAULT_TOOLKIT) / "opp" / "lib64"):
         assert str(place) in text, (place, text)
-    for name in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ACLNN_PY_BACKEND=cann", *loader.LIBRARIES):
+    for name in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ACLNN_PY_BACKEND=cann", *loader.RUNTIME_LIBRARIES,
+                 loader.BASE_LIBRARY, *loader.OPERATOR_LIBRARIES):
         assert name in text
     # nothing half-loaded: every later use fails the same way
     assert r["second"] == first
@@ -257,11 +260,11 @@ def test_choose_prefers_ascend_home_path(clean_env, toolkit, other_toolkit):
     clean_env.setenv("ASCEND_TOOLKIT_HOME", str(other_toolkit))
     kind, reason, paths, root = loader.choose()
     assert (kind, root) == ("cann", toolkit) and "ASCEND_HOME_PATH" in reason
-    assert paths == tuple(toolkit / "lib64" / n for n in loader.LIBRARIES)
+    assert paths == tuple(toolkit / "lib64" / n for n in TOOLKIT_LOADS)
 
 
 def test_choose_skips_an_incomplete_toolkit(clean_env, tmp_path, other_toolkit):
-    incomplete = make_toolkit(tmp_path / "incomplete", skip=("libopapi_transformer.so",))
+    incomplete = make_toolkit(tmp_path / "incomplete", skip=("libopapi_transformer.so", "libopapi.so"))
     clean_env.setenv("ASCEND_HOME_PATH", str(incomplete))
     clean_env.setenv("ASCEND_TOOLKIT_HOME", str(other_toolkit))
     kind, reason, paths, root = loader.choose()
@@ -273,19 +276,53 @@ def test_choose_finds_operator_library_under_opp(clean_env, tmp_path):
     clean_env.setenv("ASCEND_HOME_PATH", str(root))
     kind, reason, paths, _ = loader.choose()
     assert kind == "cann"
-    assert paths[2] == root / "opp" / "lib64" / "libopapi_transformer.so"
-    assert paths[0] == root / "lib64" / "libascendcl.so"
+    assert paths[-1] == root / "opp" / "lib64" / "libopapi_transformer.so"
+    assert paths[0] == root / "lib64" / "libascendcl.so" and paths[2] == root / "lib64" / "libopapi.so"
 
 
 def test_choose_uses_ascend_opp_path(clean_env, tmp_path):
-    root = make_toolkit(tmp_path / "tk", skip=("libopapi_transformer.so",))
+    root = make_toolkit(tmp_path / "tk", skip=("libopapi_transformer.so", "libopapi.so"))
     opp = tmp_path / "vendor_opp"
     (opp / "lib64").mkdir(parents=True)
     shutil.copy2(STUB_DIR / "libopapi_transformer.so", opp / "lib64")
     clean_env.setenv("ASCEND_TOOLKIT_HOME", str(root))
     clean_env.setenv("ASCEND_OPP_PATH", str(opp))
     kind, _, paths, _ = loader.choose()
-    assert kind == "cann" and paths[2] == opp / "lib64" / "libopapi_transformer.so"
+    assert kind == "cann" and paths[2:] == (opp / "lib64" / "libopapi_transformer.so",)
+
+
+@pytest.mark.parametrize("present, loaded", [
+    # the runtime under either name (libascendcl.so first), and every operator library present, in a fixed order
+    (("libacl_rt.so", "libnnopbase.so", "libopapi_nn.so", "libopapi_math.so"),
+     ("libacl_rt.so", "libnnopbase.so", "libopapi_math.so", "libopapi_nn.so")),
+    (("libacl_rt.so", "libascendcl.so", "libnnopbase.so", "libopapi_cv.so"),
+     ("libascendcl.so", "libnnopbase.so", "libopapi_cv.so")),
+    (("libascendcl.so", "libnnopbase.so", "libopapi_transformer.so", "libopapi_math.so", "libopapi.so"),
+     ("libascendcl.so", "libnnopbase.so", "libopapi.so", "libopapi_math.so", "libopapi_transformer.so")),
+    (("libascendcl.so", "libnnopbase.so", "libhccl.so"), None),  # no operator library
+    (("libnnopbase.so", "libopapi.so"), None),  # no runtime
+], ids=["acl_rt", "both_runtimes", "split_and_all", "no_operators", "no_runtime"])
+def test_choose_library_set_of_a_toolkit(clean_env, tmp_path, present, loaded):
+    lib_dir = tmp_path / "lib64"
+    lib_dir.mkdir()
+    for name in present:  # choose() reads names only: empty files will do
+        (lib_dir / name).touch()
+    clean_env.setenv("ACLNN_PY_LIB_DIR", str(lib_dir))
+    if loaded is None:
+        with pytest.raises(BackendNotFoundError) as ei:
+            loader.choose()
+        text = str(ei.value)
+        assert ("an operator library" in text) == ("libopapi.so" not in present)
+        assert ("libascendcl.so or libacl_rt.so not found" in text) == ("libascendcl.so" not in present)
+        return
+    kind, _, paths, _ = loader.choose()
+    assert kind == "custom" and paths == tuple(lib_dir / n for n in loaded)
+
+
+def test_bundled_stub_loads_libopapi_with_every_operator(clean_env):
+    clean_env.setenv("ACLNN_PY_BACKEND", "stub")
+    _, _, paths, _ = loader.choose()
+    assert [p.name for p in paths] == ["libascendcl.so", "libnnopbase.so", "libopapi.so"]
 
 
 @pytest.mark.parametrize("value, kind", [("stub", "stub"), ("STUB", "stub"), (" Stub ", "stub"), ("auto", None),

@@ -170,7 +170,7 @@ WRONG_TYPES = [
     (lambda: Tensor((2, 2.5), "float32"), "Tensor: float dim"),
     (lambda: Tensor((2,), "float32", buffer=b"12345678"), "Tensor: bytes buffer"),
     (lambda: Tensor((2,), "float32", offset=0.5), "Tensor: float offset"),
-    (lambda: Tensor((2,), "complex64"), "Tensor: dtype without an aclDataType"),
+    (lambda: Tensor((2,), "datetime64[s]"), "Tensor: dtype without an aclDataType"),
     (lambda: aclnn_py.moe_token_permute_grad(np.ones((2, 2), F32), np.arange(2, dtype=I32), 2.5),
      "op: float attribute"),
     (lambda: aclnn_py.moe_token_permute_grad(np.ones((2, 2), F32), np.arange(2, dtype=I32), "2"),

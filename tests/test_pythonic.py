@@ -240,7 +240,7 @@ def test_tensor_close_is_idempotent_and_counters_return():
 
 def test_unsupported_numpy_dtype():
     with pytest.raises(TypeError):
-        Tensor.from_numpy(np.zeros(3, np.complex64))
+        Tensor.from_numpy(np.zeros(3, np.longdouble))
 
 
 # ---- the high-level operator -----------------------------------------------------------------------------

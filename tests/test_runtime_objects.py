@@ -161,3 +161,204 @@ def test_closing_a_context_releases_its_streams():
     assert lib.aclrtSynchronizeStream(handle) == 107000
     acl.aclGetRecentErrMsg()
     s.close()  # its handle is already gone; closing is still clean
+
+
+# ---- objects act in their own context, from any thread ---------------------------------------------------------
+
+from aclnn_py import runtime  # noqa: E402
+
+from helpers_proc import run_json  # noqa: E402
+
+
+class RecordingLib:
+    """Stands in for the runtime module's ``lib``: records which context is current at every runtime call the
+    objects make (aclrt* functions and the client's pool functions, which allocate on the current device)."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        fn = getattr(lib, name)
+        if not (name.startswith(("aclrt", "aclnnpy_")) and callable(fn)) or "Context" in name:
+            return fn
+
+        def recorded(*args):
+            self.calls.append((name, lib.aclStubCurrentContext()))
+            return fn(*args)
+
+        return recorded
+
+
+def in_thread(fn, activate=None):
+    """Run fn in a new thread (with ``activate``'s context current first, else none); return or raise."""
+    out = {}
+
+    def work():
+        try:
+            if activate is not None:
+                activate.activate()
+            out["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
+            out["error"] = exc
+
+    th = threading.Thread(target=work)
+    th.start()
+    th.join()
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
+
+
+def _objects(d1, ctx):
+    s = Stream(d1)
+    e1, e2 = Event(d1), Event(d1)
+    return {"stream": s, "context_stream": Stream(context=ctx), "default_stream": Stream.default(d1),
+            "event": e1, "event2": e2, "buffer": DeviceBuffer(256, d1),
+            "tensor": aclnn_py.Tensor.from_numpy(np.arange(8, dtype=np.float32), d1)}
+
+
+# (object, what is done with it): run in a thread with no current context, and in one whose context is device
+# 0's; every runtime call it makes must see the object's own context current.
+METHODS = [
+    ("stream", lambda o: o["stream"].synchronize()),
+    ("stream", lambda o: o["stream"].synchronize(timeout_ms=1000)),
+    ("stream", lambda o: o["stream"].query()),
+    ("stream", lambda o: o["stream"].workspace(4096)),
+    ("stream", lambda o: o["stream"].record(o["event"])),
+    ("stream", lambda o: o["stream"].wait(o["event"])),
+    ("stream", lambda o: o["stream"].close()),
+    ("context_stream", lambda o: o["context_stream"].synchronize()),
+    ("context_stream", lambda o: o["context_stream"].workspace(512)),
+    ("context_stream", lambda o: o["context_stream"].close()),
+    ("default_stream", lambda o: o["default_stream"].workspace(2048)),
+    ("event", lambda o: (o["event"].record(), o["event"].synchronize())),
+    ("event", lambda o: (o["event"].record(o["stream"]), o["event"].synchronize(timeout_ms=1000))),
+    ("event", lambda o: o["event"].query()),
+    ("event", lambda o: (o["event"].record(), o["event2"].record(), o["event"].synchronize(),
+                         o["event2"].synchronize(), o["event"].elapsed_time(o["event2"]))),
+    ("event", lambda o: o["event"].close()),
+    ("buffer", lambda o: o["buffer"].upload(np.ones(64, np.float32))),
+    ("buffer", lambda o: o["buffer"].download(np.zeros(64, np.float32))),
+    ("buffer", lambda o: o["buffer"].close()),
+    ("tensor", lambda o: o["tensor"].numpy()),
+    ("tensor", lambda o: (o["tensor"].buffer.close(), o["tensor"].close())),
+]
+
+
+@pytest.mark.parametrize("thread_device", ["none", "device0"])
+@pytest.mark.parametrize("case", range(len(METHODS)), ids=[f"{o}{i}" for i, (o, _) in enumerate(METHODS)])
+def test_object_methods_run_in_their_own_context(monkeypatch, case, thread_device):
+    owner, action = METHODS[case]
+    recorder = RecordingLib()
+    monkeypatch.setattr(runtime, "lib", recorder)
+    with Device(1) as d1, Context(Device(2)) as ctx:
+        objects = _objects(d1, ctx)
+        expected = ctx.handle if owner == "context_stream" else d1.context
+        recorder.calls.clear()
+        in_thread(lambda: action(objects), aclnn_py.default_device() if thread_device == "device0" else None)
+        assert recorder.calls, "the action made no runtime call"
+        wrong = [(name, ctx_seen) for name, ctx_seen in recorder.calls if ctx_seen != expected]
+        assert wrong == [], f"runtime calls made outside the object's context: {wrong}"
+        for o in objects.values():
+            o.close()
+
+
+def test_workspaces_and_operator_memory_land_on_the_streams_device(monkeypatch):
+    """From a thread whose device is 0, a stream of device 1: its workspace and the pooled blocks of an operator
+    called on it are device 1's; the NULL streams of two devices have two workspaces."""
+    monkeypatch.setenv("ACLNN_PY_ZERO_COPY", "0")  # the operator's buffers come from the pool
+    d0 = aclnn_py.default_device()
+    grad, idx = np.ones((64, 16), np.float32), np.arange(64, dtype=np.int32)
+    before0 = free_memory(d0)
+    with Device(1) as d1, Device(2) as d2:
+        s1 = Stream(d1)
+        before1, before2 = free_memory(d1), free_memory(d2)
+        in_thread(lambda: s1.workspace(1 << 16), d0)
+        assert free_memory(d0) == before0 and free_memory(d1) <= before1 - (1 << 16)
+        got = in_thread(lambda: aclnn_py.moe_token_permute_grad(grad, idx, 1, stream=s1), d0)
+        assert np.array_equal(got, grad)
+        assert free_memory(d0) == before0, "the operator allocated on the calling thread's device"
+        assert free_memory(d1) < before1 - (1 << 16)
+        in_thread(s1.close)  # from a thread with no context: its workspace and pooled blocks are freed
+        assert free_memory(d1) == before1
+        ws1 = in_thread(lambda: Stream.default(d1).workspace(1 << 12), d0)
+        ws2 = in_thread(lambda: Stream.default(d2).workspace(1 << 12), d0)
+        assert ws1 != ws2 and free_memory(d1) <= before1 - (1 << 12) and free_memory(d2) <= before2 - (1 << 12)
+        assert ws1 == in_thread(lambda: Stream.default(d1).workspace(1 << 12))  # kept for that default stream
+    assert free_memory(d0) == before0
+
+
+def test_a_stream_closed_by_another_thread_releases_its_pooled_blocks(monkeypatch):
+    monkeypatch.setenv("ACLNN_PY_ZERO_COPY", "0")
+    pool = aclnn_py.get_memory_pool()
+    grad, idx = np.ones((64, 16), np.float32), np.arange(64, dtype=np.int32)
+    for closer in (None, aclnn_py.default_device()):  # a thread with no context, one with device 0's
+        with Device(1) as d1:
+            s = Stream(d1)
+            cached, before1 = pool.n_free_blocks(), free_memory(d1)
+            aclnn_py.moe_token_permute_grad(grad, idx, 1, stream=s)
+            assert pool.n_free_blocks() > cached
+            in_thread(s.close, closer)
+            assert pool.n_free_blocks() == cached and free_memory(d1) == before1
+
+
+MIXING = '''
+import numpy as np
+import aclnn_py
+from aclnn_py import acl
+
+def op():
+    return aclnn_py.moe_token_permute_grad(np.ones((4, 2), np.float32), np.arange(4, dtype=np.int32), 1).tolist()
+
+def sample():  # the runtime part of an official sample, line by line
+    acl.aclrtSetDevice(0)
+    stream = acl.aclrtCreateStream()
+    p = acl.aclrtMalloc(64, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    acl.aclrtFree(p)
+    acl.aclrtDestroyStream(stream)
+    acl.aclrtResetDevice(0)
+
+steps = []
+def step(name, fn, *args):
+    steps.append([name, status(fn, *args)])
+
+step("high-level call", op)
+step("aclInit after it", acl.aclInit, None)
+step("aclInit again", acl.aclInit, None)
+step("sample", sample)
+step("aclFinalize", acl.aclFinalize)
+step("high-level call after the mirror finalised", op)
+stream, buf = aclnn_py.Stream(), aclnn_py.DeviceBuffer(64)
+step("aclFinalize without aclInit", acl.aclFinalize)
+steps.append(["objects closed by it", [stream.closed, buf.closed]])
+step("their methods", stream.synchronize)
+del stream, buf
+step("high-level call after the runtime ended", op)
+step("again", op)
+aclnn_py.default_device().close()
+step("aclInit alone", acl.aclInit, None)
+step("aclInit alone again", acl.aclInit, None)
+step("sample alone", sample)
+step("aclFinalize alone", acl.aclFinalize)
+step("aclFinalize alone again", acl.aclFinalize)
+step("aclInit then high-level call", lambda: (acl.aclInit(None), op()))
+step("aclFinalize", acl.aclFinalize)
+step("high-level call", op)
+emit(steps)
+'''
+
+
+def test_the_layers_mix_in_any_order():
+    """The objects and the mirror layer share the runtime (README, "How the layers mix"): an aclInit after a
+    high-level call joins it, an aclFinalize while objects use it lets go of it, one without aclInit ends it and
+    the objects with it; the mirror alone keeps C's statuses (100002 for a second aclInit, 100037 for a second
+    aclFinalize)."""
+    steps = run_json(MIXING)
+    assert steps == [
+        ["high-level call", 0], ["aclInit after it", 0], ["aclInit again", 100002], ["sample", 0],
+        ["aclFinalize", 0], ["high-level call after the mirror finalised", 0], ["aclFinalize without aclInit", 0],
+        ["objects closed by it", [True, True]], ["their methods", "ValueError: operation on a closed Stream"],
+        ["high-level call after the runtime ended", 0], ["again", 0], ["aclInit alone", 0],
+        ["aclInit alone again", 100002], ["sample alone", 0], ["aclFinalize alone", 0],
+        ["aclFinalize alone again", 100037], ["aclInit then high-level call", 0], ["aclFinalize", 0],
+        ["high-level call", 0]]

@@ -35,8 +35,10 @@ def build_library(source, out, *extra):
 
 
 def build_sample(sample, library, out):
+    """The documented recipe: the user library beside the binary, found through ``$ORIGIN``."""
+    assert library.parent == out.parent
     subprocess.run([CXX, str(sample), f"-I{USER_OP / 'include'}", *config_flags(), f"-L{library.parent}",
-                    f"-Wl,-rpath,{library.parent}", f"-l{library.stem[3:]}", "-o", str(out)], check=True)
+                    "-Wl,-rpath,$ORIGIN", f"-l{library.stem[3:]}", "-o", str(out)], check=True)
 
 
 def as_float32(x: float) -> float:
@@ -59,7 +61,8 @@ def test_user_operator_runs_the_official_style_sample(tmp_path):
     build_library(USER_OP / "abs.c", library, f"-I{USER_OP / 'include'}")
     exe = tmp_path / "test_aclnn_abs"
     build_sample(USER_OP / "test_aclnn_abs.cpp", library, exe)
-    result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    # From another directory: the $ORIGIN rpath, not the working directory, finds libuser_abs.so.
+    result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     expected = "".join(f"result[{i}] is: {abs(as_float32(x)):f}\n" for i, x in enumerate(SAMPLE_INPUT))
     assert result.stdout == expected

@@ -135,3 +135,167 @@ def test_generic_call_writes_outputs_in_place_without_device_memory():
     # the same array as two arguments: the second one cannot be lent again and is copied
     aclnn_py.run("aclnnMoeTokenPermuteGrad", out, idx, 1, False, out=out)
     assert np.array_equal(out, x)
+
+
+# ---- lending never fails a call the copying path makes ------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+# Operators with several float tensors, their float tensors (name, shape from T tokens, K top-k, H hidden; the
+# outputs last) and the other arguments: every float tensor may be placed anywhere in one shared buffer.
+LAYOUT_OPS = {
+    "aclnnMoeTokenUnpermute": (
+        [("permutedTokens", lambda t, k, h: (t * k, h)), ("probsOptional", lambda t, k, h: (t, k))],
+        [("out", lambda t, k, h: (t, h))], lambda t, k, idx: {"paddedMode": False}),
+    "aclnnMoeTokenUnpermuteGrad": (
+        [("permuteTokens", lambda t, k, h: (t * k, h)), ("unpermutedTokensGrad", lambda t, k, h: (t, h)),
+         ("probsOptional", lambda t, k, h: (t, k))],
+        [("permutedTokensGradOut", lambda t, k, h: (t * k, h)), ("probsGradOut", lambda t, k, h: (t, k))],
+        lambda t, k, idx: {"paddedMode": False}),
+    "aclnnMoeTokenPermuteGrad": (
+        [("permutedOutputGrad", lambda t, k, h: (t * k, h))], [("out", lambda t, k, h: (t, h))],
+        lambda t, k, idx: {"numTopk": k, "paddedMode": False}),
+    "aclnnMul": ([("self", lambda t, k, h: (t, h)), ("other", lambda t, k, h: (t, h))],
+                 [("out", lambda t, k, h: (t, h))], lambda t, k, idx: {}),
+}
+# The same operators' high-level functions (inputs only: their results are fresh arrays).
+FUNCTIONS = {"aclnnMoeTokenUnpermute": lambda f, idx: aclnn_py.moe_token_unpermute(f[0], idx, f[1]),
+             "aclnnMoeTokenUnpermuteGrad": lambda f, idx: aclnn_py.moe_token_unpermute_grad(f[0], f[1], idx, f[2]),
+             "aclnnMoeTokenPermuteGrad": lambda f, idx: aclnn_py.moe_token_permute_grad(f[0], idx, len(idx) // len(f[0]) or 1)}
+
+# One tensor's place: its own array, or a view of the shared buffer at an element offset, its rows one element
+# wider than the tensor (a strided view) or not, and in reverse order or not (outputs: contiguous, as the
+# operators require).
+placement = st.one_of(st.just(None), st.tuples(st.integers(0, 64), st.booleans(), st.booleans()))
+out_placement = st.one_of(st.just(None), st.tuples(st.integers(0, 64), st.just(False), st.just(False)))
+
+
+def _place(shared: np.ndarray, shape, where, shift: int) -> np.ndarray:
+    rows, cols = shape
+    if where is None:  # its own buffer, misaligned by the same shift
+        raw = np.zeros(rows * cols * 4 + shift, np.uint8)
+        return raw[shift:].view(np.float32).reshape(rows, cols)
+    offset, wide, flip = where
+    width = cols + wide
+    offset %= max(1, shared.size - rows * width + 1)
+    view = shared[offset:offset + rows * width].reshape(rows, width)[:, :cols]
+    return view[::-1] if flip else view
+
+
+def _layout_call(name, t, k, h, places, shift, order, via):
+    """Builds the call's arrays in a fresh shared buffer, runs it, returns every byte it may have changed."""
+    ins, outs, attrs = LAYOUT_OPS[name]
+    tensors = ins + outs
+    total = sum(int(np.prod(f(t, k, h))) for _, f in tensors)
+    raw = np.zeros((2 * total + 64) * 4 + shift, np.uint8)
+    shared = raw[shift:shift + (2 * total + 64) * 4].view(np.float32)
+    shared[...] = (np.arange(shared.size) % 7 - 3) / 4
+    arrays = []
+    for (pname, f), where in zip(tensors, places):
+        a = _place(shared, f(t, k, h), where, shift)
+        if where is None:
+            a[...] = np.arange(a.size).reshape(a.shape) % 5 - 2
+        arrays.append(a)
+    idx = np.asarray(order, np.int32)
+    if via == "function" and name in FUNCTIONS:
+        result = FUNCTIONS[name]([arrays[i] for i in range(len(ins))], idx)
+        return [raw] + [np.asarray(r) for r in _as_tuple(result) if r is not None]
+    kwargs = {pname: a for (pname, _), a in zip(tensors, arrays)}
+    kwargs.update(attrs(t, k, idx))
+    if name != "aclnnMul":  # an elementwise operator: no indices
+        kwargs["sortedIndices"] = idx
+    aclnn_py.run(name, **kwargs)
+    return [raw] + [a for a, where in zip(arrays, places) if where is None]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), name=st.sampled_from(sorted(LAYOUT_OPS)), t=st.integers(1, 6), k=st.integers(1, 3),
+       h=st.integers(1, 5), shift=st.sampled_from([0, 0, 1, 2, 4]), via=st.sampled_from(["run", "function"]))
+def test_any_view_layout_gives_the_copying_paths_bytes(monkeypatch, data, name, t, k, h, shift, via):
+    """Inputs overlapping each other, outputs straddling inputs, misaligned buffers: the zero-copy call succeeds
+    and leaves every byte as the copying path (ACLNN_PY_ZERO_COPY=0) does."""
+    ins, outs, _ = LAYOUT_OPS[name]
+    places = data.draw(st.tuples(*[placement] * len(ins), *[out_placement] * len(outs)))
+    order = data.draw(st.permutations(range(t * k)))
+    def live():  # lent spans and device blocks, but for the ones the pool caches for the next call
+        return acl.aclStubLiveAllocations() - POOL.n_free_blocks()
+
+    before = live()
+    monkeypatch.setenv("ACLNN_PY_ZERO_COPY", "1")
+    lent = _layout_call(name, t, k, h, places, shift, order, via)
+    assert live() == before, "a lent span was not reclaimed"
+    monkeypatch.setenv("ACLNN_PY_ZERO_COPY", "0")
+    copied = _layout_call(name, t, k, h, places, shift, order, via)
+    assert len(lent) == len(copied)
+    for a, b in zip(lent, copied):
+        assert a.tobytes() == b.tobytes()
+
+
+def test_spans_another_thread_has_lent_are_copied(monkeypatch):
+    """Part of an array lent by someone else (here directly, as another thread's call would): calls on views of
+    it, objects uploading from it and mirror copies from it succeed and read what the copying path reads."""
+    base = np.arange(256, dtype=np.float32).reshape(64, 4)
+    idx = np.arange(16, dtype=np.int32)
+    lent_part = base[20:40]
+    span = acl.host_ptr(lent_part)
+    dev = acl.aclStubLendHostMemory(span, lent_part.nbytes)
+    try:
+        results = []
+        for zero_copy in ("1", "0"):
+            monkeypatch.setenv("ACLNN_PY_ZERO_COPY", zero_copy)
+            got = [aclnn_py.moe_token_permute_grad(base[r:r + 16], idx, num_topk=1) for r in (10, 22, 30)]
+            out = np.zeros((16, 4), np.float32)
+            aclnn_py.run("aclnnMoeTokenPermuteGrad", base[14:30], idx, 1, False, out=out)
+            with aclnn_py.Tensor.from_numpy(base[12:28]) as tensor:
+                got += [out, tensor.numpy()]
+            with aclnn_py.DeviceBuffer(64) as buf:
+                buf.upload(base[18:22])
+                back = np.zeros(16, np.float32)
+                buf.download(back)
+                got.append(back)
+            results.append(got)
+        assert_all_same(tuple(results[0]), tuple(results[1]))
+        assert_all_same(results[0][0], base[10:26])
+    finally:
+        acl.aclStubReclaimHostMemory(dev)
+
+
+def test_threads_lending_overlapping_views_all_succeed():
+    base = np.arange(96 * 8, dtype=np.float32).reshape(96, 8)
+    idx = np.arange(48, dtype=np.int32)
+    errors_seen, done = [], []
+
+    def work(start):
+        try:
+            for _ in range(30):
+                got = aclnn_py.moe_token_permute_grad(base[start:start + 48], idx, num_topk=1)
+                assert np.array_equal(got, base[start:start + 48])
+            done.append(start)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors_seen.append(exc)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in (0, 8, 16, 24, 40)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors_seen == [] and len(done) == 5
+
+
+@pytest.mark.parametrize("op", OPS, ids=[op.py_name for op in OPS])
+def test_misaligned_inputs_of_every_operator(op, monkeypatch):
+    """Every input moved to an address one byte past alignment (np.frombuffer(..., offset=1)): the copying path's
+    results."""
+    args = BUILDERS[op.py_name](QUICK, op_dtypes(op)[0], Data())
+
+    def misaligned(a):
+        if not isinstance(a, np.ndarray) or a.itemsize == 1:
+            return a
+        return np.frombuffer(b"\0" + a.tobytes(), a.dtype, offset=1).reshape(a.shape)
+
+    moved = tuple(misaligned(a) for a in args)
+    assert any(isinstance(a, np.ndarray) and not a.flags.aligned for a in moved)
+    fn = getattr(aclnn_py, op.py_name)
+    lent = _as_tuple(fn(*moved))
+    monkeypatch.setenv("ACLNN_PY_ZERO_COPY", "0")
+    assert_all_same(lent, _as_tuple(fn(*moved)))

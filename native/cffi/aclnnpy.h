@@ -46,15 +46,19 @@ ACLNNPY_API int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclr
 ACLNNPY_API int aclnnpy_pool_malloc(aclrtStream stream, uint64_t size, void **ptr, int *fresh);
 /* Give a block of aclnnpy_pool_malloc(stream, size) back: cached for that device and stream. */
 ACLNNPY_API void aclnnpy_pool_free(aclrtStream stream, void *ptr, uint64_t size);
-/* Free the current device's cached blocks of `stream` (of every stream when `all`); returns how many. */
+/* Free the cached blocks of `stream` (the NULL stream's: the current context's), or with `all` every cached block
+ * of the current device; returns how many. */
 ACLNNPY_API int aclnnpy_pool_release_blocks(aclrtStream stream, int all);
 /* used bytes, total bytes, hits, misses, cached blocks, enabled */
 ACLNNPY_API void aclnnpy_pool_stats(uint64_t *out);
 ACLNNPY_API void aclnnpy_pool_set_enabled(int on);
 /* A workspace of at least `size` bytes for work queued on `stream`, kept per stream and reused while it fits. */
 ACLNNPY_API int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr);
-/* Before `stream` is destroyed: its workspace and cached blocks, freed after synchronising it. */
+/* Before `stream` is destroyed: its workspace and cached blocks, freed after synchronising it (from any thread;
+ * for the NULL stream, the current context's). */
 ACLNNPY_API int aclnnpy_stream_release(aclrtStream stream);
+/* Before the current device is released: the workspaces and cached blocks of every stream on it. */
+ACLNNPY_API int aclnnpy_device_release(void);
 /* Host blocks for results written in place: at least `size` bytes, 64-byte aligned, cached or new (NULL when
  * out of memory); `zero`: the first `size` bytes zeroed. Given back by aclnnpy_host_free (the address
  * alone). release_blocks frees the cached ones (returns how many); stats as aclnnpy_pool_stats. */

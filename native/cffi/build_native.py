@@ -5,7 +5,8 @@ table of function pointers that the loader fills at run time with dlopen/dlsym, 
 toolkit or from the stub, so one build serves both (cffi API mode speed, late binding).
 
 Usage: python build_native.py --out-dir DIR   (writes DIR/_cffi.c, the compiled mirror DIR/_mirror.c,
-DIR/signatures.py and the type stubs DIR/acl.pyi, DIR/aclnn.pyi of the mirror modules)
+DIR/signatures.py, the type stubs DIR/acl.pyi, DIR/aclnn.pyi of the mirror modules and DIR/errors.pyi of the
+error classes)
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ sys.path.insert(0, str(HERE))
 
 import cdef as cdef_mod  # noqa: E402
 import mirror_gen  # noqa: E402
+import mirror_rules  # noqa: E402
+import errors_stubgen  # noqa: E402
 import stubgen  # noqa: E402
 
 # The extension's own functions (loader.c, memory_pool.c, fastpath.c): declared for Python by a real header.
@@ -137,6 +140,8 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
     import cffi
 
     cdef = cdef_mod.cdef_from_headers(cc=cc)
+    enums = cdef_mod.enum_types(cdef)
+    mirror_rules.ENUM_TYPES.update(enums)  # before any rule is applied: a pointer to an enum is an out-parameter
     signatures = cdef_mod.function_signatures(cdef)
     names = sorted(signatures)
 
@@ -167,6 +172,8 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
 
     for module in ("acl", "aclnn"):
         (out_dir / f"{module}.pyi").write_text(stubgen.module_stub(module, signatures, cdef_mod.constant_names(cdef)))
+    (out_dir / "errors.pyi").write_text(errors_stubgen.errors_stub(
+        p.read_text(errors="replace") for p in sorted(cdef_mod.INCLUDE_DIR.rglob("*.h"))))
 
     table = {n: {"result": signatures[n][0], "params": signatures[n][1]} for n in names}
     (out_dir / "signatures.py").write_text(
@@ -175,7 +182,9 @@ def generate(out_dir: Path, cc: str | None = None) -> None:
         "SIGNATURES = " + pprint.pformat(table, width=110, sort_dicts=True) + "\n\n"
         "# The operators of the one-call path (aclnnpy_run), in dispatch order: {operator: parameter kinds in C\n"
         "# order, T tensor, A attribute, R aclIntArray}.\n"
-        "FASTPATH_OPS = " + pprint.pformat(ops, width=110, sort_dicts=False) + "\n"
+        "FASTPATH_OPS = " + pprint.pformat(ops, width=110, sort_dicts=False) + "\n\n"
+        "# The enum typedefs of the headers (mirror_rules.ENUM_TYPES: a pointer to one is an out-parameter).\n"
+        "ENUM_TYPES = " + pprint.pformat(enums, width=110) + "\n"
     )
 
 

@@ -152,3 +152,8 @@ def _fake_typedefs() -> str:
 
 if __name__ == "__main__":
     print(cdef_from_headers())
+
+
+def enum_types(cdef: str) -> list[str]:
+    """The names of the enum typedefs in the declarations (``typedef enum { ... } aclrtRunMode;``)."""
+    return sorted(set(re.findall(r"typedef\s+enum\b[^{;]*\{[^}]*\}\s*(\w+)\s*;", cdef)))

@@ -12,9 +12,11 @@
  * host: one pointer per T parameter: the contiguous bytes of an input, or where an output is copied.
  * Device buffers come from the pool (memory_pool.c). flags (aclnnpy.h): ACLNNPY_ZERO_OUTPUTS zero fresh output
  * blocks too (reused ones always are), for libraries whose aclrtMalloc does not zero-fill; ACLNNPY_LEND lend
- * the host buffers themselves to the stub's device (aclStubLendHostMemory) so that nothing is copied: an input
- * that cannot be lent (it overlaps another tensor's buffer or device memory) is copied as usual, an output
- * likewise copied back.
+ * the host buffers themselves to the stub's device (aclStubLendHostMemory) so that nothing is copied. A buffer
+ * that cannot be lent (not aligned to its elements, or overlapping device memory: another tensor of the call,
+ * a span another thread has lent, an aclrtMalloc block) is copied as the copying path does, an output likewise
+ * copied back: the copy's host side may be lent memory (to a copy it is host memory), so it cannot fail where
+ * the copying path succeeds.
  */
 #include "aclnn/opdev/op_errno.h"
 #include "aclstub/aclstub.h"
@@ -29,11 +31,13 @@
     } while (0)
 
 /* The tensor's device bytes: the host buffer itself when lending works, else a pool block (an input copied in,
- * an output zeroed where asked). */
-static int aclnnpy_device_bytes(aclrtStream stream, void *host, int64_t nbytes, int is_output, int flags, void **dev,
-                                int *lent, const char **failed) {
+ * an output zeroed where asked). A device tensor's data must be aligned to its elements; a misaligned host
+ * buffer is copied to an aligned block. */
+static int aclnnpy_device_bytes(aclrtStream stream, void *host, int64_t nbytes, size_t esize, int is_output, int flags,
+                                void **dev, int *lent, const char **failed) {
     int status, fresh;
-    if ((flags & ACLNNPY_LEND) && aclStubLendHostMemory(host, (size_t)nbytes, dev) == 0) {
+    if ((flags & ACLNNPY_LEND) && (esize <= 1 || (uintptr_t)host % esize == 0) &&
+        aclStubLendHostMemory(host, (size_t)nbytes, dev) == 0) {
         *lent = 1;
         return 0;
     }
@@ -91,7 +95,8 @@ int aclnnpy_run(int op, void *const *host, const int64_t *meta, aclrtStream stre
             const int64_t *dims = meta + 5, *strides = meta + 5 + ndim;
             meta += 5 + 2 * ndim;
             if (nbytes[i] > 0 &&
-                (status = aclnnpy_device_bytes(stream, host[i], nbytes[i], is_output[i], flags, &dev[i], &lent[i], failed)))
+                (status = aclnnpy_device_bytes(stream, host[i], nbytes[i], aclDataTypeSize(dtype), is_output[i], flags,
+                                               &dev[i], &lent[i], failed)))
                 goto cleanup;
             t[i] = aclCreateTensor(dims, ndim, dtype, strides, offset, ACL_FORMAT_ND, dims, ndim, dev[i]);
             if (!t[i]) {

@@ -17,9 +17,27 @@
 
 #include "aclnnpy_glue.h"
 
+/* Whose work a block or workspace serves: a stream handle, and for the NULL default stream, which one it
+ * means (the current context's: its device and the context itself). An explicit stream is its own key. */
 typedef struct {
     int32_t device;
+    aclrtContext context; /* NULL for an explicit stream */
     aclrtStream stream;
+} AclnnpyKey;
+
+static AclnnpyKey aclnnpy_key(aclrtStream stream) {
+    AclnnpyKey k = {-1, NULL, stream};
+    aclrtGetDevice(&k.device);
+    if (stream == NULL) aclrtGetCurrentContext(&k.context);
+    return k;
+}
+
+static int aclnnpy_same_key(AclnnpyKey a, AclnnpyKey b) {
+    return a.stream == b.stream && (a.stream != NULL || (a.device == b.device && a.context == b.context));
+}
+
+typedef struct {
+    AclnnpyKey key;
     uint64_t size; /* the size class */
     void *ptr;
 } AclnnpyBlock;
@@ -51,14 +69,13 @@ static int aclnnpy_pool_enabled(void) {
 /* At least size bytes on the current device for work on stream; *fresh tells a new block (the stub's are
  * zero-filled) from a reused one. */
 int aclnnpy_pool_malloc(aclrtStream stream, uint64_t size, void **ptr, int *fresh) {
-    int32_t device = -1;
-    aclrtGetDevice(&device);
+    AclnnpyKey key = aclnnpy_key(stream);
     uint64_t cls = aclnnpy_size_class(size);
     pthread_mutex_lock(&aclnnpy_mem_lock);
     if (aclnnpy_pool_enabled()) {
         for (size_t i = aclnnpy_n_free; i-- > 0;) {
             AclnnpyBlock *b = &aclnnpy_free_blocks[i];
-            if (b->size == cls && b->stream == stream && b->device == device) {
+            if (b->size == cls && aclnnpy_same_key(b->key, key) && b->key.device == key.device) {
                 *ptr = b->ptr;
                 *b = aclnnpy_free_blocks[--aclnnpy_n_free];
                 aclnnpy_cached -= cls;
@@ -85,8 +102,7 @@ int aclnnpy_pool_malloc(aclrtStream stream, uint64_t size, void **ptr, int *fres
  * off (or the free list cannot grow). */
 void aclnnpy_pool_free(aclrtStream stream, void *ptr, uint64_t size) {
     if (ptr == NULL) return;
-    int32_t device = -1;
-    aclrtGetDevice(&device);
+    AclnnpyKey key = aclnnpy_key(stream);
     uint64_t cls = aclnnpy_size_class(size);
     pthread_mutex_lock(&aclnnpy_mem_lock);
     aclnnpy_used -= cls;
@@ -102,24 +118,24 @@ void aclnnpy_pool_free(aclrtStream stream, void *ptr, uint64_t size) {
         }
     }
     if (keep) {
-        aclnnpy_free_blocks[aclnnpy_n_free++] = (AclnnpyBlock){device, stream, cls, ptr};
+        aclnnpy_free_blocks[aclnnpy_n_free++] = (AclnnpyBlock){key, cls, ptr};
         aclnnpy_cached += cls;
     }
     pthread_mutex_unlock(&aclnnpy_mem_lock);
     if (!keep) aclrtFree(ptr);
 }
 
-/* Free the current device's cached blocks of stream (of every stream when all is set), after
- * synchronising their streams; returns how many were freed. Taken out under the lock, freed outside it. */
+/* Free the cached blocks of stream (whichever device they are on; the NULL stream's of the current context),
+ * or with all set every cached block of the current device, after synchronising their streams; returns how
+ * many were freed. Taken out under the lock, freed outside it. */
 int aclnnpy_pool_release_blocks(aclrtStream stream, int all) {
-    int32_t device = -1;
-    aclrtGetDevice(&device);
+    AclnnpyKey key = aclnnpy_key(stream);
     pthread_mutex_lock(&aclnnpy_mem_lock);
     size_t n = 0;
     AclnnpyBlock *taken = aclnnpy_n_free ? malloc(aclnnpy_n_free * sizeof *taken) : NULL;
     for (size_t i = 0; taken && i < aclnnpy_n_free;) {
         AclnnpyBlock *b = &aclnnpy_free_blocks[i];
-        if (b->device == device && (all || b->stream == stream)) {
+        if (all ? b->key.device == key.device : aclnnpy_same_key(b->key, key)) {
             taken[n++] = *b;
             aclnnpy_cached -= b->size;
             *b = aclnnpy_free_blocks[--aclnnpy_n_free];
@@ -129,7 +145,7 @@ int aclnnpy_pool_release_blocks(aclrtStream stream, int all) {
     }
     pthread_mutex_unlock(&aclnnpy_mem_lock);
     for (size_t i = 0; i < n; i++) {
-        aclrtSynchronizeStream(taken[i].stream); /* queued work may still use the block */
+        aclrtSynchronizeStream(taken[i].key.stream); /* queued work may still use the block */
         aclrtFree(taken[i].ptr);
     }
     free(taken);
@@ -142,14 +158,14 @@ int aclnnpy_pool_release_blocks(aclrtStream stream, int all) {
 
 static pthread_mutex_t aclnnpy_ws_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-    aclrtStream stream;
+    AclnnpyKey key;
     void *ptr;
     uint64_t size;
 } aclnnpy_ws[ACLNNPY_MAX_WORKSPACES];
 static int aclnnpy_ws_used;
 
 static void aclnnpy_ws_drop(int i) {
-    aclrtSynchronizeStream(aclnnpy_ws[i].stream); /* queued work may still use the buffer */
+    aclrtSynchronizeStream(aclnnpy_ws[i].key.stream); /* queued work may still use the buffer */
     aclrtFree(aclnnpy_ws[i].ptr);
     aclnnpy_ws[i] = aclnnpy_ws[--aclnnpy_ws_used];
 }
@@ -157,9 +173,10 @@ static void aclnnpy_ws_drop(int i) {
 /* A workspace of at least size bytes for work queued on stream; reused while the size fits. */
 int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
     int status = 0;
+    AclnnpyKey key = aclnnpy_key(stream);
     pthread_mutex_lock(&aclnnpy_ws_lock);
     int i = 0;
-    while (i < aclnnpy_ws_used && aclnnpy_ws[i].stream != stream) i++;
+    while (i < aclnnpy_ws_used && !aclnnpy_same_key(aclnnpy_ws[i].key, key)) i++;
     if (i < aclnnpy_ws_used && aclnnpy_ws[i].size >= size) {
         *ptr = aclnnpy_ws[i].ptr;
     } else {
@@ -167,7 +184,7 @@ int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
         if (aclnnpy_ws_used == ACLNNPY_MAX_WORKSPACES) aclnnpy_ws_drop(0);
         status = aclrtMalloc(ptr, size, ACL_MEM_MALLOC_HUGE_FIRST);
         if (status == 0) {
-            aclnnpy_ws[aclnnpy_ws_used].stream = stream;
+            aclnnpy_ws[aclnnpy_ws_used].key = key;
             aclnnpy_ws[aclnnpy_ws_used].ptr = *ptr;
             aclnnpy_ws[aclnnpy_ws_used].size = size;
             aclnnpy_ws_used++;
@@ -177,20 +194,26 @@ int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
     return status;
 }
 
-/* Everything held for stream (its workspace and its cached blocks on the current device), after
- * synchronising it: called before the stream is destroyed. Returns how many buffers were freed. */
-int aclnnpy_stream_release(aclrtStream stream) {
+/* Everything held for stream (its workspace and its cached blocks; for the NULL stream, the current
+ * context's), after synchronising it: called before the stream is destroyed, from any thread. With all set,
+ * everything held on the current device, for every stream. Returns how many buffers were freed. */
+static int aclnnpy_release(aclrtStream stream, int all) {
     int freed = 0;
+    AclnnpyKey key = aclnnpy_key(stream);
     pthread_mutex_lock(&aclnnpy_ws_lock);
     for (int i = aclnnpy_ws_used - 1; i >= 0; i--) {
-        if (aclnnpy_ws[i].stream == stream) {
+        if (all ? aclnnpy_ws[i].key.device == key.device : aclnnpy_same_key(aclnnpy_ws[i].key, key)) {
             aclnnpy_ws_drop(i);
             freed++;
         }
     }
     pthread_mutex_unlock(&aclnnpy_ws_lock);
-    return freed + aclnnpy_pool_release_blocks(stream, 0);
+    return freed + aclnnpy_pool_release_blocks(stream, all);
 }
+
+int aclnnpy_stream_release(aclrtStream stream) { return aclnnpy_release(stream, 0); }
+
+int aclnnpy_device_release(void) { return aclnnpy_release(NULL, 1); }
 
 /* ---- host pool: blocks for numpy results the stub writes in place (lent to it for one call) ---------- */
 

@@ -16,6 +16,10 @@ SCALARS = {
     "int", "float", "double", "bool", "aclDataType", "aclFormat", "aclError", "aclnnStatus", "aclFloat16",
     "aclrtStream", "aclrtContext", "aclrtEvent",
 }
+# The enum typedefs of the headers (aclrtRunMode, aclrtEventRecordedStatus...): a non-const pointer to one is an
+# out-parameter too. Filled from the declarations: by the build before it generates anything, and by
+# aclnn_py._native from the table the build wrote (signatures.ENUM_TYPES).
+ENUM_TYPES: set[str] = set()
 POINTER_TYPEDEFS = {"aclrtStream", "aclrtContext", "aclrtEvent", "const aclrtStream"}
 # Handle types that no function returns through a pointer: T ** of these is an input array of handles.
 HANDLE_ARRAYS = {"aclTensor", "aclScalar"}
@@ -50,7 +54,7 @@ def is_out_param(ctype: str) -> bool:
     stars = len(m.group("stars"))
     if stars == 2 and m.group("base") in HANDLE_ARRAYS:
         return False  # an array of handles the caller passes (aclDumpOpTensors' tensors), not a result
-    return stars >= 2 or (stars == 1 and m.group("base") in SCALARS)
+    return stars >= 2 or (stars == 1 and (m.group("base") in SCALARS or m.group("base") in ENUM_TYPES))
 
 
 def array_item(ctype: str) -> str | None:
@@ -110,11 +114,95 @@ def py_name(name: str) -> str:
     return name + "_" if keyword.iskeyword(name) else name
 
 
+_INT_WORDS = {"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t",
+              "int", "aclFloat16"}
+
+
+def _a(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
+def describe_param(function: str, pname: str, ctype: str) -> str:
+    """What the mirror takes for parameter ``pname`` of C type ``ctype``, in words."""
+    base = ctype.replace("const ", "").strip()
+    if ctype in ("const char *", "char *"):
+        return "a str (None for NULL)"
+    item = array_item(ctype)
+    if item is not None:
+        if item.endswith("*"):
+            return f"a sequence of {item.strip(' *')} handles (None for a NULL entry), or a cffi array"
+        return f"a sequence of {item} (list, tuple, numpy array) or a cffi array; None for NULL"
+    if NAMED_EXTENTS.get(function, {}).get(pname, ((), ""))[1] == "dtype":
+        lengths = NAMED_EXTENTS[function][pname][0]
+        return f"a number, stored as one element of the aclDataType `{lengths[0]}` names (or a cffi pointer to one)"
+    if base in POINTER_TYPEDEFS:
+        return f"{_a(base)} handle (None for NULL{': the default stream' if base == 'aclrtStream' else ''})"
+    if ctype in RAW_POINTERS:
+        return "an address: a cffi pointer, an acl.host_ptr(...) span or None (NULL)"
+    if ctype.endswith("*"):
+        return f"{_a(base.rstrip(' *'))} handle, or None for NULL"
+    if base == "bool":
+        return "a bool"
+    if base in ("float", "double"):
+        return f"a float ({base})"
+    if base in ENUM_TYPES or base in ("aclDataType", "aclFormat"):
+        return f"an int, {_a(base)} value (the module's constants)"
+    if base in _INT_WORDS:
+        return f"an int ({base})"
+    return _a(base)
+
+
+def _describe_out(ctype: str) -> str:
+    base = ctype.strip()[:-1].strip()
+    if ctype.count("*") >= 2 or base in POINTER_TYPEDEFS:
+        return f"{_a(base)} (cffi pointer)"
+    if base in ENUM_TYPES:
+        return f"an int, {_a(base)} value"
+    return "a float" if base in ("float", "double") else "a bool" if base == "bool" else "an int"
+
+
 def doc(name: str, result: str, params) -> str:
-    """The docstring of the mirror of C function ``name``."""
+    """The docstring of the mirror of C function ``name``: the prototype, what each parameter takes, what comes
+    back and how a failure shows."""
     args = ", ".join(f"{t} {n}" for n, t in params)
     outs = [n for n, t in params if is_out_param(t)]
     text = f"Mirror of ``{result} {name}({args})``."
     if outs:
         text += f" Returns {', '.join(outs)}."
+    rules = extents(name, params)
+    lines = []
+    i = 0
+    while i < len(params):
+        pname, ctype = params[i]
+        if is_array_out_pair(params, i):
+            i += 2
+            continue
+        if not is_out_param(ctype):
+            words = describe_param(name, pname, ctype)
+            if pname in rules and rules[pname][1] != "dtype":
+                lengths, unit, written = rules[pname]
+                words += (f"; checked to hold {' and '.join(lengths)} {unit}"
+                          + (" and to be writable" if written else ""))
+            lines.append(f"  {py_name(pname)}: {words}")
+        i += 1
+    if lines:
+        text += "\n\nParameters:\n" + "\n".join(lines)
+    returned = []
+    i = 0
+    while i < len(params):
+        if is_array_out_pair(params, i):
+            returned.append(f"  {params[i][0]}: a list of int ({params[i + 1][0]} of them)")
+            i += 2
+            continue
+        if is_out_param(params[i][1]):
+            returned.append(f"  {params[i][0]}: {_describe_out(params[i][1])}")
+        i += 1
+    if returned:
+        text += "\n\nReturns (a tuple in C order when several):\n" + "\n".join(returned)
+    if result in ("aclError", "aclnnStatus"):
+        family = "AclError" if result == "aclError" else "AclnnError"
+        text += (f"\n\nA non-zero {result} raises aclnn_py.{family} (the code's own subclass), with the "
+                 "library's message.")
+    elif result.endswith("*") and result not in ("const char *", "char *", "void *"):
+        text += "\n\nReturns the new handle; NULL (a failure) raises aclnn_py.AclnnError with the library's message."
     return text

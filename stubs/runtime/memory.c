@@ -151,6 +151,18 @@ static bool span_touches_device(const void *ptr, size_t size) {
     return b->start + b->size > p;
 }
 
+/* Any byte of [ptr, ptr + size) (size > 0) inside an aclrtMalloc block. Lent host memory does not count: to
+ * a copy it is still the host memory it is, so its owner may copy from and to it (another thread may have
+ * lent part of an array this one copies). */
+static bool span_touches_allocated(const void *ptr, size_t size) {
+    uintptr_t p = (uintptr_t)ptr;
+    uintptr_t end = size > UINTPTR_MAX - p ? UINTPTR_MAX : p + size;
+    /* blocks are sorted and disjoint, so their ends are sorted too: walk back over the ones reaching past p */
+    for (size_t i = lower_bound(end, false); i > 0 && blocks[i - 1].start + blocks[i - 1].size > p; i--)
+        if (blocks[i - 1].lent == NULL) return true;
+    return false;
+}
+
 static bool registry_reserve(void) {
     if (block_count < block_capacity) return true;
     size_t cap = block_capacity ? block_capacity * 2 : 64;
@@ -562,22 +574,30 @@ static const struct {
     {SIDE_DEVICE, SIDE_DEVICE}, {SIDE_ANY, SIDE_ANY}, {SIDE_DEVICE, SIDE_HOST},
 };
 
+/* The side ACL_MEMCPY_DEFAULT gives a span (lock held): device where its first byte is in an aclrtMalloc
+ * block, or where it lies in one block of lent host memory; otherwise host (lent memory is host memory too). */
+static int default_side(const void *ptr, size_t count) {
+    const DeviceBlock *b = block_of_span(ptr, 1);
+    if (b == NULL) return SIDE_HOST;
+    return b->lent == NULL || block_of_span(ptr, count) == b ? SIDE_DEVICE : SIDE_HOST;
+}
+
 /* Checks one side against the registry (lock held); records the error and returns false on mismatch.
- * SIDE_ANY (ACL_MEMCPY_DEFAULT) infers the side from the first byte, then checks the whole span the same
- * way: a span that starts in a block must end in it, one that starts outside must not reach into one. */
+ * SIDE_ANY (ACL_MEMCPY_DEFAULT) infers the side (default_side), then checks the whole span the same way: a
+ * device span must lie in one block, a host span must not reach into an aclrtMalloc block. */
 static bool side_ok(const char *func, int kind, const char *name, const void *ptr, size_t count, int side) {
     if (count > UINTPTR_MAX - (uintptr_t)ptr) {
         aclStubSetErrMsg("%s: argument '%s' (%p) plus 'count' (%zu) runs past the end of the address space", func,
                          name, ptr, count);
         return false;
     }
-    if (side == SIDE_ANY) side = span_in_device(ptr, 1) ? SIDE_DEVICE : SIDE_HOST;
+    if (side == SIDE_ANY) side = default_side(ptr, count);
     if (side == SIDE_DEVICE && !span_in_device(ptr, count)) {
         aclStubSetErrMsg("%s: kind %s needs '%s' in device memory, but [%p, +%zu) is not inside one "
                          "aclrtMalloc block", func, kind_names[kind], name, ptr, count);
         return false;
     }
-    if (side == SIDE_HOST && span_touches_device(ptr, count)) {
+    if (side == SIDE_HOST && span_touches_allocated(ptr, count)) {
         aclStubSetErrMsg("%s: kind %s needs '%s' in host memory, but [%p, +%zu) overlaps an aclrtMalloc block",
                          func, kind_names[kind], name, ptr, count);
         return false;
@@ -623,22 +643,22 @@ static aclError mem_op(const MemOp *op, bool perform) {
  * since the blocks may have been freed in between (then the failure surfaces at synchronisation). */
 static aclError mem_op_work(void *arg) { return mem_op_locked(arg, true); }
 
-/* Where a copy's side lives: what its kind says, or for ACL_MEMCPY_DEFAULT where its first byte is. */
-static bool side_is_host(int kind_side, const void *ptr) {
+/* Where a copy's side lives: what its kind says, or for ACL_MEMCPY_DEFAULT what default_side says. */
+static bool side_is_host(int kind_side, const void *ptr, size_t count) {
     if (kind_side != SIDE_ANY) return kind_side == SIDE_HOST;
     pthread_rwlock_rdlock(&blocks_lock);
-    bool host = !span_in_device(ptr, 1);
+    bool host = default_side(ptr, count) == SIDE_HOST;
     pthread_rwlock_unlock(&blocks_lock);
     return host;
 }
 
 /* Check mode: a host-ordered copy or fill reads its device source and writes its device destination now. */
 static void check_host_spans(const MemOp *op) {
-    if (op->src != NULL && !side_is_host(kind_sides[op->kind].src, op->src)) {
+    if (op->src != NULL && !side_is_host(kind_sides[op->kind].src, op->src, op->count)) {
         aclStubCheckSpan span = {"src", op->src, op->count, CHECK_READ, NULL};
         check_host_access(op->func, &span);
     }
-    if (op->src == NULL || !side_is_host(kind_sides[op->kind].dst, op->dst)) {
+    if (op->src == NULL || !side_is_host(kind_sides[op->kind].dst, op->dst, op->count)) {
         aclStubCheckSpan span = {op->src ? "dst" : "devPtr", op->dst, op->count, CHECK_WRITE, NULL};
         check_host_access(op->func, &span);
     }
@@ -656,9 +676,9 @@ static void check_refused(const MemOp *op) {
         int side;
     } sides[2] = {{"dst", op->dst, kind_sides[op->kind].dst}, {"src", op->src, kind_sides[op->kind].src}};
     for (int i = 0; i < 2; i++) {
-        bool host = side_is_host(sides[i].side, sides[i].ptr);
+        bool host = side_is_host(sides[i].side, sides[i].ptr, op->count);
         pthread_rwlock_rdlock(&blocks_lock);
-        bool bad = host ? span_touches_device(sides[i].ptr, op->count) : !span_in_device(sides[i].ptr, op->count);
+        bool bad = host ? span_touches_allocated(sides[i].ptr, op->count) : !span_in_device(sides[i].ptr, op->count);
         pthread_rwlock_unlock(&blocks_lock);
         if (bad) {
             aclStubCheckBadSpan(op->func, sides[i].name, sides[i].ptr, op->count);
@@ -674,8 +694,8 @@ static void check_refused(const MemOp *op) {
  * the stream's earlier work (as CUDA does for pageable memory). Device memory is touched in stream order.
  */
 static aclError queue_mem_op(const MemOp *op, aclrtStream stream) {
-    bool host_dst = op->src != NULL && side_is_host(kind_sides[op->kind].dst, op->dst);
-    bool host_src = op->src != NULL && side_is_host(kind_sides[op->kind].src, op->src);
+    bool host_dst = op->src != NULL && side_is_host(kind_sides[op->kind].dst, op->dst, op->count);
+    bool host_src = op->src != NULL && side_is_host(kind_sides[op->kind].src, op->src, op->count);
     if (host_dst) {
         aclError ret = rt_stream_drain(op->func, stream);
         if (ret == ACL_SUCCESS && CHECK_ON(CHECK_INIT | CHECK_SYNC)) check_host_spans(op);

@@ -16,6 +16,17 @@ static const char *role_noun(aclStubRole r) {
     }
 }
 
+/* The same in phase-2 messages ("int array 'dim' was destroyed ..."). */
+static const char *role_words(aclStubRole r) {
+    switch (r) {
+    case ACLSTUB_INT_ARRAY: return "int array";
+    case ACLSTUB_BOOL_ARRAY: return "bool array";
+    case ACLSTUB_FLOAT_ARRAY: return "float array";
+    case ACLSTUB_SCALAR_LIST: return "scalar list";
+    default: return "tensor list";
+    }
+}
+
 static bool list_count(aclStubRole role, const void *h, uint64_t *size) {
     switch (role) {
     case ACLSTUB_INT_ARRAY: return meta_int_array_size(h, size);
@@ -117,10 +128,10 @@ aclnnStatus sdk_list_recheck(aclOpExecutor *w, size_t i) {
     /* Lists and arrays are immutable, so a live handle of the same size holds what phase 1 copied. */
     if (!list_count(p->role, w->handles[i], &size))
         return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s '%s' (%p) was destroyed after %sGetWorkspaceSize", op->name,
-                        role_noun(p->role), p->name, w->handles[i], op->name);
+                        role_words(p->role), p->name, w->handles[i], op->name);
     if (size != v->size)
         return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s '%s' was changed after %sGetWorkspaceSize", op->name,
-                        role_noun(p->role), p->name, op->name);
+                        role_words(p->role), p->name, op->name);
     if (p->role != ACLSTUB_TENSOR_LIST && p->role != ACLSTUB_OUTPUT_LIST) return OK;
     /* Its tensors may have been destroyed or given new addresses since: each is checked like a tensor. */
     for (uint64_t k = 0; k < v->size; k++) {

@@ -22,7 +22,7 @@ static const char *const KIND_NAME[] = {
     [ACLSTUB_KIND_TENSOR] = "an aclTensor",          [ACLSTUB_KIND_INT_ARRAY] = "an aclIntArray",
     [ACLSTUB_KIND_BOOL_ARRAY] = "an aclBoolArray",   [ACLSTUB_KIND_FLOAT_ARRAY] = "an aclFloatArray",
     [ACLSTUB_KIND_SCALAR] = "an aclScalar",          [ACLSTUB_KIND_TENSOR_LIST] = "an aclTensorList",
-    [ACLSTUB_KIND_SCALAR_LIST] = "an aclScalarList", [ACLSTUB_KIND_INT] = "an integer",
+    [ACLSTUB_KIND_SCALAR_LIST] = "an aclScalarList", [ACLSTUB_KIND_INT] = "an int64_t",
     [ACLSTUB_KIND_BOOL] = "a bool",                  [ACLSTUB_KIND_FLOAT] = "a double",
     [ACLSTUB_KIND_STRING] = "a string",              [ACLSTUB_KIND_DTYPE] = "an aclDataType",
 };

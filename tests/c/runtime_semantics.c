@@ -687,7 +687,22 @@ static void group_lend(void) {
                           host[15] == 0x11);
     check("lend_d2d", aclrtMemcpy(blk, 256, host, 16, ACL_MEMCPY_DEVICE_TO_DEVICE) == ACL_SUCCESS &&
                           read_byte(blk, 15) == 0x11);
-    check("lend_not_host", aclrtMemcpy(host, 16, back, 16, ACL_MEMCPY_HOST_TO_HOST) == ACL_ERROR_RT_PARAM_INVALID);
+    /* ...and still host memory to the host side of a copy: spans straddling it and plain host memory too */
+    unsigned char *around = calloc(1, 3 * n), *mid = around + n;
+    MUST(aclStubLendHostMemory(mid, n, &dev));
+    memset(around, 0x22, n);
+    check("lend_still_host_h2h", aclrtMemcpy(mid, 16, back, 16, ACL_MEMCPY_HOST_TO_HOST) == ACL_SUCCESS &&
+                                     mid[15] == 0x11);
+    check("lend_straddling_h2d", aclrtMemcpy(blk, 256, mid - 8, 16, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS &&
+                                     read_byte(blk, 0) == 0x22 && read_byte(blk, 15) == 0x11);
+    check("lend_straddling_d2h", aclrtMemcpy(mid + n - 8, 16, blk, 16, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS &&
+                                     mid[n - 8] == 0x22 && mid[n + 7] == 0x11);
+    check("lend_straddling_default", aclrtMemcpy(blk, 256, mid - 8, 16, ACL_MEMCPY_DEFAULT) == ACL_SUCCESS);
+    check("lend_inside_default", aclrtMemcpy(blk, 256, mid + 8, 16, ACL_MEMCPY_DEFAULT) == ACL_SUCCESS);
+    check("lend_host_side_not_device_block",
+          aclrtMemcpy(blk, 256, (char *)blk + 248, 16, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_ERROR_RT_PARAM_INVALID);
+    MUST(aclStubReclaimHostMemory(mid));
+    free(around);
     check("lend_span_checked", aclrtMemset(host, n + 1, 0, n + 1) == ACL_ERROR_RT_PARAM_INVALID);
     check("lend_not_freed_by_aclrtFree", aclrtFree(host) == ACL_ERROR_RT_PARAM_INVALID);
     check("lend_reclaim_interior", aclStubReclaimHostMemory(host + 1) == ACL_ERROR_RT_PARAM_INVALID);

@@ -30,7 +30,9 @@ ACL_FUNC_VISIBILITY void *aclStubCurrentContext(void);
  * host memory). [hostPtr, hostPtr + size) becomes a device block at the same address (*devPtr == hostPtr):
  * operators, copies and check mode treat it as aclrtMalloc memory, except that it keeps its contents (check
  * mode neither poisons it nor reports reads of it as uninitialised), does not count against the device's
- * memory, and is never freed by the stub. The caller keeps it valid until aclStubReclaimHostMemory(devPtr)
+ * memory, and is never freed by the stub. It also stays host memory to the host side of a copy (its owner,
+ * or another thread, may copy from or into an array part of which is lent); ACL_MEMCPY_DEFAULT takes a span
+ * for device memory when it lies in one lent block, for host memory otherwise. The caller keeps it valid until aclStubReclaimHostMemory(devPtr)
  * returns: that waits for the queued work that uses it (only that work, on whichever streams it was queued)
  * and removes the block. A span overlapping device memory, aclrtFree of a lent block and reclaiming anything
  * else are refused with ACL_ERROR_RT_PARAM_INVALID; NULL pointers and size 0 with ACL_ERROR_INVALID_PARAM.
