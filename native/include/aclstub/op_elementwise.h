@@ -210,6 +210,13 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 #define ACLSTUB_EW_ATTR_c64(c, k) __builtin_complex((float)(c)->f[k], (float)(c)->fi[k])
 #define ACLSTUB_EW_ATTR_c128(c, k) __builtin_complex((c)->f[k], (c)->fi[k])
 
+/* Loops are compiled for x86-64-v3 too (AVX2, FMA unused under -ffp-contract=off, F16C), picked at load time. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define ACLSTUB_EW_CLONES_ __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define ACLSTUB_EW_CLONES_
+#endif
+
 /* Inside a loop: s0..s3 the attributes as the math type T, d0..d3 as doubles, i0..i3 as int64. */
 #define ACLSTUB_EW_ATTRS_(sfx, T, ctx)                                                                       \
     const aclStubEwCtx *ew_ctx_ = (const aclStubEwCtx *)(ctx);                                              \
@@ -234,7 +241,7 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
  * result (ST for maps, uint8_t for predicates) and CONV converts the expression to it.
  */
 #define ACLSTUB_EW_UNARY_FN_(sfx, ST, T, CT, NAME, OUT, CONV, ...)                                          \
-    static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
+    ACLSTUB_EW_CLONES_ static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
         ACLSTUB_EW_ATTRS_(sfx, T, c_)                                                                        \
         if (s_[0] == (int64_t)sizeof(OUT) && s_[1] == (int64_t)sizeof(ST)) {                                 \
             OUT *o_ = (OUT *)(void *)d_[0];                                                                  \
@@ -258,7 +265,7 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 /* Binary loops: the expression reads a and b; the contiguous cases (and a scalar b or a) are separate loops
  * the compiler vectorises. */
 #define ACLSTUB_EW_BINARY_FN_(sfx, ST, T, CT, NAME, OUT, CONV, ...)                                         \
-    static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
+    ACLSTUB_EW_CLONES_ static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
         ACLSTUB_EW_ATTRS_(sfx, T, c_)                                                                        \
         const int64_t z_ = (int64_t)sizeof(ST);                                                              \
         OUT *o_ = (OUT *)(void *)d_[0];                                                                      \
@@ -293,7 +300,7 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 
 /* Ternary loops (addcmul, where, lerp): the expression reads a, b and c. */
 #define ACLSTUB_EW_TERNARY_FN_(sfx, ST, T, CT, NAME, ...)                                                    \
-    static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
+    ACLSTUB_EW_CLONES_ static void NAME##_##sfx(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                     \
         ACLSTUB_EW_ATTRS_(sfx, T, c_)                                                                        \
         const int64_t z_ = (int64_t)sizeof(ST);                                                              \
         if (s_[0] == z_ && s_[1] == z_ && s_[2] == z_ && s_[3] == z_) {                                      \

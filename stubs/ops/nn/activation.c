@@ -94,7 +94,7 @@ ACLSTUB_EW_OP(aclnnSquaredRelu, SQUARED_RELU, (const aclTensor *, input), (const
  * inputScale the op_api computes scale * threshold(x, 0, -alpha) instead (i1 set by the check). */
 ACLSTUB_EW_UNARY(elu_loops, ACLSTUB_EW_FLOATS,
                  i0 ? (double)s1 * (x > 0 ? (double)x : -(double)s0)
-                    : (x > 0 ? (double)s1 * x : (double)s0 * s1 * expm1((double)x * s2)))
+                    : (x > 0 ? (double)s1 * x : (double)s0 * s1 * act_expm1((double)x * s2)))
 static aclnnStatus elu_check(aclStubOpCall *call) {
     float alpha = scalar_f32(call, 1), input_scale = scalar_f32(call, 3);
     aclStubEwPlan *plan = plan_of(call);
@@ -110,7 +110,7 @@ ACLSTUB_EW_INPLACE_OP(aclnnInplaceElu, ELU, (aclTensor *, selfRef), (const aclSc
 
 /* celu: max(0, x) + min(0, alpha (exp(x / alpha) - 1)) */
 ACLSTUB_EW_UNARY(celu_loops, ACLSTUB_EW_FLOATS,
-                 x > 0 ? (double)x : (double)s0 * expm1((double)x / (double)s0))
+                 x > 0 ? (double)x : (double)s0 * act_expm1((double)x / (double)s0))
 static aclnnStatus celu_check(aclStubOpCall *call) {
     float alpha = scalar_f32(call, 1);
     ACLSTUB_RETURN_ERROR_IF(!(alpha > 0 || alpha < 0), call, ACLNN_ERR_PARAM_INVALID, "alpha cannot be 0 for CELU.");
@@ -124,7 +124,7 @@ ACLSTUB_EW_INPLACE_OP(aclnnInplaceCelu, CELU, (aclTensor *, selfRef), (const acl
 /* selu: integer inputs are computed in float32 and truncated to their dtype, then cast to out's (the op_api checks
  * only that both dtypes are in its list) */
 ACLSTUB_EW_UNARY(selu_loops, ACLSTUB_EW_FLOATS,
-                 ACT_SELU_SCALE * (x > 0 ? (double)x : ACT_SELU_ALPHA * expm1((double)x)))
+                 ACT_SELU_SCALE * (x > 0 ? (double)x : ACT_SELU_ALPHA * act_expm1((double)x)))
 static const aclStubElementwise SELU = {1, F32_F16_BF16 | DT(ACL_INT32) | DT(ACL_INT8),
                                         ACLSTUB_EW_OUT_IN_LIST | ACLSTUB_EW_OUT_ANY | ACLSTUB_EW_ANY_RANK |
                                             ACLSTUB_EW_INTS_VIA_FLOAT,
@@ -134,7 +134,7 @@ ACLSTUB_EW_INPLACE_OP(aclnnInplaceSelu, SELU, (aclTensor *, selfRef))
 
 /* ---- leaky relu, threshold ---------------------------------------------------------------------------------- */
 
-ACLSTUB_EW_UNARY(leaky_relu_loops, ACLSTUB_EW_FLOATS, x > 0 ? (double)x : (double)x * s0)
+ACLSTUB_EW_UNARY(leaky_relu_loops, ACLSTUB_EW_FLOATS, x > 0 ? x : x * s0)
 static aclnnStatus float_attrs(aclStubOpCall *call) { /* attributes read with ToFloat */
     aclStubEwPlan *plan = plan_of(call);
     for (int k = 0; k < ACLSTUB_EW_MAX_ATTRS; k++) plan->ctx.f[k] = (float)plan->ctx.f[k];
@@ -154,11 +154,14 @@ ACLSTUB_EW_OP(aclnnThreshold, THRESHOLD, (const aclTensor *, self), (const aclSc
 ACLSTUB_EW_INPLACE_OP(aclnnInplaceThreshold, THRESHOLD, (aclTensor *, selfRef), (const aclScalar *, threshold),
                       (const aclScalar *, value))
 
+/* v clamped to [lo, hi] (NaN stays NaN): selects, which vectorise where fmin and fmax do not */
+#define ACT_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : ((v) > (hi) ? (hi) : (v)))
+
 /* ---- hard sigmoid, hard swish, shrinks ---------------------------------------------------------------------- */
 
 /* hardsigmoid: max(0, min(1, x / 6 + 1 / 2)); INT32 computed in float32 and truncated */
 ACLSTUB_EW_UNARY(hardsigmoid_loops, ACLSTUB_EW_FLOATS,
-                 x != x ? (double)x : fmin(1.0, fmax(0.0, (double)x / 6.0 + 0.5)))
+                 ACT_CLAMP((double)x / 6.0 + 0.5, 0.0, 1.0))
 static aclnnStatus hardsigmoid_check(aclStubOpCall *call) { return same_format(call, 0, 1); }
 static const aclStubElementwise HARDSIGMOID = {1, F32_F16_BF16 | DT(ACL_INT32),
                                                ACLSTUB_EW_OUT_SAME | ACLSTUB_EW_INTS_VIA_FLOAT, &hardsigmoid_loops,
@@ -168,7 +171,7 @@ ACLSTUB_EW_INPLACE_OP(aclnnInplaceHardsigmoid, HARDSIGMOID, (const aclTensor *, 
 
 /* hardswish: x min(max(x + 3, 0), 6) / 6 */
 ACLSTUB_EW_UNARY(hardswish_loops, ACLSTUB_EW_FLOATS,
-                 x != x ? (double)x : (double)x * fmin(fmax((double)x + 3.0, 0.0), 6.0) / 6.0)
+                 (double)x * ACT_CLAMP((double)x + 3.0, 0.0, 6.0) / 6.0)
 static const aclStubElementwise HARDSWISH = {1, F32_F16_BF16, ACLSTUB_EW_OUT_IN_LIST | ACLSTUB_EW_ANY_RANK,
                                              &hardswish_loops, NULL, NULL};
 ACLSTUB_EW_OP(aclnnHardswish, HARDSWISH, (const aclTensor *, self), (const aclTensor *, out))

@@ -53,7 +53,7 @@ static aclnnStatus in_list(const aclStubOpCall *call, int i, uint64_t dtypes) {
 ACLSTUB_EW_BINARY(elu_bw_loops, ACLSTUB_EW_FLOATS,
                   b > 0 ? (double)a * s1
                         : (i3 ? (double)a * s2 * ((double)b + (double)s0 * s1)
-                              : (double)a * s2 * s0 * s1 * exp((double)b * s2)))
+                              : (double)a * s2 * s0 * s1 * act_exp((double)b * s2)))
 static aclnnStatus elu_bw_check(aclStubOpCall *call) {
     ACLSTUB_RETURN_ERROR_IF(aclStubOpBool(call, 4) && (float)aclStubOpScalarF64(call, 1) < 0, call,
                             ACLNN_ERR_PARAM_INVALID, "In-place elu backward calculation is triggered with a negative "
@@ -81,7 +81,7 @@ ACLSTUB_EW_OP(aclnnSeluBackward, SELU_BW, (const aclTensor *, gradOutput), (cons
 
 /* ---- relu family ---------------------------------------------------------------------------------------------- */
 
-ACLSTUB_EW_BINARY(leaky_relu_bw_loops, ACLSTUB_EW_FLOATS, b > 0 ? (double)a : (double)a * s0)
+ACLSTUB_EW_BINARY(leaky_relu_bw_loops, ACLSTUB_EW_FLOATS, b > 0 ? a : a * s0)
 static aclnnStatus leaky_relu_bw_check(aclStubOpCall *call) {
     aclDataType s = call->v[2].dtype;
     ACLSTUB_RETURN_ERROR_IF(aclStubIsComplex(s) || (unsigned)s >= 64 ||

@@ -33,7 +33,7 @@ typedef struct {
 #define GATE_LD(T, k, i) ((double)*(const T *)(const void *)(d_[k] + (i) * s_[k]))
 #define GATE_ST(T, k, i, v) (*(T *)(void *)(d_[k] + (i) * s_[k]) = (T)(v))
 #define GATE_LOOP_T_(NAME, T, NOUT, BODY)                                                                     \
-    static void NAME##_##T(char **d_, const int64_t *s_, int64_t n_, const void *c_) {                      \
+    ACLSTUB_EW_CLONES_ static void NAME##_##T(char **d_, const int64_t *s_, int64_t n_, const void *c_) {   \
         const GatePlan *p = (const GatePlan *)c_;                                                            \
         (void)p;                                                                                             \
         for (int64_t i_ = 0; i_ < n_; i_++) {                                                                \
