@@ -9,6 +9,9 @@
 #include <complex.h>
 #include <math.h>
 
+/* Always inlined: the loops calling them are target clones, into which GCC inlines nothing it may decline. */
+#define ACT_INLINE __attribute__((always_inline))
+
 #define ACT_SQRT_2_OVER_PI 0.79788456080286535587989211986876 /* sqrt(2 / pi) */
 #define ACT_INV_SQRT_2PI 0.39894228040143267793994605993438   /* 1 / sqrt(2 pi) */
 #define ACT_GELU_C 0.044715
@@ -23,7 +26,7 @@
  * its Taylor polynomial to degree 13 (relative error below 1e-17), times 2^k applied as two powers of two so that
  * subnormal and overflowing results come out right. NaN stays NaN, -inf gives 0, +inf gives +inf.
  */
-static inline double act_exp(double x) {
+static inline ACT_INLINE double act_exp(double x) {
     const double shift = 0x1.8p52, ln2hi = 0x1.62e42feep-1, ln2lo = 0x1.a39ef35793c76p-33;
     double xc = x < -746.0 ? -746.0 : (x > 710.0 ? 710.0 : x);
     double kd = xc * 0x1.71547652b82fep0 + shift;
@@ -59,7 +62,7 @@ static inline double act_exp(double x) {
 }
 
 /* exp(x) - 1 without cancellation near 0 (its Taylor polynomial below 1/4 in magnitude). */
-static inline double act_expm1(double x) {
+static inline ACT_INLINE double act_expm1(double x) {
     double p = 1.0 / 87178291200.0;
     p = 1.0 / 6227020800.0 + x * p;
     p = 1.0 / 479001600.0 + x * p;
@@ -74,21 +77,21 @@ static inline double act_expm1(double x) {
     p = 1.0 / 6.0 + x * p;
     p = 0.5 + x * p;
     double small = x + x * x * p;
-    return (x < 0.25 && x > -0.25) ? small : act_exp(x) - 1.0;
+    return fabs(x) < 0.25 ? small : act_exp(x) - 1.0;
 }
 
 /* tanh(x) = expm1(2|x|) / (expm1(2|x|) + 2) with the sign of x; 1 in magnitude beyond 20. */
-static inline double act_tanh(double x) {
-    double a = x < 0 ? -x : x;
+static inline ACT_INLINE double act_tanh(double x) {
+    double a = fabs(x);
     a = a > 20.0 ? 20.0 : a;
-    double t = act_expm1(2.0 * a), r = t / (t + 2.0);
-    return x != x ? x : (x < 0 ? -r : r);
+    double t = act_expm1(2.0 * a);
+    return copysign(t / (t + 2.0), x); /* NaN stays NaN */
 }
 
-static inline double act_sigmoid(double x) { return 1.0 / (1.0 + act_exp(-x)); }
+static inline ACT_INLINE double act_sigmoid(double x) { return 1.0 / (1.0 + act_exp(-x)); }
 /* log(1 + e) for e in [0, 1] (branch-free): y = 1 + e = 2^k m with m in [sqrt(1/2), sqrt(2)), log(m) by the
  * series of 2 atanh((m - 1) / (m + 1)) to degree 21 (error below 1e-19), plus the rounding error of 1 + e. */
-static inline double act_log1p_unit(double e) {
+static inline ACT_INLINE double act_log1p_unit(double e) {
     double y = 1.0 + e, c = e - (y - 1.0); /* y + c == 1 + e exactly */
     double big = y > 1.4142135623730951 ? 1.0 : 0.0, m = big != 0 ? y * 0.5 : y;
     double s = (m - 1.0) / (m + 1.0), s2 = s * s;
@@ -106,43 +109,43 @@ static inline double act_log1p_unit(double e) {
     return big * 0.69314718055994530942 + 2.0 * s * p + c / y;
 }
 /* log(1 + exp(x)) without overflow */
-static inline double act_softplus(double x) {
+static inline ACT_INLINE double act_softplus(double x) {
     double a = x < 0 ? -x : x, l = act_log1p_unit(act_exp(-a));
     return x != x ? x : (x > 0 ? x + l : l);
 }
-static inline double act_log_sigmoid(double x) { return -act_softplus(-x); }
+static inline ACT_INLINE double act_log_sigmoid(double x) { return -act_softplus(-x); }
 /* 0.5 x (1 + tanh(z)) written as x / (1 + exp(-2z)), which keeps its precision for negative x */
-static inline double act_gelu_tanh(double x) {
+static inline ACT_INLINE double act_gelu_tanh(double x) {
     double z = ACT_SQRT_2_OVER_PI * (x + ACT_GELU_C * x * x * x);
     return x / (1.0 + act_exp(-2.0 * z));
 }
-static inline double act_gelu_erf(double x) { return 0.5 * x * erfc(-x * M_SQRT1_2); }
-static inline double act_gelu_tanh_grad(double x) {
+static inline ACT_INLINE double act_gelu_erf(double x) { return 0.5 * x * erfc(-x * M_SQRT1_2); }
+static inline ACT_INLINE double act_gelu_tanh_grad(double x) {
     double z = ACT_SQRT_2_OVER_PI * (x + ACT_GELU_C * x * x * x), t = act_tanh(z);
     return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * ACT_SQRT_2_OVER_PI * (1.0 + 3.0 * ACT_GELU_C * x * x);
 }
-static inline double act_gelu_erf_grad(double x) {
+static inline ACT_INLINE double act_gelu_erf_grad(double x) {
     return 0.5 * erfc(-x * M_SQRT1_2) + x * ACT_INV_SQRT_2PI * exp(-0.5 * x * x);
 }
 /* tanh(softplus(x)) = n / (n + 2) with n = e^x (e^x + 2); 1 beyond x = 20 */
-static inline double act_tanh_softplus(double x) {
+static inline ACT_INLINE double act_tanh_softplus(double x) {
     double e = act_exp(x < 20.0 ? x : 20.0), n = e * (e + 2.0);
     return n / (n + 2.0);
 }
-static inline double act_mish(double x) { return x * act_tanh_softplus(x); }
-static inline double act_mish_grad(double x) {
+static inline ACT_INLINE double act_mish(double x) { return x * act_tanh_softplus(x); }
+static inline ACT_INLINE double act_mish_grad(double x) {
     double t = act_tanh_softplus(x);
     return t + x * (1.0 - t * t) * act_sigmoid(x);
 }
 /* x sigmoid(b x) and its derivative (silu: b = 1; fast gelu: b = 1.702) */
-static inline double act_swish(double x, double b) { return x * act_sigmoid(b * x); }
-static inline double act_swish_grad(double x, double b) {
+static inline ACT_INLINE double act_swish(double x, double b) { return x * act_sigmoid(b * x); }
+static inline ACT_INLINE double act_swish_grad(double x, double b) {
     double s = act_sigmoid(b * x);
     return s + b * x * s * (1.0 - s);
 }
 
 /* The inverse error function: an approximation (M. Giles) refined by Newton steps on erf (erfc near +-1). */
-static inline double act_erfinv(double y) {
+static inline ACT_INLINE double act_erfinv(double y) {
     if (isnan(y) || y < -1.0 || y > 1.0) return NAN;
     if (y == 1.0) return INFINITY;
     if (y == -1.0) return -INFINITY;

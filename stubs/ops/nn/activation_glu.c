@@ -45,10 +45,10 @@ typedef struct {
     GATE_LOOP_T_(NAME, double, NOUT, BODY)                                                                   \
     static const aclStubLoopFn NAME##_loops[2] = {NAME##_float, NAME##_double};
 
-static inline double gelu_of(double x, int approximate) {
+static inline ACT_INLINE double gelu_of(double x, int approximate) {
     return approximate == 1 ? act_gelu_tanh(x) : act_gelu_erf(x);
 }
-static inline double gelu_grad_of(double x, int approximate) {
+static inline ACT_INLINE double gelu_grad_of(double x, int approximate) {
     return approximate == 1 ? act_gelu_tanh_grad(x) : act_gelu_erf_grad(x);
 }
 
