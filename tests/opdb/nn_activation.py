@@ -278,3 +278,35 @@ ENTRIES += [
     OpInfo("aclnnGeGluBackward", geglu_grad_ref, FLOATS, kind="outputs", samples=geglu_samples(False, True)),
     OpInfo("aclnnGeGluV3Backward", geglu_grad_ref, FLOATS, kind="outputs", samples=geglu_samples(True, True)),
 ]
+
+
+def prelu_samples(grad):
+    def gen(dtype, rng):
+        out = []
+        for shape, nw in (((2, 3, 4), 3), ((2, 3, 4), 1), ((5,), 1), ((4, 6, 3000), 6)) + (() if grad else (((), 1),)):
+            x = random_array(rng, shape, dtype, (-4, 4), (-8, 8))
+            w = random_array(rng, (nw,), dtype, (0.1, 0.9), (1, 2))
+            if grad:
+                g = random_array(rng, shape, dtype, (-4, 4), (-8, 8))
+                out.append(Sample((g, x, w), name=f"{shape} {nw}"))
+            else:
+                out.append(Sample((x, w), name=f"{shape} {nw}"))
+        return out
+    return gen
+
+
+def prelu_grad_ref(g, x, w):
+    gt, name = np16(g)
+    xt, _ = np16(x)
+    wt, _ = np16(w)
+    xt.requires_grad_(True)
+    wt.requires_grad_(True)
+    F.prelu(xt, wt).backward(gt)
+    return back16(xt.grad, name), back16(wt.grad, name)
+
+
+ENTRIES += [
+    OpInfo("aclnnPrelu", lambda x, w: F.prelu(x, w), FLOATS, kind="custom", samples=prelu_samples(False)),
+    OpInfo("aclnnPreluBackward", prelu_grad_ref, FLOATS, kind="outputs", samples=prelu_samples(True),
+           tol={"float32": (1e-5, 1e-4), "float16": (2e-3, 2e-3), "bfloat16": (1e-2, 1e-2)}),
+]
