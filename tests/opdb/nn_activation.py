@@ -310,3 +310,121 @@ ENTRIES += [
     OpInfo("aclnnPreluBackward", prelu_grad_ref, FLOATS, kind="outputs", samples=prelu_samples(True),
            tol={"float32": (1e-5, 1e-4), "float16": (2e-3, 2e-3), "bfloat16": (1e-2, 1e-2)}),
 ]
+
+
+# ---- gated operators of generated entry points ----------------------------------------------------------------
+
+def halves(t, dim, interleaved=False):
+    """The two halves of t: along dim, or (interleaved) the even and odd positions of the axis the dimensions
+    from dim on make."""
+    if not interleaved:
+        return t.chunk(2, dim)
+    flat = t.reshape(*t.shape[:dim], -1)
+    return flat[..., 0::2], flat[..., 1::2]
+
+
+def gated_ref(fn, grad=False):
+    """A ref of kind 'outputs' from fn(*float32 tensors, *attrs), 16-bit inputs widened and the result rounded."""
+    def ref(*args):
+        tensors = [np16(a) for a in args if isinstance(a, np.ndarray)]
+        name = tensors[0][1]
+        rest = [a for a in args if not isinstance(a, np.ndarray)]
+        return (back16(fn(*[t for t, _ in tensors], *rest), name),)
+    return ref
+
+
+def gated_gen_samples(kind):
+    def gen(dtype, rng):
+        out = []
+        shapes = [((3, 8), -1), ((2, 4, 6), -1), ((4, 2050), -1)] if kind in ("fatrelu", "gelu_mul") else \
+            [((3, 8), -1), ((2, 4, 6), 1), ((2, 3, 4), 2), ((2, 17000), 1)]
+        for shape, dim in shapes:
+            x = random_array(rng, shape, dtype, (-8, 8), (-8, 8))
+            if kind == "fatrelu" and shape[-1] <= 1024:
+                out.append(Sample((x, np.array([0.5], x.dtype)), name=f"{shape}"))
+            elif kind == "gelu_mul" and shape[-1] <= 1024:
+                for mode in ("none", "tanh"):
+                    out.append(Sample((x, mode), name=f"{shape} {mode}"))
+            elif kind in ("situ", "situ_grad"):
+                for beta, lb, left in ((1.0, 0.0, True), (0.7, 2.0, False)):
+                    if kind == "situ":
+                        out.append(Sample((x, dim, beta, lb, left), name=f"{shape} {beta} {lb} {left}"))
+                    else:
+                        half = list(shape)
+                        half[dim] //= 2
+                        g = random_array(rng, tuple(half), dtype, (-2, 2), (-8, 8))
+                        out.append(Sample((g, x, dim, beta, lb, left), name=f"{shape} {beta} {lb} {left}"))
+            elif kind.startswith("clipped"):
+                for alpha, limit, bias, inter, mode in ((1.702, 7.0, 1.0, True, 0), (1.0, 3.0, 0.5, False, 1)):
+                    if kind == "clipped":
+                        out.append(Sample((x, None, dim, alpha, limit, bias, inter), name=f"{shape} {inter}"))
+                    elif kind == "clipped_v2":
+                        out.append(Sample((x, None, dim, alpha, limit, bias, inter, mode), name=f"{shape} {mode}"))
+                    else:
+                        half = list(shape)
+                        half[dim] //= 2
+                        g = random_array(rng, tuple(half), dtype, (-2, 2), (-8, 8))
+                        out.append(Sample((g, x, None, dim, alpha, limit, bias, inter), name=f"{shape} {inter}"))
+        return out
+    return gen
+
+
+def fatrelu(x, th):
+    a, b = x.chunk(2, -1)
+    return torch.where(a < th.reshape(()), torch.zeros_like(a), a) * b
+
+
+def gelu_mul(x, mode):
+    a, b = x.chunk(2, -1)
+    return F.gelu(a, approximate=mode) * b
+
+
+def situ_parts(x, dim, beta, lb, left):
+    a, b = x.chunk(2, dim)
+    gate, up = (a, b) if left else (b, a)
+    up = lb * torch.tanh(up / lb) if lb > 0 else up
+    return beta * torch.tanh(gate / beta) * torch.sigmoid(gate) * up
+
+
+def situ_grad(g, x, dim, beta, lb, left):
+    x = x.detach().double().requires_grad_(True)
+    situ_parts(x, dim, beta, lb, left).backward(g.double())
+    return x.grad
+
+
+def clipped(x, group, dim, alpha, limit, bias, inter, mode=0):
+    a, b = halves(x, dim if dim >= 0 else x.dim() + dim, inter)
+    bc = b.clamp(-limit, limit)
+    y = (a * torch.sigmoid(a)).clamp(max=limit) * bc if mode == 1 else \
+        a.clamp(max=limit) * torch.sigmoid(alpha * a.clamp(max=limit)) * (bc + bias)
+    shape = list(x.shape)
+    shape[dim] //= 2
+    return y.reshape(shape)
+
+
+def clipped_grad(g, x, group, dim, alpha, limit, bias, inter):
+    x = x.detach().double().requires_grad_(True)
+    d = dim if dim >= 0 else x.dim() + dim
+    a, b = halves(x, d, inter)
+    a_c = torch.where(a <= limit, a, torch.full_like(a, limit))  # the clamp's gradient: 1 at the limit itself
+    b_c = torch.where((b >= -limit) & (b <= limit), b, b.clamp(-limit, limit).detach())
+    y = a_c * torch.sigmoid(alpha * a_c) * (b_c + bias)
+    y.reshape(g.shape).backward(g.double())
+    return x.grad
+
+
+GATED_TOL = {"float32": (2e-6, 2e-5), "float16": (2e-3, 2e-3), "bfloat16": (1e-2, 1e-2)}
+ENTRIES += [
+    OpInfo("aclnnFatreluMul", gated_ref(fatrelu), FLOATS, kind="outputs", samples=gated_gen_samples("fatrelu")),
+    OpInfo("aclnnGeluMul", gated_ref(gelu_mul), FLOATS, kind="outputs", samples=gated_gen_samples("gelu_mul")),
+    OpInfo("aclnnSituGlu", gated_ref(situ_parts), FLOATS, kind="outputs", samples=gated_gen_samples("situ"),
+           tol=GATED_TOL),
+    OpInfo("aclnnSituGluGrad", gated_ref(situ_grad), FLOATS, kind="outputs", samples=gated_gen_samples("situ_grad"),
+           tol=GATED_TOL),
+    OpInfo("aclnnClippedSwiglu", gated_ref(clipped), FLOATS, kind="outputs", samples=gated_gen_samples("clipped"),
+           tol=GATED_TOL),
+    OpInfo("aclnnClippedSwigluV2", gated_ref(clipped), FLOATS, kind="outputs",
+           samples=gated_gen_samples("clipped_v2"), tol=GATED_TOL),
+    OpInfo("aclnnClippedSwigluGrad", gated_ref(clipped_grad), FLOATS, kind="outputs",
+           samples=gated_gen_samples("clipped_grad"), tol=GATED_TOL),
+]
