@@ -428,3 +428,83 @@ ENTRIES += [
     OpInfo("aclnnClippedSwigluGrad", gated_ref(clipped_grad), FLOATS, kind="outputs",
            samples=gated_gen_samples("clipped_grad"), tol=GATED_TOL),
 ]
+
+
+# ---- randomised leaky relu, BCE-with-logits target backward ---------------------------------------------------
+
+M32 = np.uint64(0xFFFFFFFF)
+
+
+def philox_uniform(n, seed, offset):
+    """The stub's documented draws: Philox4x32-10 keyed by seed, block offset + i // 4, word i % 4, 24 bits."""
+    blocks = (n + 3) // 4
+    ctr = np.uint64(offset) + np.arange(blocks, dtype=np.uint64)
+    c = [ctr & M32, ctr >> np.uint64(32), np.zeros(blocks, np.uint64), np.zeros(blocks, np.uint64)]
+    k0, k1 = np.uint64(seed & 0xFFFFFFFF), np.uint64((seed >> 32) & 0xFFFFFFFF)
+    for _ in range(10):
+        p0, p1 = np.uint64(0xD2511F53) * c[0], np.uint64(0xCD9E8D57) * c[2]
+        c = [(p1 >> np.uint64(32)) ^ c[1] ^ k0, p1 & M32, (p0 >> np.uint64(32)) ^ c[3] ^ k1, p0 & M32]
+        k0, k1 = (k0 + np.uint64(0x9E3779B9)) & M32, (k1 + np.uint64(0xBB67AE85)) & M32
+    words = np.stack(c, axis=1).reshape(-1)[:n]
+    return (words >> np.uint64(8)).astype(np.float32) * np.float32(2.0 ** -24)
+
+
+def rrelu_ref(x, noise, lower, upper, training, seed, offset):
+    """On the operands' own dtypes (native16): the slope or the noise in float32, the noise rounded to x's type."""
+    lo, hi = np.float32(lower), np.float32(upper)
+    xf = x.float()
+    if not training:
+        slope = float((lo + hi) / np.float32(2))
+        return torch.where(xf > 0, xf, xf * slope).to(x.dtype)
+    u = torch.from_numpy(philox_uniform(x.numel(), seed, offset)).reshape(x.shape)
+    a = (torch.tensor(lo) + u * torch.tensor(hi - lo)).to(x.dtype).float()
+    return (xf * torch.where(xf < 0, a, torch.ones_like(a))).to(x.dtype)
+
+
+def rrelu_samples(dtype, rng):
+    out = []
+    for shape, noise_shape in (((3, 8), (3, 8)), ((2, 3, 4), (2, 3, 4)), ((5, 7), (6, 7)), ((64, 300), (64, 300))):
+        x = random_array(rng, shape, dtype, (-4, 4), (-8, 8))
+        noise = np.zeros(noise_shape, x.dtype)
+        for attrs in ((0.1, 0.5, False, 0, 0), (0.1, 0.5, True, 7, 3), (0.125, 1 / 3, True, 2 ** 40 + 5, 11)):
+            if attrs[2] or shape == noise_shape:
+                out.append(Sample((x, noise), attrs, f"{shape} noise {noise_shape}"))
+    return out
+
+
+def bce_target_grad(g, x, target, w, pw, reduction):
+    t = target.detach().double().requires_grad_(True)
+    loss = F.binary_cross_entropy_with_logits(x.double(), t, weight=None if w is None else w.double(),
+                                              pos_weight=None if pw is None else pw.double(),
+                                              reduction=("none", "mean", "sum")[reduction])
+    loss.backward(g.double().expand(loss.shape) if reduction == 0 else g.double().reshape(()))
+    return t.grad.to(target.dtype)
+
+
+def bce_target_samples(dtype, rng):
+    out = []
+    shape = (2, 3, 40)
+    for reduction in (0, 1, 2):
+        for with_w, with_pw, g_shape in ((True, True, shape), (False, True, (40,)), (True, False, ()),
+                                         (False, False, (3, 1))):
+            if reduction and g_shape != ():
+                continue
+            if not reduction and g_shape == ():
+                g_shape = (1,)
+            x = random_array(rng, shape, dtype, (-6, 6), (-8, 8))
+            t = random_array(rng, shape, dtype, (0, 1), (0, 1))
+            g = random_array(rng, g_shape, dtype, (-2, 2), (-8, 8))
+            w = random_array(rng, (3, 1), dtype, (0.1, 2), (1, 2)) if with_w else None
+            pw = random_array(rng, (40,), dtype, (0.1, 3), (1, 2)) if with_pw else None
+            out.append(Sample((g, x, t, w, pw), (reduction,), f"{reduction} w={with_w} pw={with_pw} g={g_shape}"))
+    out.append(Sample((np.zeros((2, 0), x.dtype),) * 3 + (None, None), (0,), "empty"))
+    return out
+
+
+ENTRIES += [
+    OpInfo("aclnnRReluWithNoise", rrelu_ref, FLOATS, kind="custom", samples=rrelu_samples, native16=True,
+           inplace="aclnnInplaceRReluWithNoise"),
+    OpInfo("aclnnBinaryCrossEntropyWithLogitsTargetBackward", bce_target_grad, FLOATS, kind="custom",
+           samples=bce_target_samples, tol={"float32": (2e-6, 1e-6), "float16": (1e-3, 1e-3),
+                                            "bfloat16": (8e-3, 8e-3)}),
+]
