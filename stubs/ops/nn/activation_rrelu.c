@@ -38,7 +38,8 @@ static aclnnStatus dtype_in(const aclStubOpCall *call, int i, aclDataType dtype,
     char buf[128];
     if ((unsigned)dtype >= 64 || !(set & DT(dtype)))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has data type %s; supported: %s",
-                             aclStubOpName(call, i), aclStubDtypeName(dtype), aclStubDtypeSetName(set, buf, sizeof buf));
+                             aclStubOpName(call, i), aclStubDtypeName(dtype),
+                             aclStubDtypeSetName(set, buf, sizeof buf));
     return ACLNN_SUCCESS;
 }
 
