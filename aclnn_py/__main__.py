@@ -207,7 +207,7 @@ def main(argv=None) -> int:
     samples_mod.add_parser(sub).set_defaults(fn=cmd_samples)
     sub.add_parser("demo", help="run the ported official samples on the stub").set_defaults(fn=cmd_demo)
     new = sub.add_parser("new-op", help="write a skeleton C operator on the operator SDK from its official header")
-    new.add_argument("name", help="the operator, e.g. aclnnAbs")
+    new.add_argument("name", help="the operator, e.g. aclnnAddCustom")
     where = new.add_mutually_exclusive_group()
     where.add_argument("--header", help="the header declaring it")
     where.add_argument("--include-dir", help="search the headers below DIR (default: ours, then the toolkit's)")
@@ -223,9 +223,11 @@ def main(argv=None) -> int:
                          description="Run PROGRAM (a C/C++ binary linked against the stub, or python script.py) "
                          "in check mode and report each distinct finding with its call site.")
     chk.add_argument("--tool", default="all",
-                     help="memcheck, initcheck, synccheck, leakcheck or all; comma-separated (default: all)")
+                     help="memcheck, initcheck, synccheck, leakcheck, apicheck or all; comma-separated "
+                     "(default: all)")
     chk.add_argument("--error-exitcode", type=int, default=None, metavar="N",
-                     help="exit with N when there are findings (default: the program's exit status)")
+                     help="exit with N when there are findings other than warnings (default: the program's exit "
+                     "status; 3 when no process loaded the stub)")
     chk.add_argument("--json", metavar="FILE", help="also write the findings as JSON to FILE")
     chk.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM [ARGS...]")
     chk.set_defaults(fn=cmd_check)

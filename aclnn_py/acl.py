@@ -31,6 +31,14 @@ def _c(name: str):
     return fn
 
 
+def _mirror_doc(name: str) -> str:
+    from _aclnn_py_native.mirror_rules import doc
+
+    from ._native import SIGNATURES
+
+    return doc(name, SIGNATURES[name]["result"], SIGNATURES[name]["params"])
+
+
 def aclInit(configPath):
     from .runtime import mirror_init
 
@@ -43,12 +51,13 @@ def aclFinalize():
     mirror_finalize(_c("aclFinalize"))
 
 
-# The mirror's documentation, then how the runtime is shared with aclnn_py's objects (docs/guide/layers.md).
-aclInit.__doc__ = _c("aclInit").__doc__ + (
+# The mirror's documentation (from the signatures, without loading the libraries), then how the runtime is
+# shared with aclnn_py's objects (docs/guide/layers.md).
+aclInit.__doc__ = _mirror_doc("aclInit") + (
     "\n\nThe runtime is shared with aclnn_py's objects: on a runtime they started, this succeeds and the mirror layer "
     "holds it too (docs/guide/layers.md, \"How the layers mix\"); a second aclInit of the mirror's raises 100002 "
     "as in C.")
-aclFinalize.__doc__ = _c("aclFinalize").__doc__ + (
+aclFinalize.__doc__ = _mirror_doc("aclFinalize") + (
     "\n\nWhile aclnn_py's objects still use the runtime, the mirror layer only lets go of it (they finalise it when "
     "done); otherwise it ends the runtime, as in C.")
 

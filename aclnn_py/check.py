@@ -14,6 +14,11 @@ Four tools, as in NVIDIA's compute-sanitizer:
   workers happen to run, so a race is reported every time, never by luck.
 - ``leakcheck``: at ``aclFinalize`` (or process exit): device and host blocks, tensors, scalars, arrays,
   lists, executors never run, streams, events and contexts still live, each with its creation site.
+- ``apicheck``: every call that returns an error status (``api-error``), as compute-sanitizer reports API
+  errors, with the status and the library's message.
+
+``padding-access`` (memcheck) is a warning, not an error: an access past the size requested from
+``aclrtMalloc`` but inside the padding a device adds; warnings never set an error exit status.
 
 Three ways to use it:
 
@@ -39,7 +44,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TOOLS = ("memcheck", "initcheck", "synccheck", "leakcheck")
+TOOLS = ("memcheck", "initcheck", "synccheck", "leakcheck", "apicheck")
+WARNINGS = ("padding-access",)  # classes of legal but suspicious use: reported, never an error status
 _PACKAGE_DIR = str(Path(__file__).resolve().parent)
 
 
@@ -87,15 +93,23 @@ class Finding:
     related_label: str | None = None
     related_site: tuple[Frame, ...] = ()
 
+    @property
+    def severity(self) -> str:
+        """``"warning"`` for legal but suspicious use (``padding-access``), else ``"error"``."""
+        return "warning" if self.what in WARNINGS else "error"
+
     def to_dict(self) -> dict:
         def frames(site):
             return [{k: v for k, v in f.__dict__.items() if v is not None} for f in site]
 
-        d = {"tool": self.tool, "what": self.what, "call": self.call, "message": self.message, "count": self.count,
-             "site": frames(self.site)}
+        d = {"tool": self.tool, "what": self.what, "severity": self.severity, "call": self.call,
+             "message": self.message, "count": self.count, "site": frames(self.site)}
         if self.related_label:
             d["related"] = {"label": self.related_label, "site": frames(self.related_site)}
         return d
+
+
+NOTHING_CHECKED = 3  # exit status of ``check`` when no process loaded the stub (and the program exited with 0)
 
 
 class CheckError(ValueError):
@@ -201,12 +215,15 @@ def _shown(site: tuple[Frame, ...], limit: int) -> list[Frame]:
     return (frames or list(site))[:limit]
 
 
-def format_report(findings: list[Finding], tools: str = "all", exit_status: int | None = None) -> str:
-    """The text report: one block per finding, then a summary line."""
+def format_report(findings: list[Finding], tools: str = "all", exit_status: int | None = None,
+                  dropped: int = 0, incomplete: tuple[int, ...] = ()) -> str:
+    """The text report: one block per finding, then a summary line (with how many distinct findings a process
+    could not keep, and the processes whose report ends early: they left through ``_exit`` or a signal)."""
     p = "========="
     lines = [f"{p} aclnn check ({tools})"]
     for f in findings:
-        lines.append(f"{p} [{f.tool}] {f.what} in {f.call}" + (f" ({f.count} times)" if f.count > 1 else ""))
+        kind = " (warning)" if f.severity == "warning" else ""
+        lines.append(f"{p} [{f.tool}] {f.what}{kind} in {f.call}" + (f" ({f.count} times)" if f.count > 1 else ""))
         lines.append(f"{p}     {f.message}")
         for i, fr in enumerate(_shown(f.site, 6)):
             lines.append(f"{p}     {'at' if i == 0 else '  '} {fr}")
@@ -214,10 +231,18 @@ def format_report(findings: list[Finding], tools: str = "all", exit_status: int 
             lines.append(f"{p}     {f.related_label}:")
             for fr in _shown(f.related_site, 4):
                 lines.append(f"{p}        {fr}")
+    for pid in incomplete:
+        lines.append(f"{p} process {pid} ended without running its exit handlers (_exit or a signal): its report "
+                     "holds what it found until then, without leakcheck")
     per_tool = {t: sum(1 for f in findings if f.tool == t) for t in TOOLS}
     detail = ", ".join(f"{t} {n}" for t, n in per_tool.items() if n)
     total = sum(f.count for f in findings)
+    warnings = sum(1 for f in findings if f.severity == "warning")
     summary = f"{p} SUMMARY: {len(findings)} finding(s), {total} occurrence(s)" + (f" ({detail})" if detail else "")
+    if warnings:
+        summary += f"; {warnings} of them warning(s)"
+    if dropped:
+        summary += f"; {dropped} more distinct finding(s) dropped (out of memory)"
     if exit_status is not None:
         summary += f"; program exit status {exit_status}"
     lines.append(summary)
@@ -231,6 +256,23 @@ class ProgramResult:
     returncode: int
     findings: list[Finding]
     processes: int  # reports read (one per process that loaded the stub in check mode)
+    dropped: int = 0  # distinct findings the processes could not keep
+    incomplete: tuple[int, ...] = ()  # processes whose report ends early (_exit or a signal)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+
+def _read_reports(directory: str) -> list[dict]:
+    reports = []
+    for path in sorted(glob.glob(os.path.join(directory, "report.*.json"))):
+        try:
+            with open(path) as fh:
+                reports.append(json.load(fh))
+        except (OSError, ValueError) as exc:  # a process killed in the middle of a write
+            print(f"check: cannot read {path}: {exc}", file=sys.stderr)
+    return reports
 
 
 def run_program(argv: list[str], tools="all", env: dict | None = None) -> ProgramResult:
@@ -243,11 +285,23 @@ def run_program(argv: list[str], tools="all", env: dict | None = None) -> Progra
         e.pop("ACLNN_CHECK_ERROR_EXITCODE", None)
         e.setdefault("ACLNN_PY_BACKEND", "stub")
         code = subprocess.run(argv, env=e).returncode
-        reports = []
-        for path in sorted(glob.glob(os.path.join(tmp, "report.*.json"))):
-            with open(path) as fh:
-                reports.append(json.load(fh))
-    return ProgramResult(code, findings_from_reports(reports), len(reports))
+        reports = _read_reports(tmp)
+    return ProgramResult(code, findings_from_reports(reports), len(reports),
+                         sum(int(r.get("dropped", 0)) for r in reports),
+                         tuple(r.get("pid", 0) for r in reports if r.get("complete") is False))
+
+
+def _json_target(path: str) -> Path:
+    """The --json file, checked before the program runs: a clear error instead of a lost report."""
+    target = Path(path)
+    if target.is_dir():
+        raise CheckError(f"--json {path}: is a directory; give a file name")
+    parent = target.parent
+    if not parent.is_dir():
+        raise CheckError(f"--json {path}: the directory {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise CheckError(f"--json {path}: not writable")
+    return target
 
 
 def main(args) -> int:
@@ -260,6 +314,7 @@ def main(args) -> int:
         return 2
     try:
         tools = parse_tools(args.tool)
+        target = _json_target(args.json) if args.json else None
         result = run_program(argv, tools)
     except CheckError as exc:
         print(f"check: {exc}", file=sys.stderr)
@@ -267,14 +322,22 @@ def main(args) -> int:
     except OSError as exc:
         print(f"check: cannot run {argv[0]}: {exc}", file=sys.stderr)
         return 127
-    print(format_report(result.findings, tools, result.returncode), file=sys.stderr)
+    print(format_report(result.findings, tools, result.returncode, result.dropped, result.incomplete),
+          file=sys.stderr)
+    if target is not None:
+        try:
+            target.write_text(json.dumps({"tools": tools, "exit_status": result.returncode,
+                                          "processes": result.processes, "dropped": result.dropped,
+                                          "incomplete": list(result.incomplete),
+                                          "findings": [f.to_dict() for f in result.findings]}, indent=1))
+        except OSError as exc:
+            print(f"check: cannot write --json {args.json}: {exc}", file=sys.stderr)
+            return 2
     if result.processes == 0:
-        print("========= no process loaded the aclnn stub in check mode (is the program linked against it?)",
-              file=sys.stderr)
-    if args.json:
-        Path(args.json).write_text(json.dumps({"tools": tools, "exit_status": result.returncode,
-                                               "findings": [f.to_dict() for f in result.findings]}, indent=1))
-    if result.findings and args.error_exitcode is not None:
+        print("========= nothing was checked: no process loaded the aclnn stub in check mode (is the program "
+              "linked against it, or does the script use aclnn_py?)", file=sys.stderr)
+        return result.returncode or NOTHING_CHECKED
+    if result.errors and args.error_exitcode is not None:
         return args.error_exitcode
     return result.returncode
 
@@ -321,23 +384,36 @@ def _ascendcl():
     lib.aclStubCheckCollect.restype = ctypes.c_void_p
     lib.aclStubCheckFreeText.argtypes = [ctypes.c_void_p]
     lib.aclStubCheckSetSiteHook.argtypes = [ctypes.c_void_p]
+    lib.aclStubCheckApiError.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
+    lib.aclStubCheckApiError.restype = None
     return lib
 
 
 def install_site_hook() -> None:
-    """Make the stub report Python call sites (done by the loader when ACLNN_CHECK is set)."""
+    """Make the stub report Python call sites (done by the loader when ACLNN_CHECK is set), and report the
+    error statuses of calls (apicheck) from Python, where the call site and the status are known."""
     global _hook_ref
     with _hook_lock:
         if _hook_ref is None:
             lib = _ascendcl()
             _hook_ref = _HOOK_TYPE(_python_site)
             lib.aclStubCheckSetSiteHook(ctypes.cast(_hook_ref, ctypes.c_void_p))
+            from . import errors
+
+            def report(function, status, message, _fn=lib.aclStubCheckApiError):
+                _fn(str(function).encode(errors="replace"), int(status),
+                    (message or "").encode(errors="replace"))
+
+            errors.api_error_hook = report
             import atexit
 
             atexit.register(_remove_site_hook, lib)  # no calls into an interpreter that is shutting down
 
 
 def _remove_site_hook(lib) -> None:
+    from . import errors
+
+    errors.api_error_hook = None
     lib.aclStubCheckSetSiteHook(None)
 
 

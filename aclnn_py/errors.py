@@ -132,10 +132,17 @@ def recent_message() -> str | None:
     return ffi.string(msg).decode(errors="replace") if msg != ffi.NULL else None
 
 
+# Check mode's apicheck (set by aclnn_py.check when it attaches to the stub): called with (function, status,
+# message) for every error status a call returns, so the finding has the Python call site and the status.
+api_error_hook = None
+
+
 def raise_status(status: int, function: str, family: type | None = None, hint: str | None = None):
     """Raise the exception for non-zero ``status`` returned by ``function``, with the library's message
     (and ``hint``, advice for the caller, after it)."""
     message = recent_message()
+    if api_error_hook is not None:
+        api_error_hook(function, status, message)
     if hint:
         message = f"{message}; {hint}" if message else hint
     raise error_for(family or family_of(function), status, function, message)
@@ -158,6 +165,8 @@ def check_handle(handle, function: str):
 def argument_error(function: str, message: str, status: int, family: type = AclnnError) -> AclStatusError:
     """The exception ``function`` raises for a broken rule, built without calling it (so the error does not
     depend on shapes): the function's own class and code, and ``message`` naming the argument and rule."""
+    if api_error_hook is not None:
+        api_error_hook(function, status, message)
     return error_for(family, status, function, message)
 
 

@@ -41,10 +41,27 @@ class Param:
     c_type: str  # as written in the header, e.g. "const aclTensor *"
     name: str
     role: str
+    enum: str = ""  # the index constant in the skeleton (unique: see enum_names)
 
-    @property
-    def enum(self) -> str:
-        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", self.name).upper()
+
+# Identifiers the skeleton or its headers define, which no index constant may take.
+RESERVED = {"OK", "OP", "PARAMS", "NULL", "EOF", "TRUE", "FALSE"}
+
+
+def enum_names(names: list[str]) -> list[str]:
+    """An index constant per parameter: its name in upper snake case (xOut and x_out both X_OUT), made unique
+    with a suffix, and never a name the skeleton or the SDK headers define (OK, OP, ACL..., ...)."""
+    taken, out = set(RESERVED), []
+    for name in names:
+        base = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
+        if base in RESERVED or base.startswith(("ACL", "_")):
+            base = f"{base.lstrip('_')}_PARAM"
+        enum, n = base, 2
+        while enum in taken:
+            enum, n = f"{base}_{n}", n + 1
+        taken.add(enum)
+        out.append(enum)
+    return out
 
 
 def _strip_comments(text: str) -> str:
@@ -77,7 +94,8 @@ def parse_prototype(header_text: str, op: str) -> list[Param]:
     decls = [d.strip() for d in m.group(1).split(",") if d.strip()]
     if len(decls) < 2 or not decls[-2].replace(" ", "").startswith("uint64_t*") or "aclOpExecutor" not in decls[-1]:
         raise NewOpError(f"{op}GetWorkspaceSize does not end with (uint64_t *workspaceSize, aclOpExecutor **executor)")
-    return [_param(d) for d in decls[:-2]]
+    params = [_param(d) for d in decls[:-2]]
+    return [Param(p.c_type, p.name, p.role, e) for p, e in zip(params, enum_names([p.name for p in params]))]
 
 
 def find_header(op: str, include_dirs: list[Path]) -> tuple[Path, str]:

@@ -26,5 +26,5 @@ def aclnn_check(request):
     options = dict(marker.kwargs) if marker else {}
     with check.session(options.get("tools", "all"), options.get("leaks", True)) as s:
         yield s
-    if s.findings:
+    if any(f.severity == "error" for f in s.findings):  # warnings (padding-access) are shown, never fail
         pytest.fail("aclnn check found bugs:\n" + check.format_report(s.findings, s.tools), pytrace=False)

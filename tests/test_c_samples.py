@@ -64,3 +64,14 @@ def test_official_link_line_without_rpath(tmp_path):
     result = subprocess.run([str(exe)], capture_output=True, text=True, env=env)
     assert result.returncode == 0
     assert result.stdout == (EXPECTED / "test_aclnn_moe_token_permute_grad.txt").read_text()
+
+
+def test_outputs_read_back_from_the_padding(tmp_path):
+    """A sample that allocates each buffer at its tensor's size but copies the official sample's float sizes (64
+    bytes out of a 32-byte BF16 output) prints the official sample's output, as on a device."""
+    source = ROOT / "tests" / "c" / "padded_outputs_permute_with_ep.cpp"
+    exe = tmp_path / source.stem
+    subprocess.run([CXX, str(source), "-o", str(exe), *config_flags()], check=True)
+    result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == (EXPECTED / "test_aclnn_moe_token_permute_with_ep.txt").read_text()

@@ -51,11 +51,17 @@ def test_fuzz_run_is_clean(fuzzer, seed, threads, reuse):
     assert_clean(proc)
     calls = int(re.search(r"(\d+) calls in (\d+) sequences", proc.stdout).group(1))
     assert calls >= CALLS
-    # Every operator ran both phases successfully at least once: the model's valid calls reach the kernels.
+    # Every operator of the stub is called, and ran both phases successfully at least once: the model's valid
+    # calls reach the kernels.
+    from aclnn_py._optable import OPS
+
+    covered = set()
     for line in proc.stdout.splitlines():
         if line.startswith("aclnnMoe"):
             ok1, ok2 = (int(x) for x in re.findall(r"\((\d+)\)", line))
             assert ok1 > 0 and ok2 > 0, line
+            covered.add(line.split()[0])
+    assert covered == {f"aclnn{op.name}" for op in OPS}
 
 
 def test_replay_runs_one_sequence(fuzzer):

@@ -253,22 +253,22 @@ def test_operator_built_with_the_sdk(tmp_path):
     # In a fresh interpreter: the SDK's registry of this process stays the stub's own operators.
     from test_sdk import build_library
 
-    library = tmp_path / "libuser_abs.so"
-    build_library(USER_OP / "abs.c", library, f"-I{USER_OP / 'include'}")
+    library = tmp_path / "libuser_add.so"
+    build_library(USER_OP / "add_custom.c", library, f"-I{USER_OP / 'include'}")
     result = run_json(f'''
         import numpy as np
         import aclnn_py
         aclnn_py.load_op_library({str(library)!r})
         aclnn_py.add_include_dir({str(USER_OP / "include")!r})
         x = np.array([[-1.5, 2.0], [0.0, -3.25]], np.float32)
-        y = np.zeros_like(x)
-        aclnn_py.run("aclnnAbs", x, out=y)
-        emit({{"y": y.tolist(), "bad": error(lambda: aclnn_py.run("aclnnAbs", x, out=np.zeros(3, np.float32)))}})
+        z = np.zeros_like(x)
+        aclnn_py.run("aclnnAddCustom", x, np.float32(1.0), out=z)
+        emit({{"z": z.tolist(), "bad": error(lambda: aclnn_py.run("aclnnAddCustom", x, x, out=np.zeros(3, np.float32)))}})
     ''', env={"ACLNN_PY_CACHE_DIR": str(tmp_path / "cache")})
-    assert result["y"] == [[1.5, 2.0], [0.0, 3.25]]
+    assert result["z"] == [[-0.5, 3.0], [1.0, -2.25]]
     # The SDK's own checks come through, with the official code.
     assert result["bad"]["status"] == aclnn.ACLNN_ERR_PARAM_INVALID
-    assert "out must have the shape of self" in result["bad"]["text"]
+    assert "shape of out should be [2, 2], but current is [3]" in result["bad"]["text"]
 
 
 # ---- torch and device tensors -----------------------------------------------------------------------------

@@ -666,7 +666,12 @@ GRAD_CASES = [
     ("T_0", {"g": T((0, 3)), "probs": T((0, 2)), "idx": T((0,), I32), "pg": T((0, 2))}, TILING),
     ("K_0", {"probs": T((4, 0)), "idx": T((0,), I32), "pg": T((4, 0))}, TILING),
     ("topk_513", {"probs": T((1, 513)), "g": T((1, 3)), "idx": T((513,), I32), "pg": T((1, 513))}, TILING),
-    ("L_not_T_times_K", {"idx": T((9,), I32)}, TILING),
+    # The kernel reads the first T x K indices: a longer sortedIndices is accepted, as the vendor's tiling tests
+    # do (one of them: permuteTokens (30, 64), grad (10, 64), 30 indices without probs, probsGradOut (10, 3)).
+    ("L_above_T_times_K", {"idx": T((9,), I32)}, 0),
+    ("L_below_T_times_K", {"idx": T((7,), I32)}, TILING),
+    ("vendor_tiling_test_prob_none", {"x": T((30, 64)), "g": T((10, 64)), "idx": T((30,), I32), "probs": None,
+                                      "ptg": T((30, 64)), "pg": T((10, 3))}, 0),
     ("probs_rows", {"probs": T((5, 2)), "pg": T((5, 2))}, TILING),
     ("ptg_shape", {"ptg": T((8, 4))}, TILING),
     ("probs_grad_shape", {"pg": T((4, 3))}, TILING),
@@ -678,7 +683,7 @@ GRAD_ORDER = [
     ("tokens_rank_before_indices", {"x": T((24,)), "idx": T((4, 2), I32)}, "permuteTokens must be 2-D"),
     ("zero_before_topk", {"x": T((0, 3)), "probs": T((1, 513))}, "input shape has 0"),
     ("topk_before_length", {"probs": T((1, 513)), "g": T((1, 3))}, "topK"),
-    ("length_before_probs_rows", {"idx": T((9,), I32), "probs": T((5, 2))}, "sortedIndices length"),
+    ("length_before_probs_rows", {"idx": T((7,), I32), "probs": T((5, 2))}, "sortedIndices length"),
     ("probs_rows_before_ptg", {"probs": T((5, 2)), "ptg": T((8, 4))}, "probsOptional.shape[0]"),
     ("ptg_before_pg", {"ptg": T((8, 4)), "pg": T((4, 3))}, "permutedTokensGradOut must have shape"),
     ("pg_before_tokens_cols", {"pg": T((4, 3)), "x": T((8, 4)), "ptg": T((8, 3))}, "probsGradOut must have shape"),
@@ -846,7 +851,7 @@ C_EXPECTED = {
     "bwd_null_workspace_size": NULLPTR, "bwd_null_executor": NULLPTR,
     "bwd_grad_dtype": INVALID, "bwd_probs_grad_dtype": INVALID, "bwd_sorted_int64": INVALID,
     "bwd_ptg_not_contiguous": INVALID, "bwd_padded_mode": INVALID,
-    "bwd_grad_1d": TILING, "bwd_P_0": TILING, "bwd_topk_513": TILING, "bwd_L_not_TK": TILING,
+    "bwd_grad_1d": TILING, "bwd_P_0": TILING, "bwd_topk_513": TILING, "bwd_ok_L_above_TK": 0, "bwd_L_below_TK": TILING,
     "bwd_ptg_shape": TILING, "bwd_probs_grad_shape": TILING, "bwd_empty": 0,
     "live_allocations": 0, "live_allocation_bytes": 0, "live_host_allocations": 0, "live_streams": 0,
     "live_tensors": 0, "live_scalars": 0, "live_int_arrays": 0, "live_executors": 0,
@@ -854,3 +859,16 @@ C_EXPECTED = {
 
 (c_results, test_c_forward_validation, test_c_backward_validation,
  test_c_program_releases_everything) = c_validation_tests(C_SOURCE, C_EXPECTED, werror=True)
+
+
+def test_backward_reads_only_the_first_t_times_k_indices():
+    """The vendor's tiling accepts a sortedIndices longer than T x K: its tail is never read."""
+    rng = np.random.default_rng(43)
+    x = rng.standard_normal((6, 4)).astype(np.float32)
+    g = rng.standard_normal((3, 4)).astype(np.float32)
+    for probs in (None, rng.standard_normal((3, 1)).astype(np.float32)):
+        idx = np.array([2, 0, 5, 1 << 30, -7], np.int32)  # the tail would be out of range if it were read
+        got = aclnn_py.moe_token_unpermute_grad(x, g, idx, probs)
+        want = reference.moe_token_unpermute_grad(x, g, idx[:3], probs)
+        for a, b in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert (a is None and b is None) or np.array_equal(a, b)

@@ -17,7 +17,7 @@ from aclnn_py import aclnn, reference, testing
 from aclnn_py.reference._rounding import add_f32, device_reduce_sum, mul_f32, narrow
 from aclnn_py.reference.moe_token_unpermute_with_routing_map_grad import chunk_non_pad, chunk_pad
 
-from helpers_ops import (BF, BF16, BOOL, C_LIVE, FLOATS, FLOAT_IDS, FP16, I32, I64, I8, INVALID, NULLPTR, NZ, T,
+from helpers_ops import (Arena, BF, BF16, BOOL, C_LIVE, FLOATS, FLOAT_IDS, FP16, I32, I64, I8, INVALID, NULLPTR, NZ, T,
                          TILING, Resources, assert_all_same, assert_rejected, c_validation_tests, phase1, random_bits,
                          random_values, run_two_phases, threads)
 
@@ -767,7 +767,11 @@ FWD_CASES = [
     ("map_nz_format", {"map": T((2, 2), I8, fmt=NZ)}, INVALID),
     ("permuted_tokens_nz_format", {"x": T((4, 3), fmt=NZ)}, INVALID),
     ("probs_1d", {"probs": T((4,))}, INVALID),
-    ("map_shape", {"map": T((2, 3), I8)}, INVALID),
+    # The kernel reads the map's first T x E entries: a larger map is accepted (the vendor's tiling tests pass a
+    # (4096, 256) map with (4096, 8) probs), a smaller one is not.
+    ("map_larger_than_probs", {"map": T((2, 3), I8)}, 0),
+    ("map_fewer_entries_than_probs", {"map": T((1, 3), I8)}, INVALID),
+    ("map_1d", {"map": T((4,), I8)}, INVALID),
     # 16-19: non-pad
     ("restore_size_1", dict(NO_PROBS, restore=[2]), INNER_NULLPTR),
     ("tokens_0", dict(NO_PROBS, restore=[0, 3]), TILING),
@@ -870,7 +874,10 @@ GRAD_CASES = [
     ("map_shape", {"map": T((2, 3), I8)}, TILING),
     ("permuted_tokens_shape", {"x": T((4, 2))}, TILING),
     ("probs_grad_out_shape", {"pg": T((2, 3))}, TILING),
-    ("pad_rows_not_multiple_of_experts", dict(PAD, probs=T((2, 3)), map=T((2, 3), I8), pg=T((2, 3))), TILING),
+    # No multiple-of-E rule in drop-and-pad mode (the vendor's tiling tests pass P = 30 with E = 64: capacity 0,
+    # which phase 2 reports as the device's division by zero).
+    ("pad_rows_not_multiple_of_experts", dict(PAD, probs=T((2, 3)), map=T((2, 3), I8), pg=T((2, 3))), 0),
+    ("pad_capacity_0", dict(PAD, probs=T((2, 5)), map=T((2, 5), I8), pg=T((2, 5))), 0),
 ]
 
 
@@ -933,3 +940,32 @@ C_EXPECTED = {**{k: 0 for k in _C_OK}, **{k: NULLPTR for k in _C_NULLPTR}, **{k:
 # test_c_program_releases_everything: the program's statuses against C_EXPECTED (built with -Werror).
 (c_results, test_c_forward_validation, test_c_backward_validation,
  test_c_program_releases_everything) = c_validation_tests(C_SOURCE, C_EXPECTED, werror=True)
+
+
+# ---- where the vendor accepts what the stub once refused (spec README, errata) ----------------------------------
+
+def test_forward_reads_the_first_t_times_e_entries_of_a_larger_map():
+    rng = np.random.default_rng(31)
+    tokens = rng.standard_normal((4, 3)).astype(np.float32)
+    probs = rng.standard_normal((2, 2)).astype(np.float32)
+    routing_map = np.array([[1, 1, 0], [1, 1, 1]], np.int8)  # read as [[1, 1], [0, 1]]
+    sorted_indices = np.array([0, 2, 1, 3], np.int32)
+    got = forward(tokens, sorted_indices, routing_map, probs)
+    want = ref_forward(tokens, sorted_indices, routing_map, probs)
+    for g, w in zip(got, want):
+        assert (g is None and w is None) or np.array_equal(g, w)
+    assert got[3].tolist() == [probs[0, 0], probs[0, 1], probs[1, 1], 0.0]  # permuteProbs: the map's selection
+
+
+def test_backward_capacity_0_fails_when_the_kernel_runs():
+    """Drop-and-pad with P < E: the vendor's tiling accepts capacity P / E = 0, the device's kernel divides by it.
+    Phase 1 and the launch succeed; the synchronisation reports the fault (with P = 0 nothing divides)."""
+    args = [T((2, 3)), T((4,), I32), T((4,), I32), T((2, 5), I8), T((4, 3)), T((2, 5)), True, None, T((4, 3)),
+            T((2, 5))]
+    with Arena() as arena:
+        built = [a.build(arena) if isinstance(a, T) else a for a in args]
+        ws, ex = aclnn.aclnnMoeTokenUnpermuteWithRoutingMapGradGetWorkspaceSize(*built)
+        aclnn.aclnnMoeTokenUnpermuteWithRoutingMapGrad(None, ws, ex, None)
+        with pytest.raises(aclnn_py.AclError) as info:
+            aclnn_py.acl.aclrtSynchronizeStream(None)
+    assert info.value.status == 507015 and "division by zero" in str(info.value)

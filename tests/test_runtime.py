@@ -410,15 +410,16 @@ def test_memcpy_kind_checked_against_registry(dev, kind, dst_dev, src_dev):
 
 
 def test_memcpy_device_span_overflow(dev):
-    p = dev(64)
+    p = dev(64)  # 96 bytes with the padding aclrtMalloc adds (rounded up to 32, plus 32)
     host = np.zeros(128, np.uint8)
-    assert status_of(acl.aclrtMemcpy, p, 128, host_ptr(host), 65, H2D) == 107000
-    assert status_of(acl.aclrtMemcpy, offset_ptr(p, 60), 128, host_ptr(host), 5, H2D) == 107000
-    assert status_of(acl.aclrtMemcpy, host_ptr(host), 128, offset_ptr(p, 1), 64, D2H) == 107000
+    assert status_of(acl.aclrtMemcpy, p, 128, host_ptr(host), 97, H2D) == 107000
+    assert status_of(acl.aclrtMemcpy, offset_ptr(p, 92), 128, host_ptr(host), 5, H2D) == 107000
+    assert status_of(acl.aclrtMemcpy, host_ptr(host), 128, offset_ptr(p, 1), 96, D2H) == 107000
     q = dev(64)
-    assert status_of(acl.aclrtMemcpy, q, 128, p, 65, D2D) == 107000
-    # exactly up to the end of the block is fine
-    acl.aclrtMemcpy(offset_ptr(p, 60), 4, host_ptr(host), 4, H2D)
+    assert status_of(acl.aclrtMemcpy, q, 128, p, 97, D2D) == 107000
+    # exactly up to the end of the block and its padding is fine
+    acl.aclrtMemcpy(offset_ptr(p, 92), 4, host_ptr(host), 4, H2D)
+    acl.aclrtMemcpy(host_ptr(host), 128, p, 96, D2H)
 
 
 def test_memcpy_default_kind_checks_device_spans(dev):
@@ -426,8 +427,8 @@ def test_memcpy_default_kind_checks_device_spans(dev):
     p, q = dev(64), dev(64)
     host = np.zeros(64 << 10, np.uint8)
     assert status_of(acl.aclrtMemcpy, p, 64 << 10, host_ptr(host), 64 << 10, DEFAULT) == 107000
-    assert status_of(acl.aclrtMemcpy, host_ptr(host), 64 << 10, p, 65, DEFAULT) == 107000
-    assert status_of(acl.aclrtMemcpy, q, 64, p, 65, DEFAULT) == 107000
+    assert status_of(acl.aclrtMemcpy, host_ptr(host), 64 << 10, p, 97, DEFAULT) == 107000  # past the padding
+    assert status_of(acl.aclrtMemcpy, q, 128, p, 97, DEFAULT) == 107000
     assert status_of(acl.aclrtMemcpyAsync, p, 128, host_ptr(host), 128, DEFAULT, NULL) == 107000
     assert status_of(acl.aclrtMemsetAsync, p, 128, 0, 128, NULL) == 107000
     assert read_device(p, 64) == bytes(64)
@@ -496,7 +497,7 @@ def test_memset_rules(dev):
     host = np.zeros(32, np.uint8)
     assert status_of(acl.aclrtMemset, host_ptr(host), 32, 1, 32) == 107000
     assert (host == 0).all()
-    assert status_of(acl.aclrtMemset, offset_ptr(p, 16), 64, 1, 17) == 107000  # runs past the block
+    assert status_of(acl.aclrtMemset, offset_ptr(p, 16), 64, 1, 49) == 107000  # runs past the block's padding
     assert read_device(p, 32) == bytes(32)
 
 

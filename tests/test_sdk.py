@@ -17,7 +17,9 @@ import aclnn_py
 
 CC = os.environ.get("CC", "gcc")
 USER_OP = ROOT / "examples" / "user_op"
-SAMPLE_INPUT = [1.5, -1.0, -0.0, -2.25, 2.0, -1e30, -3.0, 3.0]  # what test_aclnn_abs.cpp uploads
+# what test_aclnn_add_custom.cpp uploads: x (4 x 2) and y (one row, broadcast over x)
+SAMPLE_X = [1.5, -1.0, -0.0, -2.25, 2.0, -1e30, -3.0, 3.0]
+SAMPLE_Y = [0.5, 0.25]
 
 
 def sdk_flags() -> list[str]:
@@ -57,15 +59,23 @@ def test_config_sdk_flags():
 
 
 def test_user_operator_runs_the_official_style_sample(tmp_path):
-    library = tmp_path / "libuser_abs.so"
-    build_library(USER_OP / "abs.c", library, f"-I{USER_OP / 'include'}")
-    exe = tmp_path / "test_aclnn_abs"
-    build_sample(USER_OP / "test_aclnn_abs.cpp", library, exe)
-    # From another directory: the $ORIGIN rpath, not the working directory, finds libuser_abs.so.
+    library = tmp_path / "libuser_add.so"
+    build_library(USER_OP / "add_custom.c", library, f"-I{USER_OP / 'include'}")
+    exe = tmp_path / "test_aclnn_add_custom"
+    build_sample(USER_OP / "test_aclnn_add_custom.cpp", library, exe)
+    # From another directory: the $ORIGIN rpath, not the working directory, finds libuser_add.so.
     result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    expected = "".join(f"result[{i}] is: {abs(as_float32(x)):f}\n" for i, x in enumerate(SAMPLE_INPUT))
+    sums = [as_float32(as_float32(x) + as_float32(SAMPLE_Y[i % 2])) for i, x in enumerate(SAMPLE_X)]
+    expected = "".join(f"result[{i}] is: {v:f}\n" for i, v in enumerate(sums))
     assert result.stdout == expected
+
+
+def test_the_user_operator_is_a_few_lines_of_c():
+    """The SDK example: an elementwise operator is its loops, its row and its entry points."""
+    code = [line for line in (USER_OP / "add_custom.c").read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith(("/*", "*", "#include"))]
+    assert len(code) <= 15, code
 
 
 def test_sdk_header_is_valid_cpp(tmp_path):
@@ -90,7 +100,7 @@ def test_author_mistakes_are_clear_errors(tmp_path):
                     *sdk_flags(), "-o", str(exe)], check=True)
     result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count(": 561000 ok") == 3
+    assert result.stdout.count(": 561000 ok") == 5 and "describe: ok" in result.stdout, result.stdout
 
 
 def new_op(*args) -> subprocess.CompletedProcess:
@@ -110,23 +120,41 @@ def test_new_op_from_our_header_compiles(tmp_path):
 
 
 def test_new_op_skeleton_of_the_user_operator_refuses_to_run(tmp_path):
-    out = tmp_path / "abs_skeleton.c"
-    result = new_op("aclnnAbs", "--include-dir", str(USER_OP / "include"), "-o", str(out))
+    out = tmp_path / "add_custom_skeleton.c"
+    result = new_op("aclnnAddCustom", "--include-dir", str(USER_OP / "include"), "-o", str(out))
     assert result.returncode == 0, result.stderr
-    library = tmp_path / "libabs_skeleton.so"
+    library = tmp_path / "libadd_skeleton.so"
     build_library(out, library, f"-I{USER_OP / 'include'}")
     exe = tmp_path / "sample"
-    build_sample(USER_OP / "test_aclnn_abs.cpp", library, exe)
+    build_sample(USER_OP / "test_aclnn_add_custom.cpp", library, exe)
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert run.returncode != 0
-    assert "aclnnAbsGetWorkspaceSize failed. ERROR: 561000" in run.stdout
-    assert "aclnnAbsGetWorkspaceSize: not implemented" in run.stdout
+    assert "aclnnAddCustomGetWorkspaceSize failed. ERROR: 561000" in run.stdout
+    assert "aclnnAddCustomGetWorkspaceSize: not implemented" in run.stdout
+
+
+def test_new_op_skeleton_compiles_whatever_the_parameter_names(tmp_path):
+    """Names whose constants would collide: x_out and xOut (both X_OUT), op (the skeleton's OP), ok (OK)."""
+    header = tmp_path / "aclnn_odd_names.h"
+    header.write_text(
+        '#include "aclnn/aclnn_base.h"\n'
+        "aclnnStatus aclnnOddNamesGetWorkspaceSize(const aclTensor *op, const aclTensor *x_out, int64_t ok,\n"
+        "    const aclTensor *xOut, aclTensor *aclOut, aclTensor *out, uint64_t *workspaceSize,\n"
+        "    aclOpExecutor **executor);\n"
+        "aclnnStatus aclnnOddNames(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,\n"
+        "    aclrtStream stream);\n")
+    out = tmp_path / "odd_names.c"
+    result = new_op("aclnnOddNames", "--header", str(header), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert "enum { OP_PARAM, X_OUT, OK_PARAM, X_OUT_2, ACL_OUT_PARAM, OUT };" in text
+    build_library(out, tmp_path / "libodd.so", f"-I{tmp_path}")
 
 
 @pytest.mark.parametrize("args, message", [
     (["aclnnNoSuchOp"], "no header declaring aclnnNoSuchOpGetWorkspaceSize"),
     (["notAnOp"], "is not an aclnn operator name"),
-    (["aclnnAbs", "--header", "/nonexistent/aclnn_abs.h"], "no header"),
+    (["aclnnAddCustom", "--header", "/nonexistent/aclnn_add_custom.h"], "no header"),
 ])
 def test_new_op_errors_are_one_line(args, message):
     result = new_op(*args)

@@ -51,8 +51,9 @@ def revealed(tmp_path_factory):
     shutil.copy(SAMPLE, work / SAMPLE.name)
     # Another process in another directory, so mypy finds the installed package, not a source tree on sys.path.
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
-    result = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(work / "cache"), "--no-error-summary",
-                             SAMPLE.name], cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    result = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(SAMPLE.parent / "mypy.ini"),
+                             "--cache-dir", str(work / "cache"), "--no-error-summary", SAMPLE.name],
+                            cwd=work, env=env, capture_output=True, text=True, timeout=600)
     stdout, status = result.stdout, result.returncode
     assert status == 0, stdout + result.stderr
     return {int(m.group(1)): normalize(m.group(2))

@@ -48,3 +48,47 @@ def test_workspace_memory_is_device_memory():
         acl.aclrtMemcpy(acl.host_ptr(back), 64, ptr, 64, acl.ACL_MEMCPY_DEVICE_TO_HOST)
         assert (back == data).all()
         assert int(ffi.cast("uintptr_t", ptr)) % 64 == 0
+
+
+def test_growing_one_streams_buffer_does_not_hold_up_the_others():
+    """Growing a buffer synchronises its stream first; meanwhile another stream's request is served (the pool's
+    lock is not held across the synchronisation, which may wait for work only that other thread will queue)."""
+    import threading
+    import time
+
+    from aclnn_py._native import ffi
+
+    NULL = ffi.NULL
+    a, b = Stream(), Stream()
+    a.workspace(1024)
+    callback = ffi.callback("void(void *)", lambda user: None)
+    acl.aclrtSubscribeReport(threading.get_ident(), a.handle)
+    acl.aclrtLaunchCallback(callback, NULL, acl.ACL_CALLBACK_BLOCK, a.handle)  # holds a until processed here
+    failures = []
+
+    def request(stream, nbytes):
+        acl.aclrtSetDevice(0)  # the streams' device, current in this thread too
+        try:
+            stream.workspace(nbytes)
+        except Exception as exc:  # noqa: BLE001 - reported by the assertion below
+            failures.append(exc)
+        finally:
+            acl.aclrtResetDevice(0)
+
+    grower = threading.Thread(target=request, args=(a, 1 << 20))
+    other = threading.Thread(target=request, args=(b, 1024))
+    try:
+        grower.start()
+        time.sleep(0.2)  # let it reach the synchronisation of a (not a timing assertion: only a head start)
+        other.start()
+        other.join(timeout=30)
+        served_meanwhile = not other.is_alive()
+        assert grower.is_alive()  # still waiting for a, which only this thread can release
+    finally:
+        acl.aclrtProcessReport(-1)
+        grower.join(timeout=30)
+        other.join(timeout=30)
+        acl.aclrtUnSubscribeReport(threading.get_ident(), a.handle)
+        a.close()
+        b.close()
+    assert served_meanwhile and failures == []

@@ -54,7 +54,9 @@ def _forward(permuted_tokens, sorted_indices, routing_map, probs, padded_mode, r
         k_n = p // t_out
         w = None
         if probs is not None:
-            sel = probs[routed(routing_map)]  # token-major masked select
+            # The kernel reads the map's first T x E entries as a (T, E) map (a larger map is accepted).
+            flat = np.asarray(routing_map).reshape(-1)[:probs.size].reshape(probs.shape)
+            sel = probs[routed(flat)]  # token-major masked select
             m = min(sel.size, length)
             pout[:m] = sel[:m]  # the rest stays +0.0 (stub rule for ill-formed maps)
             w = widen(pout)

@@ -154,61 +154,87 @@ int aclnnpy_pool_release_blocks(aclrtStream stream, int all) {
 
 #define ACLNNPY_MAX_WORKSPACES 64
 
-/* ---- workspace pool: one buffer per stream, grown on demand, freed only after a synchronisation ---- */
+/* ---- workspace pool: one buffer per stream, grown on demand, freed only after a synchronisation ----
+ * A buffer is taken out of the table under the lock and synchronised and freed outside it: a stream's
+ * synchronisation may wait for work another thread queues only after it got its own stream's workspace. */
 
-static pthread_mutex_t aclnnpy_ws_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
+typedef struct {
     AclnnpyKey key;
     void *ptr;
     uint64_t size;
-} aclnnpy_ws[ACLNNPY_MAX_WORKSPACES];
+} AclnnpyWorkspace;
+
+static pthread_mutex_t aclnnpy_ws_lock = PTHREAD_MUTEX_INITIALIZER;
+static AclnnpyWorkspace aclnnpy_ws[ACLNNPY_MAX_WORKSPACES];
 static int aclnnpy_ws_used;
 
-static void aclnnpy_ws_drop(int i) {
-    aclrtSynchronizeStream(aclnnpy_ws[i].key.stream); /* queued work may still use the buffer */
-    aclrtFree(aclnnpy_ws[i].ptr);
+static int aclnnpy_ws_find(AclnnpyKey key) { /* aclnnpy_ws_lock held */
+    int i = 0;
+    while (i < aclnnpy_ws_used && !aclnnpy_same_key(aclnnpy_ws[i].key, key)) i++;
+    return i < aclnnpy_ws_used ? i : -1;
+}
+
+static AclnnpyWorkspace aclnnpy_ws_take(int i) { /* aclnnpy_ws_lock held */
+    AclnnpyWorkspace w = aclnnpy_ws[i];
     aclnnpy_ws[i] = aclnnpy_ws[--aclnnpy_ws_used];
+    return w;
+}
+
+static void aclnnpy_ws_release(AclnnpyWorkspace w) { /* without the lock */
+    if (w.ptr == NULL) return;
+    aclrtSynchronizeStream(w.key.stream); /* queued work may still use the buffer */
+    aclrtFree(w.ptr);
 }
 
 /* A workspace of at least size bytes for work queued on stream; reused while the size fits. */
 int aclnnpy_workspace(aclrtStream stream, uint64_t size, void **ptr) {
-    int status = 0;
     AclnnpyKey key = aclnnpy_key(stream);
+    AclnnpyWorkspace drop[2] = {{key, NULL, 0}, {key, NULL, 0}};
     pthread_mutex_lock(&aclnnpy_ws_lock);
-    int i = 0;
-    while (i < aclnnpy_ws_used && !aclnnpy_same_key(aclnnpy_ws[i].key, key)) i++;
-    if (i < aclnnpy_ws_used && aclnnpy_ws[i].size >= size) {
+    int i = aclnnpy_ws_find(key);
+    if (i >= 0 && aclnnpy_ws[i].size >= size) {
+        *ptr = aclnnpy_ws[i].ptr;
+        pthread_mutex_unlock(&aclnnpy_ws_lock);
+        return 0;
+    }
+    if (i >= 0) drop[0] = aclnnpy_ws_take(i);
+    pthread_mutex_unlock(&aclnnpy_ws_lock);
+    aclnnpy_ws_release(drop[0]);
+    void *fresh = NULL;
+    int status = aclrtMalloc(&fresh, size, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (status) return status;
+    pthread_mutex_lock(&aclnnpy_ws_lock);
+    /* Another thread may have grown this stream's buffer meanwhile: keep the larger one. */
+    drop[0] = (AclnnpyWorkspace){key, fresh, size};
+    if ((i = aclnnpy_ws_find(key)) >= 0 && aclnnpy_ws[i].size >= size) {
         *ptr = aclnnpy_ws[i].ptr;
     } else {
-        if (i < aclnnpy_ws_used) aclnnpy_ws_drop(i);
-        if (aclnnpy_ws_used == ACLNNPY_MAX_WORKSPACES) aclnnpy_ws_drop(0);
-        status = aclrtMalloc(ptr, size, ACL_MEM_MALLOC_HUGE_FIRST);
-        if (status == 0) {
-            aclnnpy_ws[aclnnpy_ws_used].key = key;
-            aclnnpy_ws[aclnnpy_ws_used].ptr = *ptr;
-            aclnnpy_ws[aclnnpy_ws_used].size = size;
-            aclnnpy_ws_used++;
-        }
+        if (i >= 0) drop[1] = aclnnpy_ws_take(i);
+        else if (aclnnpy_ws_used == ACLNNPY_MAX_WORKSPACES) drop[1] = aclnnpy_ws_take(0);
+        aclnnpy_ws[aclnnpy_ws_used++] = drop[0];
+        drop[0].ptr = NULL;
+        *ptr = fresh;
     }
     pthread_mutex_unlock(&aclnnpy_ws_lock);
-    return status;
+    if (drop[0].ptr) aclrtFree(drop[0].ptr); /* never used: nothing to wait for */
+    aclnnpy_ws_release(drop[1]);
+    return 0;
 }
 
 /* Everything held for stream (its workspace and its cached blocks; for the NULL stream, the current
  * context's), after synchronising it: called before the stream is destroyed, from any thread. With all set,
  * everything held on the current device, for every stream. Returns how many buffers were freed. */
 static int aclnnpy_release(aclrtStream stream, int all) {
-    int freed = 0;
+    AclnnpyWorkspace taken[ACLNNPY_MAX_WORKSPACES];
+    int n = 0;
     AclnnpyKey key = aclnnpy_key(stream);
     pthread_mutex_lock(&aclnnpy_ws_lock);
-    for (int i = aclnnpy_ws_used - 1; i >= 0; i--) {
-        if (all ? aclnnpy_ws[i].key.device == key.device : aclnnpy_same_key(aclnnpy_ws[i].key, key)) {
-            aclnnpy_ws_drop(i);
-            freed++;
-        }
-    }
+    for (int i = aclnnpy_ws_used - 1; i >= 0; i--)
+        if (all ? aclnnpy_ws[i].key.device == key.device : aclnnpy_same_key(aclnnpy_ws[i].key, key))
+            taken[n++] = aclnnpy_ws_take(i);
     pthread_mutex_unlock(&aclnnpy_ws_lock);
-    return freed + aclnnpy_pool_release_blocks(stream, all);
+    for (int i = 0; i < n; i++) aclnnpy_ws_release(taken[i]);
+    return n + aclnnpy_pool_release_blocks(stream, all);
 }
 
 int aclnnpy_stream_release(aclrtStream stream) { return aclnnpy_release(stream, 0); }

@@ -26,7 +26,8 @@ typedef struct {
 
 typedef struct {
     uintptr_t start;
-    size_t size;
+    size_t size;   /* requested */
+    size_t usable; /* with the device's padding (aclrtMalloc rounds up) */
     bool device;
     const CheckSite *site, *free_site;
     uint8_t *written; /* initcheck bitmap; NULL: not tracked (every byte counts as written) */
@@ -90,14 +91,14 @@ static Block *live_containing(uintptr_t p) {
     size_t i = first_after(p);
     if (i == 0) return NULL;
     Block *b = &live_blocks[i - 1];
-    return p < b->start + b->size ? b : NULL;
+    return p < b->start + b->usable ? b : NULL;
 }
 
 /* The most recently freed block containing p, or NULL. */
 static const Block *freed_containing(uintptr_t p) {
     for (size_t k = 1; k <= FREED_KEPT; k++) {
         const Block *b = &freed[(freed_next + FREED_KEPT - k) % FREED_KEPT];
-        if (b->size != 0 && p >= b->start && p < b->start + b->size) return b;
+        if (b->usable != 0 && p >= b->start && p < b->start + b->usable) return b;
     }
     return NULL;
 }
@@ -233,13 +234,13 @@ static void sync_finding(PendingList *out, const char *what, const Access *a, co
 
 /* ---- hooks -------------------------------------------------------------------------------------------- */
 
-void check_alloc(void *start, size_t size, bool device, bool lent) {
+void check_alloc(void *start, size_t size, size_t usable, bool device, bool lent) {
     if (!CHECK_ON(CHECK_ALL)) return;
     const CheckSite *site = check_site_here();
     uint8_t *bits = NULL;
     if (device && !lent && CHECK_ON(CHECK_INIT)) {
-        bits = calloc(size / 8 + 1, 1);
-        memset(start, POISON, size);
+        bits = calloc(usable / 8 + 1, 1);
+        memset(start, POISON, usable);
     }
     check_lock();
     if (live_count == live_capacity) {
@@ -255,7 +256,7 @@ void check_alloc(void *start, size_t size, bool device, bool lent) {
     }
     size_t i = first_after((uintptr_t)start);
     memmove(&live_blocks[i + 1], &live_blocks[i], (live_count - i) * sizeof *live_blocks);
-    live_blocks[i] = (Block){(uintptr_t)start, size, device, site, NULL, bits, NULL, 0, false, lent};
+    live_blocks[i] = (Block){(uintptr_t)start, size, usable, device, site, NULL, bits, NULL, 0, false, lent};
     live_count++;
     check_unlock();
 }
@@ -274,7 +275,7 @@ void check_free(const char *call, const void *start, bool device) {
         }
         free(b->written);
         free(b->acc);
-        freed[freed_next] = (Block){b->start, b->size, device, b->site, site, NULL, NULL, 0, false, b->lent};
+        freed[freed_next] = (Block){b->start, b->size, b->usable, device, b->site, site, NULL, NULL, 0, false, b->lent};
         freed_next = (freed_next + 1) % FREED_KEPT;
         memmove(b, b + 1, (live_count - i) * sizeof *b);
         live_count--;
@@ -313,8 +314,8 @@ void aclStubCheckBadSpan(const char *call, const char *name, const void *ptr, si
         what = "out-of-bounds";
         check_describe_address_locked(where, sizeof where, (const void *)b->start, &related);
         snprintf(message, sizeof message, "'%s' [%p, +%zu) is not inside one live block: it overlaps the %zu-byte "
-                 "block at %p but runs %s it", name, ptr, size, b->size, (void *)b->start,
-                 p < b->start ? "before the start of" : "past the end of");
+                 "block at %p (%zu bytes with its padding) but runs %s it", name, ptr, size, b->size,
+                 (void *)b->start, b->usable, p < b->start ? "before the start of" : "past the end of");
     } else {
         check_describe_address_locked(where, sizeof where, ptr, &related);
         if (freed_containing(p) != NULL) {
@@ -325,6 +326,26 @@ void aclStubCheckBadSpan(const char *call, const char *name, const void *ptr, si
     }
     check_add_finding(CHECK_MEM, what, call, site, related, label, message);
     check_unlock();
+}
+
+void aclStubCheckPadding(const char *call, const aclStubCheckSpan *spans, size_t n) {
+    if (!CHECK_ON(CHECK_MEM)) return;
+    PendingList found = {.n = 0};
+    check_lock();
+    for (size_t k = 0; k < n; k++) {
+        const aclStubCheckSpan *span = &spans[k];
+        uintptr_t lo = (uintptr_t)span->ptr, hi = lo + span->size;
+        const Block *b = span->size > 0 ? live_containing(lo) : NULL;
+        if (b == NULL || !b->device || hi <= b->start + b->size || hi > b->start + b->usable) continue;
+        Pending *p = pending_add(&found, CHECK_MEM, "padding-access", b->site, "block allocated at");
+        if (p != NULL)
+            snprintf(p->message, sizeof p->message, "'%s' [%p, +%zu) reaches %llu byte(s) into the padding of the "
+                     "%zu-byte block at %p (%zu bytes with its padding): allowed, as on a device, but past the size "
+                     "requested", span->name, span->ptr, span->size,
+                     (unsigned long long)(hi - (b->start + b->size)), b->size, (void *)b->start, b->usable);
+    }
+    check_unlock();
+    if (found.n > 0) pending_report(&found, call, check_site_here());
 }
 
 void check_host_access(const char *call, const aclStubCheckSpan *span) {

@@ -18,7 +18,7 @@
 #include "aclstub/op_sdk.h"
 #include "stub_internal.h"
 
-enum { CHECK_MEM = 1u, CHECK_INIT = 2u, CHECK_SYNC = 4u, CHECK_LEAK = 8u, CHECK_ALL = 15u };
+enum { CHECK_MEM = 1u, CHECK_INIT = 2u, CHECK_SYNC = 4u, CHECK_LEAK = 8u, CHECK_API = 16u, CHECK_ALL = 31u };
 
 /* The tools in force (0: check mode off). */
 STUB_API extern unsigned aclStubCheckTools;
@@ -46,6 +46,16 @@ STUB_API void aclStubCheckReport(unsigned tool, const char *what, const char *ca
  * reported as out-of-bounds, use-after-free or not-device-memory with the block's allocation site. */
 STUB_API void aclStubCheckBadSpan(const char *call, const char *name, const void *ptr, size_t size);
 
+/* The caller's call site, for a finding reported later from another thread (a kernel on a worker), and the
+ * report at such a site (site NULL: the caller's own). */
+STUB_API const void *aclStubCheckSite(void);
+STUB_API void aclStubCheckReportAt(const void *site, unsigned tool, const char *what, const char *call,
+                                   const char *fmt, ...) STUB_PRINTF(5, 6);
+
+/* memcheck: spans that reach past the size requested from aclrtMalloc into the block's padding (legal, as on
+ * a device): reported as padding-access, a warning. */
+STUB_API void aclStubCheckPadding(const char *call, const aclStubCheckSpan *spans, size_t n);
+
 /* aclStubStreamLaunch with the device spans the work reads and writes: Using validates the spans of tensors
  * once more as the work is queued and records its stream as a user of lent host memory; Checked does the
  * same and also hands the spans to check mode (initcheck, synccheck). */
@@ -71,7 +81,16 @@ STUB_API void aclStubCheckFreeText(char *text);
 STUB_API void aclStubCheckStop(void);
 STUB_API void aclStubCheckSetSiteHook(size_t (*hook)(char *buf, size_t cap));
 
+/* apicheck from a client that reports its own API errors (a Python client: see check_api_error): `call`
+ * returned `status` with `message`, reported at the client's call site. */
+STUB_API void aclStubCheckApiError(const char *call, int status, const char *message);
+
 /* ---- inside libascendcl.so ---------------------------------------------------------------------------- */
+
+/* apicheck: an API call records the message of the error it is about to return (aclStubSetErrMsg). Not
+ * while check_api_quiet is set: the thread runs queued work, whose failures the synchronisation reports. */
+void check_api_error(const char *message);
+extern _Thread_local unsigned check_api_quiet;
 
 typedef struct CheckSite CheckSite;
 
@@ -80,9 +99,14 @@ typedef struct CheckSite CheckSite;
 const CheckSite *check_site_here(void);
 void check_site_prepare(void);
 const CheckSite *check_site_locked(void);
+/* The native frames of the caller only (never the Python hook: safe under any lock); whether a Python client
+ * installed its site hook. */
+const CheckSite *check_site_native(void);
+bool check_site_hook_installed(void);
 
 /* Memory: a block was handed out; is about to be released; a release of something that is not a block. */
-void check_alloc(void *start, size_t size, bool device, bool lent); /* lent: host memory, neither poisoned nor tracked by initcheck */
+/* usable: size with the device's padding; lent: host memory, neither poisoned nor tracked by initcheck */
+void check_alloc(void *start, size_t size, size_t usable, bool device, bool lent);
 void check_free(const char *call, const void *start, bool device);
 void check_bad_free(const char *call, const void *ptr, bool device);
 

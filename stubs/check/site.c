@@ -159,6 +159,10 @@ void check_site_prepare(void) { prepared = check_site_here(); }
 /* Kept until the next prepare: one call (aclrtResetDevice) may report several streams from one site. */
 const CheckSite *check_site_locked(void) { return prepared != NULL ? prepared : native_site(); }
 
+const CheckSite *check_site_native(void) { return native_site(); }
+
+bool check_site_hook_installed(void) { return __atomic_load_n(&python_hook, __ATOMIC_ACQUIRE) != NULL; }
+
 void check_sites_atfork_prepare(void) {
     pthread_mutex_lock(&sites_lock);
     pthread_mutex_lock(&raw_lock);

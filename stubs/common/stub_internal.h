@@ -78,6 +78,16 @@ STUB_API bool aclStubScalarListElements(const aclScalarList *list, const aclScal
 /* 1: *desc filled; 0: not a live tensor; -1: a live tensor of rank above STUB_MAX_VIEW_DIMS. */
 STUB_API int aclStubTensorDescribe(const aclTensor *tensor, aclStubTensorDesc *desc);
 
+/*
+ * From a kernel, in check mode (memcheck): the first n values (those the kernel reads, in row-major order)
+ * of index tensor parameter `param` outside [lo, hi)
+ * other than the drop marker `drop` (INT64_MIN: none) are reported
+ * once per launch, as index-out-of-range at the call site that queued the kernel. `meaning` says what the
+ * index addresses ("rows of permutedTokens"). Costs nothing outside check mode.
+ */
+STUB_API void aclStubKernelCheckIndices(const aclStubOpCall *call, int param, int64_t n, int64_t lo, int64_t hi,
+                                        int64_t drop, const char *meaning);
+
 /* Liveness: created by this library and not yet destroyed (never dereferences an unknown pointer). */
 STUB_API bool aclStubTensorIsLive(const aclTensor *tensor);
 STUB_API bool aclStubIntArrayIsLive(const aclIntArray *array);

@@ -15,6 +15,7 @@ typedef struct {
     int64_t inner;             /* element stride inside a source row (1 for a single column) */
     size_t esize;
     bool stream; /* output much larger than the caches: non-temporal stores */
+    int failed;  /* a chunk could not get its term lists (out of memory): the kernel fails */
 } GatherCtx;
 
 static const void *source_row(const GatherCtx *c, int64_t r) {
@@ -46,9 +47,8 @@ static void gather_range(void *arg, int64_t begin, int64_t end) {
     const aclStubGatherSum *g = c->g;
     const void *stack_rows[2 * STACK_TERMS];
     const void **rows = g->k <= STACK_TERMS ? stack_rows : malloc(2 * (size_t)g->k * sizeof *rows);
-    if (!rows) {
-        /* Out of memory inside a kernel cannot be reported per row; fall back to zero rows. */
-        for (int64_t t = begin; t < end; t++) memset(aclStubElem2(g->out, t, 0), 0, (size_t)c->h * c->esize);
+    if (!rows) { /* out of memory: the kernel fails, never with rows silently zeroed */
+        __atomic_store_n(&((GatherCtx *)arg)->failed, 1, __ATOMIC_RELAXED);
         return;
     }
     /* The next row's terms are known while this one is summed, so they can be fetched ahead. */
@@ -66,14 +66,15 @@ static void gather_range(void *arg, int64_t begin, int64_t end) {
     if (rows != stack_rows) free(rows);
 }
 
-void aclStubRowGatherSum(const aclStubGatherSum *g) {
+bool aclStubRowGatherSum(const aclStubGatherSum *g) {
     const aclStubTensorDesc *s = g->src;
     int64_t h = g->out->dims[1], n = g->out->dims[0];
-    if (n <= 0 || h <= 0) return;
+    if (n <= 0 || h <= 0) return true;
     size_t esize = aclDataTypeSize(s->dtype);
     GatherCtx c = {g, h, s->ndim == 3 ? s->dims[1] : 0, h == 1 ? 1 : s->strides[s->ndim - 1], esize,
-                   n * h * (int64_t)esize >= ACLSTUB_STREAM_MIN_BYTES};
+                   n * h * (int64_t)esize >= ACLSTUB_STREAM_MIN_BYTES, 0};
     /* Enough rows per chunk that thread start-up is paid for; bounded below by one row. */
     int64_t min_chunk = (int64_t)(65536 / (g->k * h + 1)) + 1;
     aclStubParallelFor(n, min_chunk, gather_range, &c);
+    return !c.failed;
 }

@@ -48,8 +48,13 @@ static void token_terms(const aclStubWeightedGatherSum *g, int64_t t, aclStubTer
     }
 }
 
+typedef struct {
+    const aclStubWeightedGatherSum *g;
+    int failed; /* a chunk could not get its term lists (out of memory): the kernel fails */
+} WeightedCtx;
+
 static void weighted_range(void *arg, int64_t begin, int64_t end) {
-    const aclStubWeightedGatherSum *g = arg;
+    const aclStubWeightedGatherSum *g = ((WeightedCtx *)arg)->g;
     int64_t h = g->out->dims[1];
     size_t esize = aclDataTypeSize(g->out->dtype);
     const void *stack_rows[2 * STACK_TERMS];
@@ -57,8 +62,8 @@ static void weighted_range(void *arg, int64_t begin, int64_t end) {
     bool small = g->k <= STACK_TERMS;
     const void **rows = small ? stack_rows : malloc(2 * (size_t)g->k * sizeof *rows);
     float *w = small ? stack_w : malloc(2 * (size_t)g->k * sizeof *w);
-    if (!rows || !w) { /* out of memory inside a kernel cannot be reported per row: zero rows */
-        for (int64_t t = begin; t < end; t++) memset(aclStubElem2(g->out, t, 0), 0, (size_t)h * esize);
+    if (!rows || !w) { /* out of memory: the kernel fails, never with rows silently zeroed */
+        __atomic_store_n(&((WeightedCtx *)arg)->failed, 1, __ATOMIC_RELAXED);
     } else {
         int64_t inner = h == 1 ? 1 : g->src->strides[1];
         bool stream = g->out->dims[0] * h * (int64_t)esize >= ACLSTUB_STREAM_MIN_BYTES;
@@ -84,9 +89,11 @@ static void weighted_range(void *arg, int64_t begin, int64_t end) {
         free(w);
     }
 }
-void aclStubRowWeightedGatherSum(const aclStubWeightedGatherSum *g) {
+bool aclStubRowWeightedGatherSum(const aclStubWeightedGatherSum *g) {
     int64_t n = g->out->dims[0], h = g->out->dims[1];
-    if (n <= 0 || h <= 0) return;
+    if (n <= 0 || h <= 0) return true;
+    WeightedCtx c = {g, 0};
     /* Enough rows per chunk that thread start-up is paid for; bounded below by one row. */
-    aclStubParallelFor(n, (int64_t)(65536 / (g->k * h + 1)) + 1, weighted_range, (void *)g);
+    aclStubParallelFor(n, (int64_t)(65536 / (g->k * h + 1)) + 1, weighted_range, &c);
+    return !c.failed;
 }

@@ -2,6 +2,9 @@
  * Host callbacks: aclrtSubscribeReport names the thread that runs the callbacks of a stream;
  * aclrtLaunchCallback queues one; when the stream reaches it, it is handed to that thread, which runs it
  * inside aclrtProcessReport. A blocking callback holds its stream (but no worker) until it has returned.
+ * Only the subscribed thread can run it, so when that thread itself waits without a deadline (synchronising,
+ * destroying a stream, resetting a device, aclFinalize) it runs the callbacks queued for it meanwhile, as
+ * aclrtProcessReport would, instead of waiting forever for itself.
  */
 #include <stdlib.h>
 
@@ -172,6 +175,8 @@ bool rt_callback_post_locked(RtStream *s, RtItem *item) {
     return true;
 }
 
+static bool serve_one_locked(ReportQueue *q);
+
 /* Report queues are never freed (one per thread that ever subscribed), so q stays valid while waiting. */
 static bool report_available(void *ctx) {
     const ReportQueue *q = ctx;
@@ -194,18 +199,31 @@ aclError aclrtProcessReport(int32_t timeout) {
             aclStubSetErrMsg("aclrtProcessReport: no callback arrived within %d ms", (int)timeout);
             ret = ACL_ERROR_WAIT_CALLBACK_TIMEOUT;
         } else {
-            Report *rep = q->head;
-            q->head = rep->next;
-            if (q->head == NULL) q->tail = NULL;
-            pthread_mutex_unlock(&rt_lock);
-            rep->fn(rep->user_data);
-            pthread_mutex_lock(&rt_lock);
-            if (rep->stream != NULL) rt_item_done_locked(rep->stream, rep->item);
-            free(rep);
+            serve_one_locked(q);
         }
     }
     pthread_mutex_unlock(&rt_lock);
     return ret;
+}
+
+/* Pop and run the calling thread's oldest report, as aclrtProcessReport would (rt_lock held; released while
+ * the callback runs). False when the thread has none. */
+static bool serve_one_locked(ReportQueue *q) {
+    Report *rep = q->head;
+    if (rep == NULL) return false;
+    q->head = rep->next;
+    if (q->head == NULL) q->tail = NULL;
+    pthread_mutex_unlock(&rt_lock);
+    rep->fn(rep->user_data);
+    pthread_mutex_lock(&rt_lock);
+    if (rep->stream != NULL) rt_item_done_locked(rep->stream, rep->item);
+    free(rep);
+    return true;
+}
+
+bool rt_callbacks_serve_own_locked(void) {
+    ReportQueue *q = queues != NULL ? queue_of_locked(self_id(), false) : NULL;
+    return q != NULL && serve_one_locked(q);
 }
 
 void rt_callbacks_atfork_child(void) {

@@ -23,6 +23,7 @@ void aclStubSetErrMsgV(const char *fmt, va_list ap) {
     int n = vsnprintf(errmsg_buf, sizeof errmsg_buf, fmt, ap);
     if (n < 0) snprintf(errmsg_buf, sizeof errmsg_buf, "(unformattable message: %s)", fmt);
     errmsg_pending = true;
+    if (CHECK_ON(CHECK_API)) check_api_error(errmsg_buf);
     if (logging_enabled()) fprintf(stderr, "[aclnn-stub] %s\n", errmsg_buf);
 }
 

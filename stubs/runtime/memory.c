@@ -20,7 +20,8 @@
 
 typedef struct {
     uintptr_t start; /* address handed out, DEVICE_ALIGN aligned */
-    size_t size;     /* requested size: the span callers may touch */
+    size_t size;     /* requested size (what the allocation counters and leak reports count) */
+    size_t usable;   /* size with the device's padding: the span callers may touch */
     int32_t device;
     void *raw;       /* what calloc or mmap returned, for free; NULL for lent host memory */
     size_t mapped;   /* length of the mapping when raw came from mmap, else 0 */
@@ -135,7 +136,7 @@ static DeviceBlock *block_of_span(const void *ptr, size_t size) {
     size_t i = lower_bound(p, true); /* first block starting after p */
     if (i == 0) return NULL;
     DeviceBlock *b = &blocks[i - 1];
-    return p + size <= b->start + b->size ? b : NULL;
+    return p + size <= b->start + b->usable ? b : NULL;
 }
 
 /* [ptr, ptr + size) inside one block; size 0: ptr inside the block or at its end. */
@@ -148,19 +149,15 @@ static bool span_touches_device(const void *ptr, size_t size) {
     size_t i = lower_bound(end, false); /* blocks from i on start at or after end */
     if (i == 0) return false;
     const DeviceBlock *b = &blocks[i - 1];
-    return b->start + b->size > p;
+    return b->start + b->usable > p;
 }
 
-/* Any byte of [ptr, ptr + size) (size > 0) inside an aclrtMalloc block. Lent host memory does not count: to
- * a copy it is still the host memory it is, so its owner may copy from and to it (another thread may have
- * lent part of an array this one copies). */
-static bool span_touches_allocated(const void *ptr, size_t size) {
-    uintptr_t p = (uintptr_t)ptr;
-    uintptr_t end = size > UINTPTR_MAX - p ? UINTPTR_MAX : p + size;
-    /* blocks are sorted and disjoint, so their ends are sorted too: walk back over the ones reaching past p */
-    for (size_t i = lower_bound(end, false); i > 0 && blocks[i - 1].start + blocks[i - 1].size > p; i--)
-        if (blocks[i - 1].lent == NULL) return true;
-    return false;
+/* ptr inside an aclrtMalloc block (its padding included). Lent host memory does not count: to a copy it is
+ * still the host memory it is, so its owner may copy from and to it (another thread may have lent part of an
+ * array this one copies). */
+static bool starts_in_allocated(const void *ptr) {
+    const DeviceBlock *b = block_of_span(ptr, 1);
+    return b != NULL && b->lent == NULL;
 }
 
 static bool registry_reserve(void) {
@@ -179,31 +176,40 @@ static bool registry_reserve(void) {
 static void release_raw(void *raw, size_t mapped);
 static bool bury(void *raw, size_t mapped, uint64_t seq);
 
-aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
-    (void)policy; /* only selects the page type on a device; any value is accepted */
-    RT_RETURN_IF_NULL("aclrtMalloc", devPtr);
+/*
+ * Device memory is padded as on a device (AscendCL reference, aclrtMalloc / aclrtMallocAlign32): aclrtMalloc
+ * rounds the size up to a multiple of 32 bytes and adds 32 more, aclrtMallocAlign32 only rounds up; the
+ * start is 64-byte aligned. The padding is the block's: copies, memsets and operator tensors may reach into
+ * it (check mode reports such an access as padding-access), and never past it.
+ */
+static size_t usable_size(size_t size, bool extra_granule) {
+    return (size + DEVICE_GRANULE - 1) / DEVICE_GRANULE * DEVICE_GRANULE + (extra_granule ? DEVICE_GRANULE : 0);
+}
+
+static aclError device_malloc(const char *func, void **devPtr, size_t size, bool extra_granule) {
+    RT_RETURN_IF_NULL(func, devPtr);
     if (size == 0) {
-        aclStubSetErrMsg("aclrtMalloc: argument 'size' is 0 (size must be positive)");
+        aclStubSetErrMsg("%s: argument 'size' is 0 (size must be positive)", func);
         return ACL_ERROR_INVALID_PARAM;
     }
     int32_t device;
-    aclError ret = rt_require_device("aclrtMalloc", &device);
+    aclError ret = rt_require_device(func, &device);
     if (ret != ACL_SUCCESS) return ret;
     if (size > capacity()) {
-        aclStubSetErrMsg("aclrtMalloc: argument 'size' (%zu) exceeds the memory of device %d (%llu bytes)", size,
+        aclStubSetErrMsg("%s: argument 'size' (%zu) exceeds the memory of device %d (%llu bytes)", func, size,
                          (int)device, (unsigned long long)capacity());
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
     /* calloc rather than aligned_alloc + memset: large blocks come zeroed from the kernel without being
      * touched, so an allocation the caller only partly uses does not commit all its pages. */
-    size_t padded = (size + DEVICE_GRANULE - 1) / DEVICE_GRANULE * DEVICE_GRANULE + DEVICE_GRANULE;
+    size_t usable = usable_size(size, extra_granule);
     size_t slack = DEVICE_ALIGN - _Alignof(max_align_t);
     size_t mapped = 0;
-    void *raw = padded >= HUGE_MIN_BYTES ? map_huge(padded, &mapped) : NULL; /* mappings come zeroed */
+    void *raw = usable >= HUGE_MIN_BYTES ? map_huge(usable, &mapped) : NULL; /* mappings come zeroed */
     uintptr_t align = mapped ? HUGE_PAGE : DEVICE_ALIGN;
-    if (raw == NULL) raw = calloc(1, padded + slack);
+    if (raw == NULL) raw = calloc(1, usable + slack);
     if (raw == NULL) {
-        aclStubSetErrMsg("aclrtMalloc: out of memory allocating %zu bytes", size);
+        aclStubSetErrMsg("%s: out of memory allocating %zu bytes", func, size);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
     uintptr_t start = ((uintptr_t)raw + align - 1) & ~(align - 1);
@@ -214,7 +220,7 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
     if (ok) {
         size_t i = lower_bound(start, false);
         memmove(&blocks[i + 1], &blocks[i], (block_count - i) * sizeof *blocks);
-        blocks[i] = (DeviceBlock){start, size, device, raw, mapped, NULL};
+        blocks[i] = (DeviceBlock){start, size, usable, device, raw, mapped, NULL};
         block_count++;
         block_bytes += size;
         device_bytes[device] += size;
@@ -227,15 +233,26 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
         else
             free(raw);
         if (full)
-            aclStubSetErrMsg("aclrtMalloc: device %d has %llu of %llu bytes in use, too few left for %zu more",
+            aclStubSetErrMsg("%s: device %d has %llu of %llu bytes in use, too few left for %zu more", func,
                              (int)device, (unsigned long long)used, (unsigned long long)capacity(), size);
         else
-            aclStubSetErrMsg("aclrtMalloc: out of host memory for the allocation registry");
+            aclStubSetErrMsg("%s: out of host memory for the allocation registry", func);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
-    if (CHECK_ON(CHECK_ALL)) check_alloc((void *)start, size, true, false);
+    if (CHECK_ON(CHECK_ALL)) check_alloc((void *)start, size, usable, true, false);
     *devPtr = (void *)start;
     return ACL_SUCCESS;
+}
+
+/* The policy only selects the page type on a device; any value is accepted. */
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
+    (void)policy;
+    return device_malloc("aclrtMalloc", devPtr, size, true);
+}
+
+aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
+    (void)policy;
+    return device_malloc("aclrtMallocAlign32", devPtr, size, false);
 }
 
 aclError aclrtFree(void *devPtr) {
@@ -451,7 +468,7 @@ aclError aclStubLendHostMemory(void *hostPtr, size_t size, void **devPtr) {
     if (ok) {
         size_t i = lower_bound((uintptr_t)hostPtr, false);
         memmove(&blocks[i + 1], &blocks[i], (block_count - i) * sizeof *blocks);
-        blocks[i] = (DeviceBlock){(uintptr_t)hostPtr, size, device, NULL, 0, l};
+        blocks[i] = (DeviceBlock){(uintptr_t)hostPtr, size, size, device, NULL, 0, l};
         block_count++;
         block_bytes += size;
     }
@@ -469,7 +486,7 @@ aclError aclStubLendHostMemory(void *hostPtr, size_t size, void **devPtr) {
         aclStubSetErrMsg("%s: out of host memory for the allocation registry", func);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
-    if (CHECK_ON(CHECK_ALL)) check_alloc(hostPtr, size, true, true);
+    if (CHECK_ON(CHECK_ALL)) check_alloc(hostPtr, size, size, true, true);
     *devPtr = hostPtr;
     return ACL_SUCCESS;
 }
@@ -539,7 +556,7 @@ aclError aclrtMallocHost(void **hostPtr, size_t size) {
         aclStubSetErrMsg("aclrtMallocHost: out of memory allocating %zu bytes", size);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
-    if (CHECK_ON(CHECK_ALL)) check_alloc(p, size, false, false);
+    if (CHECK_ON(CHECK_ALL)) check_alloc(p, size, size, false, false);
     *hostPtr = p;
     return ACL_SUCCESS;
 }
@@ -583,8 +600,11 @@ static int default_side(const void *ptr, size_t count) {
 }
 
 /* Checks one side against the registry (lock held); records the error and returns false on mismatch.
- * SIDE_ANY (ACL_MEMCPY_DEFAULT) infers the side (default_side), then checks the whole span the same way: a
- * device span must lie in one block, a host span must not reach into an aclrtMalloc block. */
+ * SIDE_ANY (ACL_MEMCPY_DEFAULT) infers the side (default_side). A device span must lie inside one block (its
+ * padding included); a host span must not start inside an aclrtMalloc block. Where a host span ends is the
+ * caller's word, as on a device: the stub's device memory shares the host's address space, so a host buffer
+ * overrun may run into a block, where on a device it would run into other host memory (whether it does
+ * depends on the heap's layout, and a result must not). Lent host memory is host memory to a copy. */
 static bool side_ok(const char *func, int kind, const char *name, const void *ptr, size_t count, int side) {
     if (count > UINTPTR_MAX - (uintptr_t)ptr) {
         aclStubSetErrMsg("%s: argument '%s' (%p) plus 'count' (%zu) runs past the end of the address space", func,
@@ -597,9 +617,9 @@ static bool side_ok(const char *func, int kind, const char *name, const void *pt
                          "aclrtMalloc block", func, kind_names[kind], name, ptr, count);
         return false;
     }
-    if (side == SIDE_HOST && span_touches_allocated(ptr, count)) {
-        aclStubSetErrMsg("%s: kind %s needs '%s' in host memory, but [%p, +%zu) overlaps an aclrtMalloc block",
-                         func, kind_names[kind], name, ptr, count);
+    if (side == SIDE_HOST && starts_in_allocated(ptr)) {
+        aclStubSetErrMsg("%s: kind %s needs '%s' in host memory, but %p is inside an aclrtMalloc block", func,
+                         kind_names[kind], name, ptr);
         return false;
     }
     return true;
@@ -678,13 +698,24 @@ static void check_refused(const MemOp *op) {
     for (int i = 0; i < 2; i++) {
         bool host = side_is_host(sides[i].side, sides[i].ptr, op->count);
         pthread_rwlock_rdlock(&blocks_lock);
-        bool bad = host ? span_touches_allocated(sides[i].ptr, op->count) : !span_in_device(sides[i].ptr, op->count);
+        bool bad = host ? starts_in_allocated(sides[i].ptr) : !span_in_device(sides[i].ptr, op->count);
         pthread_rwlock_unlock(&blocks_lock);
         if (bad) {
             aclStubCheckBadSpan(op->func, sides[i].name, sides[i].ptr, op->count);
             return;
         }
     }
+}
+
+/* memcheck: device sides that reach into their block's padding. */
+static void check_padding(const MemOp *op) {
+    aclStubCheckSpan spans[2];
+    size_t n = 0;
+    if (op->src == NULL || !side_is_host(kind_sides[op->kind].dst, op->dst, op->count))
+        spans[n++] = (aclStubCheckSpan){op->src ? "dst" : "devPtr", op->dst, op->count, CHECK_WRITE, NULL};
+    if (op->src != NULL && !side_is_host(kind_sides[op->kind].src, op->src, op->count))
+        spans[n++] = (aclStubCheckSpan){"src", op->src, op->count, CHECK_READ, NULL};
+    aclStubCheckPadding(op->func, spans, n);
 }
 
 /*
@@ -734,6 +765,7 @@ static aclError mem_op_submit(const MemOp *op, bool async, aclrtStream stream) {
         if (CHECK_ON(CHECK_MEM)) check_refused(op);
         return ret;
     }
+    if (CHECK_ON(CHECK_MEM)) check_padding(op);
     if (async) return queue_mem_op(op, stream);
     if (!checking) return ret;
     check_host_spans(op); /* before the copy: what it reads, as the program left it */

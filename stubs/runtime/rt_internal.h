@@ -103,8 +103,10 @@ aclError rt_stream_resolve_locked(const char *func, aclrtStream stream, RtStream
 /* Append an item (rt_lock held); the stream becomes ready when the item is its head and runnable. */
 void rt_enqueue_locked(RtStream *s, RtItem *item);
 
-/* Wait (rt_lock held, may release it) until done(ctx) holds, running ready work of stream `help` inline
- * meanwhile. timeout_ms < 0: forever. Returns false on timeout. */
+/* Wait (rt_lock held, may release it) until done(ctx) holds. timeout_ms < 0: without a deadline, running
+ * ready work of stream `help` and the callbacks queued for the calling thread inline meanwhile (neither can
+ * then wait for this thread). With a deadline, nothing runs inline (an item may take longer than the
+ * deadline): the workers run the work and the wait ends at the deadline. Returns false on timeout. */
 bool rt_wait_locked(bool (*done)(void *ctx), void *ctx, RtStream *help, int32_t timeout_ms);
 
 /* Streams whose head may have become runnable (after an event record or a callback completed). */
@@ -148,6 +150,8 @@ bool rt_event_reached_locked(const RtEvent *e, uint64_t target);
 /* Hand a callback item to the stream's report thread; false when nobody is subscribed any more. */
 bool rt_callback_post_locked(RtStream *s, RtItem *item);
 void rt_callbacks_forget_stream_locked(RtStream *s);
+/* Run the oldest callback queued for the calling thread (rt_lock held, released meanwhile); false: none. */
+bool rt_callbacks_serve_own_locked(void);
 void rt_callbacks_atfork_child(void); /* drops reports of callbacks queued by the parent */
 
 /* ---- memory (memory.c) --------------------------------------------------------------------------- */

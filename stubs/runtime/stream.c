@@ -182,7 +182,9 @@ static void run_head_locked(RtStream *s) {
     case ITEM_WORK: {
         pthread_mutex_unlock(&rt_lock);
         rt_memory_hold(); /* no aclrtFree can release a block while the work reads it */
+        check_api_quiet++; /* its failure is the synchronisation's API error, not the caller's */
         aclError status = item->fn(item->arg);
+        check_api_quiet--;
         rt_memory_unhold();
         char copy[sizeof s->errmsg] = "";
         if (status != ACL_SUCCESS) { /* the work's own message, taken in the thread that ran it */
@@ -239,18 +241,19 @@ static void spawn_worker_locked(void) {
 }
 
 bool rt_wait_locked(bool (*done)(void *ctx), void *ctx, RtStream *help, int32_t timeout_ms) {
-    struct timespec deadline = timeout_ms >= 0 ? rt_deadline(timeout_ms) : (struct timespec){0, 0};
+    if (timeout_ms >= 0) {
+        struct timespec deadline = rt_deadline(timeout_ms);
+        while (!done(ctx))
+            if (pthread_cond_timedwait(&done_cv, &rt_lock, &deadline) == ETIMEDOUT) return done(ctx);
+        return true;
+    }
     while (!done(ctx)) {
         if (help != NULL && help->in_ready) {
             unready_locked(help);
             help->running = true;
             run_head_locked(help);
-            continue;
-        }
-        if (timeout_ms < 0) {
+        } else if (!rt_callbacks_serve_own_locked()) {
             pthread_cond_wait(&done_cv, &rt_lock);
-        } else if (pthread_cond_timedwait(&done_cv, &rt_lock, &deadline) == ETIMEDOUT) {
-            return done(ctx);
         }
     }
     return true;
@@ -487,14 +490,14 @@ static aclError synchronize_device(const char *func, int32_t timeout) {
     DeviceIdle idle = {device};
     struct timespec deadline = timeout >= 0 ? rt_deadline(timeout) : (struct timespec){0, 0};
     bool ok = true;
-    while (!device_idle(&idle)) {
-        RtStream *s = ready_stream_of_device_locked(device);
+    while (!device_idle(&idle)) { /* inline work and callbacks only without a deadline, as rt_wait_locked */
+        RtStream *s = timeout < 0 ? ready_stream_of_device_locked(device) : NULL;
         if (s != NULL) {
             unready_locked(s);
             s->running = true;
             run_head_locked(s);
         } else if (timeout < 0) {
-            pthread_cond_wait(&done_cv, &rt_lock);
+            if (!rt_callbacks_serve_own_locked()) pthread_cond_wait(&done_cv, &rt_lock);
         } else if (pthread_cond_timedwait(&done_cv, &rt_lock, &deadline) == ETIMEDOUT) {
             ok = device_idle(&idle);
             break;
@@ -595,11 +598,14 @@ uint64_t aclStubPendingWork(void) {
 
 /* ---- fork ---------------------------------------------------------------------------------------- */
 
-/* The child of a fork starts with no queued work: what the parent queued reads memory of the parent's
- * threads (their stacks are mere copies in the child) and belongs to the parent. Every queued item is
- * discarded without running or releasing it (a release may take locks of other libraries that are only
- * reset later in the child; its argument is leaked instead), records count as completed so no wait
- * hangs, and each stream that lost work reports it at its next synchronisation. */
+/* The fork rule: a child inherits no stream work and no failure of it. What the parent queued reads memory
+ * of the parent's threads (their stacks are mere copies in the child) and belongs to the parent; whether an
+ * item had run, was running or had failed when fork() was called is a matter of timing, so the child sees
+ * none of it, the same on every run: each stream starts empty with no failure to report, each event record
+ * the parent queued counts as completed (no wait hangs), and device memory holds what it held at fork()
+ * (work still queued then never runs in the child). Queued items are discarded without running or
+ * releasing them (a release may take locks of other libraries that are only reset later in the child; its
+ * argument is leaked instead). */
 void rt_sched_atfork_child(void) {
     init_conds();
     workers = idle_workers = 0;
@@ -608,7 +614,6 @@ void rt_sched_atfork_child(void) {
         s->in_ready = false;
         s->running = false;
         s->users = 0;
-        uint64_t dropped = 0;
         while (s->head != NULL) {
             RtItem *item = s->head;
             s->head = item->next;
@@ -617,15 +622,10 @@ void rt_sched_atfork_child(void) {
             item_free_locked(item);
             s->completed++;
             pending_items--;
-            dropped++;
         }
         s->tail = NULL;
-        if (dropped > 0) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "%llu item(s) queued before fork() were discarded in the child process",
-                     (unsigned long long)dropped);
-            record_failure_locked(s, ACL_ERROR_RT_INTERNAL_ERROR, msg);
-        }
+        s->error = ACL_SUCCESS;
+        s->errmsg[0] = '\0';
     }
     rt_callbacks_atfork_child();
     rt_memory_release_graves(UINT64_MAX); /* nothing queued is left to read them */

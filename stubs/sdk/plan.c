@@ -1,4 +1,5 @@
 /* Phase 1 of every SDK operator: the generic checks, the snapshot, the op's check and the executor. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,34 +48,60 @@ static bool is_required(const aclStubParam *p) {
            ((is_list(p->role) || p->role == ACLSTUB_SCALAR) && !(p->flags & ACLSTUB_NULLABLE));
 }
 
+const char *sdk_table_problem(const aclStubOpDef *op, char *why, size_t cap) {
+    if (op == NULL) return "the operator table is NULL";
+    if (op->name == NULL) return "the operator's table has no name";
+    if (!op->params || !op->check || !op->kernel || op->num_params > SDK_MAX_PARAMS) {
+        snprintf(why, cap, "the operator's table is incomplete (params, check, kernel, at most %d parameters)",
+                 SDK_MAX_PARAMS);
+        return why;
+    }
+    for (size_t i = 0; i < op->num_params; i++) {
+        const aclStubParam *p = &op->params[i];
+        if (!p->name || p->role < ACLSTUB_INPUT || p->role >= ACLSTUB_ROLE_END) {
+            snprintf(why, cap, "parameter %zu of the operator's table has no name or an unknown role", i);
+            return why;
+        }
+    }
+    for (size_t i = 0; i < op->num_params; i++) { /* every name is known to be set from here on */
+        const aclStubParam *p = &op->params[i];
+        if (ROLE_KIND[p->role] == 0) {
+            snprintf(why, cap, "parameter '%s' has a role (%d) this version of the operator SDK declares but does "
+                     "not support yet", p->name, (int)p->role);
+            return why;
+        }
+        if (p->same_dtype_as) {
+            size_t r = 0;
+            while (r < op->num_params &&
+                   (strcmp(op->params[r].name, p->same_dtype_as) != 0 || !is_tensor(op->params[r].role)))
+                r++;
+            if (r == op->num_params || !is_tensor(p->role)) {
+                snprintf(why, cap, "parameter '%s' must have the dtype of '%s', which is not a tensor parameter of "
+                         "the operator", p->name, p->same_dtype_as);
+                return why;
+            }
+        }
+    }
+    return NULL;
+}
+
 /* The operator's table and the boxed arguments of its entry point must agree: a mismatch is the author's bug. */
 static aclnnStatus check_table(const aclStubOpDef *op, const aclStubArg *args, size_t n) {
     const aclnnStatus INNER = ACLNN_ERR_INNER;
-    if (!op->params || !op->check || !op->kernel || op->num_params > SDK_MAX_PARAMS)
-        return sdk_fail(INNER, "%sGetWorkspaceSize: the operator's table is incomplete (params, check, kernel, "
-                        "at most %d parameters)", op->name, SDK_MAX_PARAMS);
+    char why[256];
+    const char *problem = sdk_table_problem(op, why, sizeof why);
+    if (problem != NULL)
+        return sdk_fail(INNER, "%sGetWorkspaceSize: %s", op != NULL && op->name != NULL ? op->name : "aclnn?",
+                        problem);
     if (n != op->num_params)
         return sdk_fail(INNER, "%sGetWorkspaceSize: the entry point passes %zu arguments but the operator's table "
                         "declares %zu parameters", op->name, n, op->num_params);
     for (size_t i = 0; i < n; i++) {
         const aclStubParam *p = &op->params[i];
-        if (!p->name || p->role < ACLSTUB_INPUT || p->role >= ACLSTUB_ROLE_END)
-            return sdk_fail(INNER, "%sGetWorkspaceSize: parameter %zu of the operator's table has no name or an "
-                            "unknown role", op->name, i);
-        if (ROLE_KIND[p->role] == 0)
-            return sdk_fail(INNER, "%sGetWorkspaceSize: parameter '%s' has a role (%d) this version of the operator "
-                            "SDK declares but does not support yet", op->name, p->name, (int)p->role);
         if (!kind_fits(ROLE_KIND[p->role], args[i].kind))
             return sdk_fail(INNER, "%sGetWorkspaceSize: parameter %zu '%s' is %s in the operator's table but the "
                             "entry point passes %s", op->name, i, p->name, kind_name(ROLE_KIND[p->role]),
                             kind_name(args[i].kind));
-        if (p->same_dtype_as) {
-            size_t r = 0;
-            while (r < n && (strcmp(op->params[r].name, p->same_dtype_as) != 0 || !is_tensor(op->params[r].role))) r++;
-            if (r == n || !is_tensor(p->role))
-                return sdk_fail(INNER, "%sGetWorkspaceSize: parameter '%s' must have the dtype of '%s', which is not "
-                                "a tensor parameter of the operator", op->name, p->name, p->same_dtype_as);
-        }
     }
     return OK;
 }
@@ -116,7 +143,6 @@ void aclStubOpIgnore(aclStubOpCall *call, int i) {
 
 aclnnStatus aclStubOpPlan(const aclStubOpDef *op, const aclStubArg *args, size_t n, uint64_t *workspaceSize,
                           aclOpExecutor **executor) {
-    if (op == NULL || op->name == NULL) return sdk_fail(ACLNN_ERR_INNER, "aclStubOpPlan: the operator table is NULL");
     ACLSTUB_TRY(check_table(op, args, n));
     const aclStubParam *params = op->params;
 

@@ -77,9 +77,11 @@ static bool reserve_one(void) {
 }
 
 /* Registration runs in library constructors, where nothing can report a failure: out of memory, the
- * operator still works but is not listed. */
+ * operator still works but is not listed. Only complete tables are listed: introspection never reads a
+ * missing name (phase 1 of an operator with a broken table reports the problem, 561000). */
 void aclStubOpRegister(const aclStubOpDef *op) {
-    if (op == NULL || op->name == NULL) return;
+    char why[256];
+    if (sdk_table_problem(op, why, sizeof why) != NULL) return;
     pthread_mutex_lock(&registry_lock);
     if (num_listed >= UINT32_MAX - 1 || !reserve_one()) {
         pthread_mutex_unlock(&registry_lock);

@@ -2,6 +2,7 @@
  * and the kernel queued on the stream with a work item that owns everything it reads. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,32 @@ void *aclStubKernelScratch(const aclStubOpCall *call, size_t bytes) {
     return block->bytes;
 }
 
+void aclStubKernelCheckIndices(const aclStubOpCall *call, int param, int64_t n, int64_t lo, int64_t hi,
+                               int64_t drop, const char *meaning) {
+    const aclOpExecutor *w = (const aclOpExecutor *)((const char *)call - offsetof(aclOpExecutor, call));
+    const aclStubTensorDesc *t = call->v[param].tensor;
+    if (w->check_site == NULL || t == NULL || (t->dtype != ACL_INT32 && t->dtype != ACL_INT64)) return;
+    int64_t numel = aclStubNumel(t), bad = 0, first = -1, value = 0;
+    if (n > numel) n = numel;
+    for (int64_t i = 0; i < n; i++) {
+        const void *p = aclStubElemAt(t, i);
+        int64_t v = t->dtype == ACL_INT64 ? *(const int64_t *)p : *(const int32_t *)p;
+        if ((v >= lo && v < hi) || (drop != INT64_MIN && v == drop)) continue;
+        if (bad++ == 0) {
+            first = i;
+            value = v;
+        }
+    }
+    if (bad == 0) return;
+    char marker[64] = "";
+    if (drop != INT64_MIN) snprintf(marker, sizeof marker, " (or %lld, the drop marker)", (long long)drop);
+    aclStubCheckReportAt(w->check_site, CHECK_MEM, "index-out-of-range", w->op->name,
+                         "'%s'[%lld] = %lld is outside [%lld, %lld)%s, the %s%s: a device may read or write out "
+                         "of bounds with it; the stub skips it", call->op->params[param].name, (long long)first,
+                         (long long)value, (long long)lo, (long long)hi, marker, meaning,
+                         bad > 1 ? " (and more indices of the launch)" : "");
+}
+
 static aclError run_kernel(void *arg);
 
 /* One span per view the kernel reads or writes (both for an in-place tensor). */
@@ -145,6 +172,7 @@ static aclnnStatus launch(aclOpExecutor *w, aclrtStream stream) {
         return sdk_fail(ACLNN_ERR_INNER, "%s: out of host memory for the work item", name);
     }
     size_t n = kernel_spans(w, spans);
+    if (CHECK_ON(CHECK_MEM)) aclStubCheckPadding(w->op->name, spans, n);
     aclnnStatus status;
     if (CHECK_ON(CHECK_INIT | CHECK_SYNC))
         status = aclStubStreamLaunchChecked(stream, run_kernel, w, free, w->op->name, spans, n);
@@ -208,6 +236,7 @@ aclnnStatus aclStubOpRun(const aclStubOpDef *op, void *workspace, uint64_t works
     }
     work->call.workspace = workspace;
     work->call.workspace_size = workspaceSize;
+    work->check_site = CHECK_ON(CHECK_MEM) ? aclStubCheckSite() : NULL;
     if (workspaceSize > 0 && CHECK_ON(CHECK_MEM) && !aclStubIsDeviceSpan(workspace, (size_t)workspaceSize))
         aclStubCheckBadSpan(name, "workspace", workspace, (size_t)workspaceSize);
     return launch(work, stream);

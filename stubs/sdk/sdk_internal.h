@@ -23,6 +23,7 @@ struct aclOpExecutor {
     aclStubValue *values;    /* per parameter */
     aclStubOpCall call;      /* call.v == values */
     struct SdkScratch *scratch; /* while the kernel runs: its aclStubKernelScratch blocks */
+    const void *check_site;     /* check mode: the call site that queued the kernel (NULL: not checking) */
     max_align_t storage[];
 };
 
@@ -58,6 +59,10 @@ aclOpExecutor *sdk_block_copy(const aclOpExecutor *ex);
 
 /* Record "<fmt>" as the calling thread's error message and return status (no operator prefix). */
 aclnnStatus sdk_fail(aclnnStatus status, const char *fmt, ...) STUB_PRINTF(2, 3);
+
+/* What is wrong with an operator's table (the text, in why or a literal), or NULL when it is complete and
+ * consistent: every parameter named, with a known and supported role, every same-dtype rule naming a tensor. */
+const char *sdk_table_problem(const aclStubOpDef *op, char *why, size_t cap);
 
 /* ND-like formats: nnopbase normalises them to ND before matching an ND-only operator. */
 bool sdk_format_is_nd_like(aclFormat format);

@@ -44,7 +44,7 @@ static void Finalize(int32_t deviceId, aclrtStream stream) {
 // A contiguous tensor over `bytes` of fresh device memory, filled from hostData when it is not empty.
 template <typename T>
 static int CreateAclTensor(const std::vector<T> &hostData, const std::vector<int64_t> &shape, size_t bytes,
-                           void **deviceAddr, aclDataType dataType, aclTensor **tensor) {
+                           void **deviceAddr, aclDataType dataType, aclTensor **tensor, int64_t offset = 0) {
   auto ret = aclrtMalloc(deviceAddr, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
   CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
   if (!hostData.empty()) {
@@ -53,7 +53,7 @@ static int CreateAclTensor(const std::vector<T> &hostData, const std::vector<int
   }
   std::vector<int64_t> strides(shape.size(), 1);
   for (int64_t i = shape.size() - 2; i >= 0; i--) strides[i] = shape[i + 1] * strides[i + 1];
-  *tensor = aclCreateTensor(shape.data(), shape.size(), dataType, strides.data(), 0, aclFormat::ACL_FORMAT_ND,
+  *tensor = aclCreateTensor(shape.data(), shape.size(), dataType, strides.data(), offset, aclFormat::ACL_FORMAT_ND,
                             shape.data(), shape.size(), *deviceAddr);
   return 0;
 }
@@ -63,10 +63,10 @@ struct Permute {
   void *xDev = nullptr, *idxDev = nullptr, *outDev = nullptr, *sortedDev = nullptr;
   aclTensor *x = nullptr, *idx = nullptr, *out = nullptr, *sorted = nullptr;
 
-  int Create(bool fillX = true, size_t xBytes = 3 * 4 * 2) {
+  int Create(bool fillX = true, size_t xBytes = 3 * 4 * 2, int64_t xOffset = 0) {
     std::vector<uint16_t> xHost(3 * 4, 0x3f80);  // bf16 1.0
     std::vector<int32_t> idxHost = {1, 2, 0, 1, 0, 2};
-    int ret = CreateAclTensor(fillX ? xHost : std::vector<uint16_t>(), {3, 4}, xBytes, &xDev, ACL_BF16, &x);
+    int ret = CreateAclTensor(fillX ? xHost : std::vector<uint16_t>(), {3, 4}, xBytes, &xDev, ACL_BF16, &x, xOffset);
     ret = ret ? ret : CreateAclTensor(idxHost, {3, 2}, 6 * 4, &idxDev, ACL_INT32, &idx);
     ret = ret ? ret : CreateAclTensor(std::vector<uint16_t>(), {6, 4}, 6 * 4 * 2, &outDev, ACL_BF16, &out);
     ret = ret ? ret : CreateAclTensor(std::vector<int32_t>(), {6}, 6 * 4, &sortedDev, ACL_INT32, &sorted);
@@ -113,9 +113,19 @@ static int Clean(aclrtStream stream) {
 
 static int OutOfBounds(aclrtStream) {
   void *dev = nullptr;
-  std::vector<char> host(96, 1);
-  aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST);
-  aclrtMemcpy(dev, 96, host.data(), 96, ACL_MEMCPY_HOST_TO_DEVICE);  // BUG: out-of-bounds
+  std::vector<char> host(128, 1);
+  aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST);  // 96 bytes with the padding a device adds
+  aclrtMemcpy(dev, 128, host.data(), 128, ACL_MEMCPY_HOST_TO_DEVICE);  // BUG: out-of-bounds
+  aclrtFree(dev);
+  return 0;
+}
+
+// Legal on a device (aclrtMalloc pads 32 bytes to 64), as the official aclnnMoeTokenPermuteWithEp sample does.
+static int Padding(aclrtStream) {
+  void *dev = nullptr;
+  std::vector<char> host(64, 1);
+  aclrtMalloc(&dev, 32, ACL_MEM_MALLOC_HUGE_FIRST);
+  aclrtMemcpy(dev, 64, host.data(), 64, ACL_MEMCPY_HOST_TO_DEVICE);  // BUG: padding-access
   aclrtFree(dev);
   return 0;
 }
@@ -140,7 +150,7 @@ static int DoubleFree(aclrtStream) {
 
 static int ViewLargerThanBuffer(aclrtStream stream) {
   Permute p;
-  CHECK_RET(p.Create(false, 16) == 0, return 1);  // x's view needs 24 bytes
+  CHECK_RET(p.Create(false, 16, 24) == 0, return 1);  // x's view: bytes [48, 72) of 16 (64 with the padding)
   aclOpExecutor *executor = PlanPermute(p);
   aclnnMoeTokenPermute(nullptr, 0, executor, stream);  // BUG: out-of-bounds
   aclrtSynchronizeStream(stream);
@@ -289,6 +299,7 @@ int main(int argc, char **argv) {
   int rc;
   if (name == "clean") rc = Clean(stream);
   else if (name == "out-of-bounds") rc = OutOfBounds(stream);
+  else if (name == "padding") rc = Padding(stream);
   else if (name == "use-after-free") rc = UseAfterFree(stream);
   else if (name == "double-free") rc = DoubleFree(stream);
   else if (name == "view-larger-than-buffer") rc = ViewLargerThanBuffer(stream);

@@ -41,6 +41,15 @@
 #include "aclnnop/aclnn_moe_token_permute_with_ep_grad.h"
 #include "aclnnop/aclnn_moe_token_permute_with_routing_map.h"
 #include "aclnnop/aclnn_moe_token_permute_with_routing_map_grad.h"
+#include "aclnnop/aclnn_moe_finalize_routing_v2.h"
+#include "aclnnop/aclnn_moe_finalize_routing_v2_grad.h"
+#include "aclnnop/aclnn_moe_init_routing_v3.h"
+#include "aclnnop/aclnn_moe_token_unpermute.h"
+#include "aclnnop/aclnn_moe_token_unpermute_grad.h"
+#include "aclnnop/aclnn_moe_token_unpermute_with_ep.h"
+#include "aclnnop/aclnn_moe_token_unpermute_with_ep_grad.h"
+#include "aclnnop/aclnn_moe_token_unpermute_with_routing_map.h"
+#include "aclnnop/aclnn_moe_token_unpermute_with_routing_map_grad.h"
 #include "aclstub/aclstub.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
@@ -85,7 +94,8 @@ static bool chance(Rng *r, unsigned percent) { return below(r, 100) < percent; }
 #define MAX_STALE 24
 #define MAX_DIMS 10
 #define SANE_RANK 8 /* nnopbase's limit: higher ranks may be refused */
-#define MAX_SLOTS 6
+#define MAX_SLOTS 8
+#define N_ATTRS 8 /* integer attributes of one operator call */
 #define SCRATCH ((size_t)1 << 16)
 #define UNSYNCED_PERCENT 5 /* phase-2 runs not waited for before the model goes on */
 
@@ -163,7 +173,7 @@ static const char *const api_names[] = {
 #undef X
 };
 
-#define N_OPS 8
+#define N_OPS 17
 
 typedef struct {
     uint64_t calls[API_COUNT], ok[API_COUNT];
@@ -453,14 +463,18 @@ static void forget_freed(Ctx *c, const void *p) {
         if (c->freed[i] == p) c->freed[i--] = c->freed[--c->nfreed];
 }
 
+/* The model's block is what the device pads the request to, all of which copies and operators may use:
+ * aclrtMalloc rounds up to 32 bytes and adds 32, aclrtMallocAlign32 only rounds up. */
 static char *block_alloc(Ctx *c, size_t size) {
     void *p = NULL;
-    note(c, "aclrtMalloc(size=%zu)", size);
-    aclError s = aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST);
+    bool align32 = chance(&c->rng, 20);
+    note(c, "%s(size=%zu)", align32 ? "aclrtMallocAlign32" : "aclrtMalloc", size);
+    aclError s = align32 ? aclrtMallocAlign32(&p, size, ACL_MEM_MALLOC_HUGE_FIRST)
+                         : aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST);
     verdict(c, API_aclrtMalloc, EXPECT_OK, s == ACL_SUCCESS, s);
     if (s != ACL_SUCCESS) return NULL;
     forget_freed(c, p);
-    c->blocks[c->nblocks++] = (Block){p, size};
+    c->blocks[c->nblocks++] = (Block){p, (size + 31) / 32 * 32 + (align32 ? 0 : 32)};
     return p;
 }
 
@@ -1521,8 +1535,8 @@ static void act_address_reuse(Ctx *c) {
 typedef struct {
     const struct OpDesc *op;
     aclTensor *t[MAX_SLOTS];
-    aclIntArray *range;
-    int64_t a[5];
+    aclIntArray *range; /* the range, or restoreShape, array of the operators that take one */
+    int64_t a[N_ATTRS];
     bool b;
     bool null_ws, null_ex;
 } OpCall;
@@ -1537,6 +1551,7 @@ typedef struct OpDesc {
     aclnnStatus (*p1)(const OpCall *, uint64_t *, aclOpExecutor **);
     aclnnStatus (*p2)(void *, uint64_t, aclOpExecutor *, aclrtStream);
     bool (*build)(Ctx *, OpCall *);
+    unsigned unchecked; /* slots phase 2 never reads in the configuration build makes (the operator ignores them) */
 } OpDesc;
 
 #define DIMS(...) ((const int64_t[]){__VA_ARGS__}), (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
@@ -1667,29 +1682,194 @@ static bool build_init_grad(Ctx *c, OpCall *k) {
     return all_made(k);
 }
 
+/* aclnnMoeTokenUnpermute: permuted (N*K, H), sorted (N*K), probs (N, K) of any float dtype -> out (N, H). */
+static aclnnStatus p1_unpermute(const OpCall *k, uint64_t *ws, aclOpExecutor **ex) {
+    return aclnnMoeTokenUnpermuteGetWorkspaceSize(k->t[0], k->t[1], k->t[2], k->b, NULL, k->t[3], ws, ex);
+}
+static bool build_unpermute(Ctx *c, OpCall *k) {
+    int64_t n = small(c, 5), kk = small(c, 3), h = small(c, 6);
+    aclDataType f = float_dtype(c);
+    bool probs = chance(&c->rng, 80);
+    k->t[0] = NEW(f, n * kk, h); k->t[1] = NEW(ACL_INT32, n * kk); k->t[3] = NEW(f, probs ? n : n * kk, h);
+    if (probs) k->t[2] = NEW(float_dtype(c), n, kk);
+    return all_made(k) && (!probs || k->t[2]);
+}
+
+/* aclnnMoeTokenUnpermuteGrad: permuted (N*K, H), grad (N, H), sorted (N*K), probs (N, K) -> (N*K, H), (N, K). */
+static aclnnStatus p1_unpermute_grad(const OpCall *k, uint64_t *ws, aclOpExecutor **ex) {
+    return aclnnMoeTokenUnpermuteGradGetWorkspaceSize(k->t[0], k->t[1], k->t[2], k->t[3], k->b, NULL, k->t[4], k->t[5],
+                                                      ws, ex);
+}
+static bool build_unpermute_grad(Ctx *c, OpCall *k) {
+    int64_t n = small(c, 5), kk = small(c, 3), h = small(c, 6);
+    aclDataType f = float_dtype(c), g = float_dtype(c);
+    k->t[0] = NEW(f, n * kk, h); k->t[1] = NEW(f, n, h); k->t[2] = NEW(ACL_INT32, n * kk); k->t[3] = NEW(g, n, kk);
+    k->t[4] = NEW(f, n * kk, h); k->t[5] = NEW(g, n, kk);
+    return all_made(k) && k->t[3];
+}
+
+/* aclnnMoeInitRoutingV3, dropless, no quantisation, counts per expert: x (N, H), expertIdx (N, K), E experts. */
+static aclnnStatus p1_init_v3(const OpCall *k, uint64_t *ws, aclOpExecutor **ex) {
+    return aclnnMoeInitRoutingV3GetWorkspaceSize(k->t[0], k->t[1], k->t[2], k->t[3], k->a[0], k->a[1], k->a[2], k->a[3],
+                                                 k->a[4], k->b, k->a[5], k->range, k->a[6], k->t[4], k->t[5], k->t[6],
+                                                 k->t[7], ws, ex);
+}
+static bool build_init_v3(Ctx *c, OpCall *k) {
+    int64_t n = small(c, 5), kk = small(c, 3), h = small(c, 6), e = small(c, 4);
+    aclDataType f = float_dtype(c);
+    k->t[0] = NEW(f, n, h); k->t[1] = NEW(ACL_INT32, n, kk);
+    k->t[4] = NEW(f, n * kk, h); k->t[5] = NEW(ACL_INT32, n * kk); k->t[6] = NEW(ACL_INT64, e);
+    k->t[7] = NEW(ACL_FLOAT, n * kk);
+    const int64_t attrs[] = {-1, -1, e, 0, 1, -1, 0};
+    memcpy(k->a, attrs, sizeof attrs);
+    k->b = true;
+    k->range = array_new(c, (const int64_t[]){0, e}, 2);
+    return all_made(k) && k->range;
+}
+
+/* aclnnMoeFinalizeRoutingV2, mode 0: expandedX (N*K, H), rows (N*K), x1, x2 (N, H), bias (E, H), scales and
+ * expertIdx (N, K) -> out (N, H). */
+static aclnnStatus p1_finalize(const OpCall *k, uint64_t *ws, aclOpExecutor **ex) {
+    return aclnnMoeFinalizeRoutingV2GetWorkspaceSize(k->t[0], k->t[1], k->t[2], k->t[3], k->t[4], k->t[5], k->t[6],
+                                                     k->a[0], k->t[7], ws, ex);
+}
+static bool build_finalize(Ctx *c, OpCall *k) {
+    int64_t n = small(c, 5), kk = small(c, 3), h = small(c, 6), e = kk + (int64_t)below(&c->rng, 3); /* E >= K */
+    aclDataType f = float_dtype(c);
+    k->t[0] = NEW(f, n * kk, h); k->t[1] = NEW(ACL_INT32, n * kk); k->t[2] = NEW(f, n, h); k->t[3] = NEW(f, n, h);
+    k->t[4] = NEW(f, e, h); k->t[5] = NEW(f, n, kk); k->t[6] = NEW(ACL_INT32, n, kk); k->t[7] = NEW(f, n, h);
+    return all_made(k) && k->t[2] && k->t[3] && k->t[4] && k->t[5] && k->t[6];
+}
+
+/* aclnnMoeFinalizeRoutingV2Grad, mode 0: gradY (N, H), rows (N*K), expandedX (N*K, H), scales and expertIdx
+ * (N, K), bias (E, H) -> gradExpandedX (N*K, H), gradScales (N, K). */
+static aclnnStatus p1_finalize_grad(const OpCall *k, uint64_t *ws, aclOpExecutor **ex) {
+    return aclnnMoeFinalizeRoutingV2GradGetWorkspaceSize(k->t[0], k->t[1], k->t[2], k->t[3], k->t[4], k->t[5], k->a[0],
+                                                         k->a[1], k->a[2], k->a[3], k->t[6], k->t[7], ws, ex);
+}
+static bool build_finalize_grad(Ctx *c, OpCall *k) {
+    int64_t n = small(c, 5), kk = small(c, 3), h = small(c, 6), e = small(c, 4);
+    aclDataType f = float_dtype(c);
+    k->t[0] = NEW(f, n, h); k->t[1] = NEW(ACL_INT32, n * kk); k->t[2] = NEW(f, n * kk, h); k->t[3] = NEW(f, n, kk);
+    k->t[4] = NEW(ACL_INT32, n, kk); k->t[5] = NEW(f, e, h); k->t[6] = NEW(f, n * kk, h); k->t[7] = NEW(f, n, kk);
+    return all_made(k) && k->t[2] && k->t[3] && k->t[4] && k->t[5];
+}
+
+/* aclnnMoeTokenUnpermuteWithEp: permuted (N*K, H), sorted (N*K), probs (N, K), range [0, N*K) -> out (N, H). */
+static aclnnStatus p1_unpermute_ep(const OpCall *k, uint64_t *ws, aclOpExecutor **ex) {
+    return aclnnMoeTokenUnpermuteWithEpGetWorkspaceSize(k->t[0], k->t[1], k->t[2], k->a[0], k->range, k->b, NULL,
+                                                        k->t[3], ws, ex);
+}
+static bool build_unpermute_ep(Ctx *c, OpCall *k) {
+    int64_t n = small(c, 5), kk = small(c, 3), h = small(c, 6);
+    aclDataType f = float_dtype(c);
+    k->t[0] = NEW(f, n * kk, h); k->t[1] = NEW(ACL_INT32, n * kk); k->t[2] = NEW(float_dtype(c), n, kk);
+    k->t[3] = NEW(f, n, h);
+    k->a[0] = kk;
+    k->range = array_new(c, (const int64_t[]){0, n * kk}, 2);
+    return all_made(k) && k->t[2] && k->range;
+}
+
+/* aclnnMoeTokenUnpermuteWithEpGrad: grad (N, H), sorted (N*K), permuted (N*K, H), probs (N, K), range [0, N*K)
+ * -> (N*K, H), (N, K). */
+static aclnnStatus p1_unpermute_ep_grad(const OpCall *k, uint64_t *ws, aclOpExecutor **ex) {
+    return aclnnMoeTokenUnpermuteWithEpGradGetWorkspaceSize(k->t[0], k->t[1], k->t[2], k->t[3], k->b, NULL, k->range,
+                                                            k->a[0], k->t[4], k->t[5], ws, ex);
+}
+static bool build_unpermute_ep_grad(Ctx *c, OpCall *k) {
+    int64_t n = small(c, 5), kk = small(c, 3), h = small(c, 6);
+    aclDataType f = float_dtype(c), g = float_dtype(c);
+    k->t[0] = NEW(f, n, h); k->t[1] = NEW(ACL_INT32, n * kk); k->t[2] = NEW(f, n * kk, h); k->t[3] = NEW(g, n, kk);
+    k->t[4] = NEW(f, n * kk, h); k->t[5] = NEW(g, n, kk);
+    k->a[0] = kk;
+    k->range = array_new(c, (const int64_t[]){0, n * kk}, 2);
+    return all_made(k) && k->t[2] && k->t[3] && k->range;
+}
+
+/* aclnnMoeTokenUnpermuteWithRoutingMap, not padded: permuted (T*K, H), sorted (T*K), map and probs (T, E), K <= E,
+ * restoreShape [T, H] -> (T, H) and the optional index outputs and permuteProbs (T*K). */
+static aclnnStatus p1_unpermute_rmap(const OpCall *k, uint64_t *ws, aclOpExecutor **ex) {
+    return aclnnMoeTokenUnpermuteWithRoutingMapGetWorkspaceSize(k->t[0], k->t[1], k->t[2], k->t[3], k->b, k->range,
+                                                                k->t[4], k->t[5], k->t[6], k->t[7], ws, ex);
+}
+static bool build_unpermute_rmap(Ctx *c, OpCall *k) {
+    int64_t t = small(c, 5), e = small(c, 4), h = small(c, 6), kk = between(&c->rng, 1, e);
+    aclDataType f = float_dtype(c);
+    k->t[0] = NEW(f, t * kk, h); k->t[1] = NEW(ACL_INT32, t * kk); k->t[2] = NEW(ACL_INT8, t, e);
+    k->t[3] = NEW(f, t, e); k->t[4] = NEW(f, t, h); k->t[5] = NEW(ACL_INT32, t * kk);
+    k->t[6] = NEW(ACL_INT32, t * kk); k->t[7] = NEW(f, t * kk);
+    k->range = array_new(c, (const int64_t[]){t, h}, 2);
+    return all_made(k) && k->t[2] && k->t[3] && k->range;
+}
+
+/* aclnnMoeTokenUnpermuteWithRoutingMapGrad, not padded: grad (T, H), outIndex and permuteTokenId (T*K), map and
+ * probs (T, E), permuted (T*K, H), K <= E -> (T*K, H), (T, E). */
+static aclnnStatus p1_unpermute_rmap_grad(const OpCall *k, uint64_t *ws, aclOpExecutor **ex) {
+    return aclnnMoeTokenUnpermuteWithRoutingMapGradGetWorkspaceSize(k->t[0], k->t[1], k->t[2], k->t[3], k->t[4],
+                                                                    k->t[5], k->b, NULL, k->t[6], k->t[7], ws, ex);
+}
+static bool build_unpermute_rmap_grad(Ctx *c, OpCall *k) {
+    int64_t t = small(c, 5), e = small(c, 4), h = small(c, 6), kk = between(&c->rng, 1, e);
+    aclDataType f = float_dtype(c);
+    k->t[0] = NEW(f, t, h); k->t[1] = NEW(ACL_INT32, t * kk); k->t[2] = NEW(ACL_INT32, t * kk);
+    k->t[3] = NEW(ACL_INT8, t, e); k->t[4] = NEW(f, t * kk, h); k->t[5] = NEW(f, t, e);
+    k->t[6] = NEW(f, t * kk, h); k->t[7] = NEW(f, t, e);
+    return all_made(k) && k->t[3] && k->t[4] && k->t[5];
+}
+
 static const OpDesc ops[N_OPS] = {
     {"MoeTokenPermute", 4, {"tokens", "indices", "permuteTokensOut", "sortedIndicesOut"}, 0xf, 0x2, false,
-     p1_permute, aclnnMoeTokenPermute, build_permute},
+     p1_permute, aclnnMoeTokenPermute, build_permute, 0},
     {"MoeTokenPermuteGrad", 3, {"permutedOutputGrad", "sortedIndices", "out"}, 0x7, 0x2, false, p1_permute_grad,
-     aclnnMoeTokenPermuteGrad, build_permute_grad},
+     aclnnMoeTokenPermuteGrad, build_permute_grad, 0},
     {"MoeTokenPermuteWithEp", 6,
      {"tokens", "indices", "probsOptional", "permuteTokensOut", "sortedIndicesOut", "permuteProbsOut"}, 0x1b, 0x2,
-     true, p1_ep, aclnnMoeTokenPermuteWithEp, build_ep},
+     true, p1_ep, aclnnMoeTokenPermuteWithEp, build_ep, 0},
     {"MoeTokenPermuteWithEpGrad", 5,
      {"permutedTokensOutputGrad", "sortedIndices", "permutedProbsOutputGradOptional", "tokenGradOut",
-      "probsGradOut"}, 0x0b, 0x2, true, p1_ep_grad, aclnnMoeTokenPermuteWithEpGrad, build_ep_grad},
+      "probsGradOut"}, 0x0b, 0x2, true, p1_ep_grad, aclnnMoeTokenPermuteWithEpGrad, build_ep_grad, 0},
     {"MoeTokenPermuteWithRoutingMap", 6,
      {"tokens", "routingMap", "probsOptional", "permuteTokensOut", "permuteProbsOutOptional", "sortedIndicesOut"},
-     0x2b, 0x2, false, p1_rmap, aclnnMoeTokenPermuteWithRoutingMap, build_rmap},
+     0x2b, 0x2, false, p1_rmap, aclnnMoeTokenPermuteWithRoutingMap, build_rmap, 0},
     {"MoeTokenPermuteWithRoutingMapGrad", 6,
      {"permutedTokenOutputGrad", "permutedProbsOutputGradOptional", "sortedIndices", "routingMapOptional",
       "tokensGradOut", "probsGradOutOptional"}, 0x15, 0xc, false, p1_rmap_grad,
-     aclnnMoeTokenPermuteWithRoutingMapGrad, build_rmap_grad},
+     aclnnMoeTokenPermuteWithRoutingMapGrad, build_rmap_grad, 0},
     {"MoeInitRoutingV2", 6,
      {"x", "expertIdx", "expandedXOut", "expandedRowIdxOut", "expertTokensCountOrCumsumOutOptional",
-      "expertTokensBeforeCapacityOutOptional"}, 0x0f, 0x2, false, p1_init, aclnnMoeInitRoutingV2, build_init},
+      "expertTokensBeforeCapacityOutOptional"}, 0x0f, 0x2, false, p1_init, aclnnMoeInitRoutingV2, build_init, 0},
     {"MoeInitRoutingV2Grad", 3, {"gradExpandedX", "expandedRowIdx", "out"}, 0x7, 0x2, false, p1_init_grad,
-     aclnnMoeInitRoutingV2Grad, build_init_grad},
+     aclnnMoeInitRoutingV2Grad, build_init_grad, 0},
+    {"MoeTokenUnpermute", 4, {"permutedTokens", "sortedIndices", "probsOptional", "out"}, 0xb, 0x2, false,
+     p1_unpermute, aclnnMoeTokenUnpermute, build_unpermute, 0},
+    {"MoeTokenUnpermuteGrad", 6,
+     {"permuteTokens", "unpermutedTokensGrad", "sortedIndices", "probsOptional", "permutedTokensGradOut",
+      "probsGradOut"}, 0x37, 0x4, false, p1_unpermute_grad, aclnnMoeTokenUnpermuteGrad, build_unpermute_grad, 0},
+    {"MoeInitRoutingV3", 8,
+     {"x", "expertIdx", "scaleOptional", "offsetOptional", "expandedXOut", "expandedRowIdxOut",
+      "expertTokensCountOrCumsumOut", "expandedScaleOut"}, 0xf3, 0x2, true, p1_init_v3, aclnnMoeInitRoutingV3,
+     build_init_v3, 0x88},
+    {"MoeFinalizeRoutingV2", 8,
+     {"expandedX", "expandedRowIdx", "x1Optional", "x2Optional", "biasOptional", "scalesOptional",
+      "expertIdxOptional", "out"}, 0x83, 0x42, false, p1_finalize, aclnnMoeFinalizeRoutingV2, build_finalize, 0},
+    {"MoeFinalizeRoutingV2Grad", 8,
+     {"gradY", "expandedRowIdx", "expandedXOptional", "scalesOptional", "expertIdxOptional", "biasOptional",
+      "gradExpandedXOut", "gradScalesOut"}, 0xc3, 0x12, false, p1_finalize_grad, aclnnMoeFinalizeRoutingV2Grad,
+     build_finalize_grad, 0},
+    {"MoeTokenUnpermuteWithEp", 4, {"permutedTokens", "sortedIndices", "probsOptional", "out"}, 0xb, 0x2, true,
+     p1_unpermute_ep, aclnnMoeTokenUnpermuteWithEp, build_unpermute_ep, 0},
+    {"MoeTokenUnpermuteWithEpGrad", 6,
+     {"unpermutedTokensGrad", "sortedIndices", "permutedTokensOptional", "probsOptional", "permutedTokensGradOut",
+      "probsGradOut"}, 0x33, 0x2, true, p1_unpermute_ep_grad, aclnnMoeTokenUnpermuteWithEpGrad,
+     build_unpermute_ep_grad, 0},
+    {"MoeTokenUnpermuteWithRoutingMap", 8,
+     {"permutedTokens", "sortedIndices", "routingMapOptional", "probsOptional", "unpermutedTokens", "outIndex",
+      "permuteTokenId", "permuteProbs"}, 0x13, 0x6, true, p1_unpermute_rmap, aclnnMoeTokenUnpermuteWithRoutingMap,
+     build_unpermute_rmap, 0x60},
+    {"MoeTokenUnpermuteWithRoutingMapGrad", 8,
+     {"unpermutedTokensGrad", "outIndex", "permuteTokenId", "routingMapOptional", "permutedTokensOptional",
+      "probsOptional", "permutedTokensGradOut", "probsGradOutOptional"}, 0x47, 0xe, false, p1_unpermute_rmap_grad,
+     aclnnMoeTokenUnpermuteWithRoutingMapGrad, build_unpermute_rmap_grad, 0x4},
 };
 
 static int op_index(const OpDesc *op) { return (int)(op - ops); }
@@ -1737,7 +1917,7 @@ static int exec_add(Ctx *c, const OpCall *k, aclOpExecutor *ex, uint64_t ws, Tru
     for (int i = 0; i < c->narrays; i++)
         if (c->arrays[i] == k->range) e->range = k->range;
     for (int i = 0; i < k->op->nslots; i++) {
-        TensorRec *t = k->t[i] ? tensor_by_handle(c, k->t[i]) : NULL;
+        TensorRec *t = k->t[i] && !(k->op->unchecked & (1u << i)) ? tensor_by_handle(c, k->t[i]) : NULL;
         if (t) e->ref[e->nref++] = t->id;
     }
     return c->nexecs - 1;
@@ -1938,7 +2118,7 @@ static void act_op_random(Ctx *c) {
         if (pick < 80 && c->ntensors) k.t[i] = c->tensors[below(r, (uint64_t)c->ntensors)].h;
         else if (pick < 90) k.t[i] = stale_pick(c, &c->stale_tensors);
     }
-    for (int i = 0; i < 5; i++) k.a[i] = chance(r, 60) ? between(r, -1, 8) : wild_int(r);
+    for (int i = 0; i < N_ATTRS; i++) k.a[i] = chance(r, 60) ? between(r, -1, 8) : wild_int(r);
     k.b = chance(r, 30);
     if (k.op->range) {
         unsigned pick = (unsigned)below(r, 100);

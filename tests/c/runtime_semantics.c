@@ -109,7 +109,7 @@ static void group_spans(void) {
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
         all &= aclrtMemcpy(small, big, host, big, (aclrtMemcpyKind)kinds[k]) == ACL_ERROR_RT_PARAM_INVALID;
     check("span_64k_into_64_bytes_every_kind", all);
-    check("span_default_d2h_overrun", aclrtMemcpy(host, big, small, 65, ACL_MEMCPY_DEFAULT) == ACL_ERROR_RT_PARAM_INVALID);
+    check("span_default_d2h_overrun", aclrtMemcpy(host, big, small, 97, ACL_MEMCPY_DEFAULT) == ACL_ERROR_RT_PARAM_INVALID);
     check("span_default_d2d_overrun", aclrtMemcpy(a, 256, small, 128, ACL_MEMCPY_DEFAULT) == ACL_ERROR_RT_PARAM_INVALID);
     check("span_d2d_overrun", aclrtMemcpy(a, 256, small, 128, ACL_MEMCPY_DEVICE_TO_DEVICE) == ACL_ERROR_RT_PARAM_INVALID);
 
@@ -145,6 +145,75 @@ static void group_spans(void) {
     MUST(aclrtFree(b));
     free(host);
     free(wide);
+}
+
+/* ---- padding ------------------------------------------------------------------------------------- */
+
+/* aclrtMalloc rounds the size up to 32 bytes and adds 32 more; aclrtMallocAlign32 only rounds up. A copy or
+ * memset may use the whole padded block (the official aclnnMoeTokenPermuteWithEp sample copies 64 bytes out
+ * of a 32-byte output), never a byte past it. */
+static int usable_is(void *dev, size_t usable) {
+    unsigned char *host = calloc(1, usable + 1);
+    int ok = aclrtMemcpy(host, usable + 1, dev, usable, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS &&
+             aclrtMemcpy(dev, usable, host, usable, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS &&
+             aclrtMemcpy(host, usable + 1, dev, usable + 1, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_ERROR_RT_PARAM_INVALID &&
+             aclrtMemset(dev, usable + 1, 0, usable + 1) == ACL_ERROR_RT_PARAM_INVALID;
+    free(host);
+    return ok;
+}
+
+static void *dmalloc32(size_t n) {
+    void *p = NULL;
+    MUST(aclrtMallocAlign32(&p, n, ACL_MEM_MALLOC_HUGE_FIRST));
+    return p;
+}
+
+static void group_padding(void) {
+    MUST(aclrtSetDevice(0));
+    void *p32 = dmalloc(32), *p1 = dmalloc(1), *p33 = dmalloc(33), *p64 = dmalloc(64);
+    void *a32 = dmalloc32(32), *a33 = dmalloc32(33), *a1 = dmalloc32(1), *big = dmalloc(4096);
+    unsigned char back[128];
+    memset(back, 0x77, sizeof back);
+    check("padding_64_from_32_byte_output", aclrtMemcpy(back, sizeof back, p32, 64, ACL_MEMCPY_DEVICE_TO_HOST) ==
+                                                ACL_SUCCESS && back[63] == 0 && back[64] == 0x77);
+    check("padding_malloc_1_usable_64", usable_is(p1, 64));
+    check("padding_malloc_32_usable_64", usable_is(p32, 64));
+    check("padding_malloc_33_usable_96", usable_is(p33, 96));
+    check("padding_malloc_64_usable_96", usable_is(p64, 96));
+    check("padding_align32_1_usable_32", usable_is(a1, 32));
+    check("padding_align32_32_usable_32", usable_is(a32, 32));
+    check("padding_align32_33_usable_64", usable_is(a33, 64));
+    check("padding_start_64_byte_aligned", ((uintptr_t)p1 | (uintptr_t)p32 | (uintptr_t)p33 | (uintptr_t)a1 |
+                                            (uintptr_t)a32 | (uintptr_t)a33) % 64 == 0);
+    check("padding_memset", aclrtMemset(p32, 64, 9, 64) == ACL_SUCCESS && read_byte(p32, 63) == 9);
+    check("padding_d2d", aclrtMemcpy(big, 4096, p32, 64, ACL_MEMCPY_DEVICE_TO_DEVICE) == ACL_SUCCESS &&
+                             read_byte(big, 63) == 9);
+    check("padding_async", aclrtMemsetAsync(p33, 96, 4, 96, NULL) == ACL_SUCCESS &&
+                               aclrtSynchronizeStream(NULL) == ACL_SUCCESS && read_byte(p33, 95) == 4);
+    check("padding_async_past_it", aclrtMemsetAsync(p33, 97, 4, 97, NULL) == ACL_ERROR_RT_PARAM_INVALID);
+    check("padding_align32_free", aclrtFree(a32) == ACL_SUCCESS && aclrtFree(a32) == ACL_ERROR_RT_PARAM_INVALID);
+    check("padding_align32_null", aclrtMallocAlign32(NULL, 8, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_ERROR_INVALID_PARAM);
+    void *none = NULL;
+    check("padding_align32_size_0", aclrtMallocAlign32(&none, 0, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_ERROR_INVALID_PARAM);
+    check("padding_counts_requested_bytes", aclStubLiveAllocationBytes() == 1 + 32 + 33 + 64 + 33 + 1 + 4096);
+
+    /* Where a host span ends is the caller's word (a host buffer overrun may run into device memory here, one
+     * address space, never on a device); only its start must not be in an aclrtMalloc block. A host span
+     * running into lent host memory reads the test's own bytes. */
+    unsigned char *buf = calloc(1, 128);
+    void *lent = NULL;
+    MUST(aclStubLendHostMemory(buf + 64, 64, &lent));
+    memset(buf, 0x31, 64);
+    check("padding_host_span_runs_into_lent_memory",
+          aclrtMemcpy(big, 4096, buf + 32, 64, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS && read_byte(big, 31) == 0x31);
+    check("padding_host_span_starting_in_device", aclrtMemcpy(big, 4096, p1, 16, ACL_MEMCPY_HOST_TO_DEVICE) ==
+                                                     ACL_ERROR_RT_PARAM_INVALID);
+    check("padding_lent_not_padded", aclrtMemset(lent, 65, 0, 65) == ACL_ERROR_RT_PARAM_INVALID);
+    MUST(aclStubReclaimHostMemory(lent));
+    free(buf);
+    void *blocks[] = {p32, p1, p33, p64, a33, a1, big};
+    for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) MUST(aclrtFree(blocks[i]));
+    MUST(aclrtResetDevice(0));
 }
 
 /* ---- devices ------------------------------------------------------------------------------------- */
@@ -595,14 +664,19 @@ static void *hammer(void *unused) {
 
 static aclrtStream parent_held; /* held by a blocking callback, with a memset of parent_block queued */
 static void *parent_block;
+static aclrtStream parent_failed; /* its work failed before the fork, not yet reported */
+static aclrtEvent parent_event;   /* recorded on parent_held behind the callback */
 
 static int child_work(void) {
     alarm(30); /* a deadlocked child dies instead of hanging the test */
     if (aclrtSetDevice(0) != ACL_SUCCESS) return 10;
-    /* Work the parent queued is not the child's: discarded, reported once, never run. */
-    if (aclrtSynchronizeStream(parent_held) != ACL_ERROR_RT_AICORE_EXCEPTION) return 20;
-    if (aclrtSynchronizeStream(parent_held) != ACL_SUCCESS) return 21;
+    /* The fork rule: work the parent queued is not the child's, nor is its failure; discarded silently,
+     * never run, whether or not it had run in the parent when fork() was called. */
+    if (aclrtSynchronizeStream(parent_held) != ACL_SUCCESS) return 20;
+    if (aclrtSynchronizeStream(parent_failed) != ACL_SUCCESS) return 21;
     if (read_byte(parent_block, 0) != 0) return 22;
+    if (aclrtSynchronizeEvent(parent_event) != ACL_SUCCESS) return 23;
+    if (aclrtSynchronizeDevice() != ACL_SUCCESS) return 24;
     void *p = NULL;
     unsigned char host[512], back[512];
     memset(host, 9, sizeof host);
@@ -622,6 +696,15 @@ static void group_fork(void) {
     parent_held = held_stream();
     parent_block = dmalloc(64);
     MUST(aclrtMemsetAsync(parent_block, 64, 0x66, 64, parent_held));
+    MUST(aclrtCreateEvent(&parent_event));
+    MUST(aclrtRecordEvent(parent_event, parent_held));
+    MUST(aclrtCreateStream(&parent_failed));
+    MUST(aclStubStreamLaunch(parent_failed, failing_work, NULL, NULL));
+    aclrtStreamStatus st = ACL_STREAM_STATUS_NOT_READY;
+    for (int i = 0; i < 20000 && st != ACL_STREAM_STATUS_COMPLETE; i++) {
+        MUST(aclrtStreamQuery(parent_failed, &st));
+        if (st != ACL_STREAM_STATUS_COMPLETE) usleep(500);
+    }
     pthread_t th[4];
     for (int i = 0; i < 4; i++) pthread_create(&th[i], NULL, hammer, NULL);
     int ok = 0;
@@ -641,7 +724,114 @@ static void group_fork(void) {
     check("fork_children_use_the_library", ok == 20);
     release_held(parent_held);
     check("fork_parent_keeps_its_work", read_byte(parent_block, 63) == 0x66);
+    check("fork_parent_keeps_its_failure", aclrtSynchronizeStream(parent_failed) == ACL_ERROR_RT_AICORE_EXCEPTION);
+    MUST(aclrtDestroyStream(parent_failed));
+    MUST(aclrtDestroyEvent(parent_event));
     MUST(aclrtFree(parent_block));
+    MUST(aclrtResetDevice(0));
+}
+
+/* ---- hangs: a subscribed thread waiting for its own blocking callback ------------------------------- */
+
+static int own_callbacks_run;
+static void count_own_callback(void *user) {
+    (void)user;
+    own_callbacks_run++;
+}
+
+enum { OWN_SYNC, OWN_DESTROY, OWN_RESET, OWN_FINALIZE, OWN_EVENT, OWN_DEVICE };
+
+/* In a child with a watchdog: the thread subscribed to a stream queues a blocking callback and work behind
+ * it, then makes a call that waits for that work. The call serves the callback (only this thread can). */
+static int own_callback_child(int call) {
+    alarm(30); /* device 0 is set once, by main: aclrtResetDevice releases it */
+    aclrtStream s;
+    void *p = NULL;
+    aclrtEvent e;
+    if (aclrtCreateStream(&s) != ACL_SUCCESS || aclrtCreateEvent(&e) != ACL_SUCCESS) return 11;
+    if (aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) return 12;
+    if (aclrtSubscribeReport((uint64_t)pthread_self(), s) != ACL_SUCCESS) return 13;
+    if (aclrtLaunchCallback(count_own_callback, NULL, ACL_CALLBACK_BLOCK, s) != ACL_SUCCESS) return 14;
+    if (aclrtMemsetAsync(p, 64, 5, 64, s) != ACL_SUCCESS || aclrtRecordEvent(e, s) != ACL_SUCCESS) return 15;
+    aclError ret = ACL_ERROR_INVALID_PARAM;
+    switch (call) {
+    case OWN_SYNC: ret = aclrtSynchronizeStream(s); break;
+    case OWN_DESTROY: ret = aclrtDestroyStream(s); break;
+    case OWN_RESET: ret = aclrtResetDevice(0); break;
+    case OWN_FINALIZE: ret = aclFinalize(); break;
+    case OWN_EVENT: ret = aclrtSynchronizeEvent(e); break;
+    case OWN_DEVICE: ret = aclrtSynchronizeDevice(); break;
+    }
+    if (ret != ACL_SUCCESS) return 20;
+    if (own_callbacks_run != 1) return 21;
+    /* a deadline is honoured instead: the callback is not served, the wait times out */
+    if (call == OWN_SYNC) {
+        if (aclrtLaunchCallback(count_own_callback, NULL, ACL_CALLBACK_BLOCK, s) != ACL_SUCCESS) return 22;
+        if (aclrtSynchronizeStreamWithTimeout(s, 5) != ACL_ERROR_RT_STREAM_SYNC_TIMEOUT) return 23;
+        if (own_callbacks_run != 1 || aclrtProcessReport(-1) != ACL_SUCCESS || own_callbacks_run != 2) return 24;
+        if (aclrtSynchronizeStream(s) != ACL_SUCCESS) return 25;
+    }
+    return 0;
+}
+
+static int in_child(int (*fn)(int), int arg) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) _exit(fn(arg));
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) fprintf(stderr, "child %d: status 0x%x\n", arg, status);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void group_hangs(void) {
+    check("own_callback_synchronize_stream", in_child(own_callback_child, OWN_SYNC));
+    check("own_callback_destroy_stream", in_child(own_callback_child, OWN_DESTROY));
+    check("own_callback_reset_device", in_child(own_callback_child, OWN_RESET));
+    check("own_callback_finalize", in_child(own_callback_child, OWN_FINALIZE));
+    check("own_callback_synchronize_event", in_child(own_callback_child, OWN_EVENT));
+    check("own_callback_synchronize_device", in_child(own_callback_child, OWN_DEVICE));
+}
+
+/* ---- deadlines: a waiting thread never runs queued work past its deadline -------------------------- */
+
+static int gate_open, gate_started, gate_finished;
+
+/* Work that holds its stream until the test opens the gate (bounded: a failing test does not hang). */
+static aclError gated_work(void *arg) {
+    (void)arg;
+    __atomic_fetch_add(&gate_started, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < 4000 && !__atomic_load_n(&gate_open, __ATOMIC_SEQ_CST); i++) usleep(500);
+    __atomic_fetch_add(&gate_finished, 1, __ATOMIC_SEQ_CST);
+    return ACL_SUCCESS;
+}
+
+static void group_deadlines(void) {
+    /* Run with ACLNN_STUB_STREAM_WORKERS=1: the one worker is busy with a gated item, so the gated item on
+     * the second stream can only run if a waiting thread runs it itself. */
+    MUST(aclrtSetDevice(0));
+    aclrtStream busy, s;
+    aclrtEvent e;
+    MUST(aclrtCreateStream(&busy));
+    MUST(aclrtCreateStream(&s));
+    MUST(aclrtCreateEvent(&e));
+    MUST(aclStubStreamLaunch(busy, gated_work, NULL, NULL));
+    for (int i = 0; i < 20000 && __atomic_load_n(&gate_started, __ATOMIC_SEQ_CST) == 0; i++) usleep(500);
+    MUST(aclStubStreamLaunch(s, gated_work, NULL, NULL));
+    MUST(aclrtRecordEvent(e, s));
+    check("deadline_stream", aclrtSynchronizeStreamWithTimeout(s, 5) == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT &&
+                                 __atomic_load_n(&gate_finished, __ATOMIC_SEQ_CST) == 0);
+    check("deadline_device", aclrtSynchronizeDeviceWithTimeout(5) == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT &&
+                                 __atomic_load_n(&gate_finished, __ATOMIC_SEQ_CST) == 0);
+    check("deadline_event", aclrtSynchronizeEventWithTimeout(e, 5) == ACL_ERROR_RT_EVENT_SYNC_TIMEOUT &&
+                                __atomic_load_n(&gate_finished, __ATOMIC_SEQ_CST) == 0);
+    check("deadline_only_one_started", __atomic_load_n(&gate_started, __ATOMIC_SEQ_CST) == 1);
+    __atomic_store_n(&gate_open, 1, __ATOMIC_SEQ_CST);
+    check("deadline_then_without", aclrtSynchronizeDevice() == ACL_SUCCESS &&
+                                       __atomic_load_n(&gate_finished, __ATOMIC_SEQ_CST) == 2);
+    MUST(aclrtDestroyEvent(e));
+    MUST(aclrtDestroyStream(s));
+    MUST(aclrtDestroyStream(busy));
     MUST(aclrtResetDevice(0));
 }
 
@@ -754,7 +944,8 @@ static const struct {
     {"handles", group_handles},   {"spans", group_spans},         {"devices", group_devices},
     {"capacity", group_capacity}, {"environment", group_environment}, {"streams", group_streams},
     {"events", group_events},     {"callbacks", group_callbacks}, {"fork", group_fork},
-    {"lend", group_lend},
+    {"lend", group_lend},         {"padding", group_padding}, {"hangs", group_hangs},
+    {"deadlines", group_deadlines},
 };
 
 int main(int argc, char **argv) {

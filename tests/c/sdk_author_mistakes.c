@@ -1,12 +1,14 @@
 /*
  * Mistakes an operator author can make with the operator SDK are clear 561000 errors, never crashes: a
- * table whose parameter kinds do not match the entry point, a same-dtype rule naming no tensor, and a
- * skeleton whose check still says "not implemented". Prints one line per case; exits non-zero on a mismatch.
+ * table whose parameter kinds do not match the entry point, a same-dtype rule naming no tensor, a parameter
+ * or an operator without a name (introspection with such tables loaded works too), and a skeleton whose
+ * check still says "not implemented". Prints one line per case; exits non-zero on a mismatch.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "acl/acl.h"
+#include "aclstub/aclstub.h"
 #include "aclstub/op_sdk.h"
 
 static aclnnStatus check_ok(aclStubOpCall *c) { return aclStubOpNothingToDo(c); }
@@ -29,6 +31,16 @@ static const aclStubParam BAD_SAME[] = {[0] = {"self", ACLSTUB_INPUT}, [1] = {"k
 static const aclStubOpDef BAD_SAME_OP = {"aclnnBadSame", BAD_SAME, 3, NULL, check_ok, kernel_none, 0};
 ACLSTUB_DEFINE_OP(aclnnBadSame, BAD_SAME_OP, (const aclTensor *, self), (int64_t, k), (aclTensor *, out))
 
+/* A parameter without a name, after a same-dtype rule (whose lookup reads every name). */
+static const aclStubParam NULL_NAME[] = {[0] = {"out", ACLSTUB_OUTPUT, 0, "self"}, [1] = {NULL, ACLSTUB_INPUT}};
+static const aclStubOpDef NULL_NAME_OP = {"aclnnNullName", NULL_NAME, 2, NULL, check_ok, kernel_none, 0};
+ACLSTUB_DEFINE_OP(aclnnNullName, NULL_NAME_OP, (aclTensor *, out), (const aclTensor *, self))
+
+/* An operator without a name: loaded, registered, and described like any other (never read). */
+static const aclStubParam UNNAMED[] = {[0] = {"self", ACLSTUB_INPUT}, [1] = {"out", ACLSTUB_OUTPUT}};
+static const aclStubOpDef UNNAMED_OP = {NULL, UNNAMED, 2, NULL, check_ok, kernel_none, 0};
+ACLSTUB_DEFINE_OP(aclnnUnnamed, UNNAMED_OP, (const aclTensor *, self), (aclTensor *, out))
+
 static int failures;
 
 static void expect(const char *what, aclnnStatus got, aclnnStatus want, const char *fragment) {
@@ -49,6 +61,17 @@ int main(void) {
     expect("kind", aclnnWrongKindGetWorkspaceSize(t, t, &ws, &ex), ACLNN_ERR_INNER, "'self' is an int64_t");
     expect("count", aclnnTooManyGetWorkspaceSize(t, t, &ws, &ex), ACLNN_ERR_INNER, "passes 2 arguments");
     expect("same", aclnnBadSameGetWorkspaceSize(t, 3, t, &ws, &ex), ACLNN_ERR_INNER, "not a tensor parameter");
+    expect("null name", aclnnNullNameGetWorkspaceSize(t, t, &ws, &ex), ACLNN_ERR_INNER, "parameter 1 of the "
+           "operator's table has no name");
+    expect("unnamed", aclnnUnnamedGetWorkspaceSize(t, t, &ws, &ex), ACLNN_ERR_INNER, "table has no name");
+    /* Introspection with these tables loaded: unknown and broken operators describe as nothing. */
+    char text[512];
+    int described = aclStubDescribeOp("aclnnNullName", text, sizeof text) == 1 &&
+                    aclStubDescribeOp("aclnnNoSuchOperator", text, sizeof text) == 1 &&
+                    aclStubDescribeOp("aclnnWrongKind", text, sizeof text) > 1 && strncmp(text, "self\tint\t", 9) == 0;
+    for (size_t i = 0; aclStubRegisteredOp(i) != NULL; i++) described &= strcmp(aclStubRegisteredOp(i), "") != 0;
+    printf("describe: %s\n", described ? "ok" : "wrong");
+    failures += !described;
     aclDestroyTensor(t);
     aclrtFree(dev);
     aclrtResetDevice(0);

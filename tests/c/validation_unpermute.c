@@ -121,7 +121,8 @@ static void backward_cases(void) {
     a = bwd(); a.permuted = T(ACL_FLOAT, 0, 3); a.ptg = T(ACL_FLOAT, 0, 3); run_bwd("bwd_P_0", a);
     a = bwd(); a.probs = T(ACL_BF16, 1, 513); a.pg = T(ACL_BF16, 1, 513); a.grad = T(ACL_FLOAT, 1, 3);
     a.sorted = T(ACL_INT32, 513); run_bwd("bwd_topk_513", a);
-    a = bwd(); a.sorted = T(ACL_INT32, 9); run_bwd("bwd_L_not_TK", a);
+    a = bwd(); a.sorted = T(ACL_INT32, 9); run_bwd("bwd_ok_L_above_TK", a); /* the tail is never read */
+    a = bwd(); a.sorted = T(ACL_INT32, 7); run_bwd("bwd_L_below_TK", a);
     a = bwd(); a.ptg = T(ACL_FLOAT, 8, 4); run_bwd("bwd_ptg_shape", a);
     a = bwd(); a.pg = T(ACL_BF16, 2, 4); run_bwd("bwd_probs_grad_shape", a);
 

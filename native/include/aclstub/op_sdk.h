@@ -497,7 +497,8 @@ typedef struct {
     int64_t lo, hi;
     aclStubSumInit init;
 } aclStubGatherSum;
-ACLSTUB_API void aclStubRowGatherSum(const aclStubGatherSum *g);
+/* false when a thread could not get its buffers (out of memory): fail the kernel (aclStubKernelOutOfMemory). */
+ACLSTUB_API bool aclStubRowGatherSum(const aclStubGatherSum *g);
 
 /*
  * One output row of a (weighted) gather-sum: out[0 .. n) = narrow(sum), the sum in float32 starting at +0.0
@@ -551,7 +552,7 @@ typedef struct {
     const aclStubTensorDesc *out;     /* contiguous (N, H), src's dtype */
     int64_t k, lo, hi;
 } aclStubWeightedGatherSum;
-ACLSTUB_API void aclStubRowWeightedGatherSum(const aclStubWeightedGatherSum *g);
+ACLSTUB_API bool aclStubRowWeightedGatherSum(const aclStubWeightedGatherSum *g); /* false: out of memory */
 
 
 /* ---- the entry points -------------------------------------------------------------------------------------- */

@@ -249,6 +249,7 @@ typedef struct {
     const Plan *plan;
     StartFn start_fast, start_exact;
     TermFn term_fast, term_exact;
+    int failed; /* a chunk could not get its buffers (out of memory): the kernel fails */
 } Ctx;
 
 /* Token i into acc (h floats) with the given loops. */
@@ -301,9 +302,8 @@ static void finalize_range(void *arg, int64_t begin, int64_t end) {
     float stack[3 * FR_STACK_ROW];
     float *heap = h <= FR_STACK_ROW ? NULL : malloc((size_t)h * 3 * sizeof(float));
     float *scratch = h <= FR_STACK_ROW ? stack : heap;
-    if (!scratch) {
-        /* Out of memory inside a kernel cannot be reported per row; the rows are left as zeros. */
-        for (int64_t i = begin; i < end; i++) memset(aclStubElem2(out, i, 0), 0, (size_t)h * aclDataTypeSize(dt));
+    if (!scratch) { /* out of memory: the kernel fails, never with rows silently zeroed */
+        __atomic_store_n(&((Ctx *)arg)->failed, 1, __ATOMIC_RELAXED);
         return;
     }
     float *buf_a = scratch, *buf_b = scratch + h, *acc_buf = scratch + 2 * h;
@@ -321,7 +321,7 @@ static aclnnStatus kernel(const aclStubOpCall *c) {
     const Plan *plan = c->plan;
     bool half = aclStubOpTensor(c, OUT)->dtype == ACL_FLOAT16;
     Ctx cx = {c, plan, half ? start_acc_f16_fast : start_acc_f32_fast, half ? start_acc_f16_exact : start_acc_f32_exact,
-              half ? add_term_f16_fast : add_term_f32_fast, half ? add_term_f16_exact : add_term_f32_exact};
+              half ? add_term_f16_fast : add_term_f32_fast, half ? add_term_f16_exact : add_term_f32_exact, 0};
 #if defined(__x86_64__)
     if (half && has_f16c()) {
         cx.start_fast = start_acc_f16c;
@@ -331,7 +331,7 @@ static aclnnStatus kernel(const aclStubOpCall *c) {
     /* Enough tokens per chunk that thread start-up is paid for; bounded below by one token. */
     int64_t min_chunk = 65536 / (plan->k * plan->h + 1) + 1;
     aclStubParallelFor(plan->n, min_chunk, finalize_range, &cx);
-    return OK;
+    return cx.failed ? aclStubKernelOutOfMemory(c) : OK;
 }
 
 static const aclStubOpDef OP = {"aclnnMoeFinalizeRoutingV2", PARAMS, ACLSTUB_LEN(PARAMS), NULL, check, kernel,

@@ -274,6 +274,7 @@ typedef struct {
     const aclStubOpCall *call;
     const Plan *plan;
     const int64_t *writer; /* writer[r]: the last slot whose index is r (it alone writes row r), or -1 */
+    int failed;            /* a chunk could not get its buffers (out of memory): the kernel fails */
 } Ctx;
 
 static char *grad_row(const aclStubOpCall *c, const Plan *p, int64_t r) {
@@ -314,7 +315,10 @@ static void scales_range(void *arg, int64_t begin, int64_t end) {
     float stack[4 * FR_STACK_ROW];
     float *heap = h <= FR_STACK_ROW ? NULL : malloc((size_t)h * 4 * sizeof(float));
     float *scratch = h <= FR_STACK_ROW ? stack : heap;
-    if (!scratch) return; /* out of memory inside a kernel: the outputs keep what they held */
+    if (!scratch) { /* out of memory: the kernel fails */
+        __atomic_store_n(&((Ctx *)arg)->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
     float *g_buf = scratch, *x_buf = scratch + h, *b_buf = scratch + 2 * h, *a_buf = scratch + 3 * h;
     int64_t token = -1;
     const float *g = NULL;
@@ -383,13 +387,13 @@ static aclnnStatus kernel(const aclStubOpCall *c) {
         int64_t r = aclStubIndex1(idx, i);
         if (r >= 0 && r < p->rows) writer[r] = i;
     }
-    Ctx cx = {c, p, writer};
+    Ctx cx = {c, p, writer, 0};
     int64_t min_chunk = 65536 / (p->h + 1) + 1;
     if (p->drop_pad && p->h > 0) aclStubParallelFor(p->rows, min_chunk, zero_range, &cx);
     if (p->h > 0 || aclStubOpTensor(c, SCALES))
         aclStubParallelFor(p->l, min_chunk, aclStubOpTensor(c, SCALES) ? scales_range : copy_range, &cx);
     free(writer);
-    return OK;
+    return cx.failed ? aclStubKernelOutOfMemory(c) : OK;
 }
 
 static const aclStubOpDef OP = {"aclnnMoeFinalizeRoutingV2Grad", PARAMS, ACLSTUB_LEN(PARAMS), NULL, check, kernel,

@@ -1,6 +1,6 @@
 /* aclnnMoeInitRoutingV2Grad (spec: ops/moe_init_routing_v2_grad.md). */
-#include "aclstub/op_sdk.h"
 #include "aclnnop/aclnn_moe_init_routing_v2_grad.h"
+#include "stub_internal.h"
 
 enum { GRAD, IDX, TOP_K, DROP_PAD_MODE, ACTIVE_NUM, OUT };
 
@@ -71,7 +71,12 @@ static aclnnStatus kernel(const aclStubOpCall *c) {
      */
     aclStubGatherSum g = {aclStubOpTensor(c, GRAD), aclStubOpTensor(c, IDX), aclStubOpTensor(c, OUT),
                           aclStubOpInt(c, TOP_K), 0, plan->rows, ACLSTUB_SUM_COPY_FIRST_ADD_ZERO};
-    aclStubRowGatherSum(&g);
+    /* The drop/pad kernel skips -1 and the active kernel indices >= activeNum (< N x K); anything else
+     * outside [0, R) is read out of bounds by a device. */
+    const aclStubTensorDesc *idx = aclStubOpTensor(c, IDX);
+    aclStubKernelCheckIndices(c, IDX, idx->dims[0], 0, plan->rows > idx->dims[0] ? plan->rows : idx->dims[0],
+                              aclStubOpInt(c, DROP_PAD_MODE) == 1 ? -1 : INT64_MIN, "rows of gradExpandedX");
+    if (!aclStubRowGatherSum(&g)) return aclStubKernelOutOfMemory(c);
     return OK;
 }
 

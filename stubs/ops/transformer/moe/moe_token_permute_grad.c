@@ -1,6 +1,6 @@
 /* aclnnMoeTokenPermuteGrad (spec: ops/moe_token_permute_grad.md). */
-#include "aclstub/op_sdk.h"
 #include "aclnnop/aclnn_moe_token_permute_grad.h"
+#include "stub_internal.h"
 
 enum { GRAD, IDX, NUM_TOPK, PADDED_MODE, OUT };
 
@@ -36,9 +36,14 @@ static aclnnStatus check(aclStubOpCall *c) {
 static aclnnStatus kernel(const aclStubOpCall *c) {
     const aclStubTensorDesc *grad = aclStubOpTensor(c, GRAD);
     /* Indices outside [0, P) are skipped, as the A2 kernel does for rows the forward dropped. */
-    aclStubGatherSum g = {grad, aclStubOpTensor(c, IDX), aclStubOpTensor(c, OUT), aclStubOpInt(c, NUM_TOPK), 0,
+    const aclStubTensorDesc *idx = aclStubOpTensor(c, IDX);
+    aclStubGatherSum g = {grad, idx, aclStubOpTensor(c, OUT), aclStubOpInt(c, NUM_TOPK), 0,
                           grad->dims[0], ACLSTUB_SUM_COPY_FIRST_SKIP};
-    aclStubRowGatherSum(&g);
+    /* A device reads row d for d < P and skips the rest: [P, N x K) are the rows a dropping forward left out. */
+    aclStubKernelCheckIndices(c, IDX, idx->dims[0], 0, grad->dims[0] > idx->dims[0] ? grad->dims[0] : idx->dims[0],
+                              INT64_MIN,
+                              "rows of permutedOutputGrad, or the N x K slots of a dropping permute");
+    if (!aclStubRowGatherSum(&g)) return aclStubKernelOutOfMemory(c);
     return OK;
 }
 

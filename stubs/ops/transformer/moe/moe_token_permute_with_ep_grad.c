@@ -46,7 +46,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
      * [start, end) contribute nothing, so start >= end yields zeros. */
     aclStubGatherSum g = {aclStubOpTensor(call, GRAD), c.idx, aclStubOpTensor(call, OUT), aclStubOpInt(call, NUM_TOPK),
                           p->start, p->end, ACLSTUB_SUM_ZERO_INIT};
-    aclStubRowGatherSum(&g);
+    if (!aclStubRowGatherSum(&g)) return aclStubKernelOutOfMemory(call);
     if (c.pgrad) aclStubParallelFor(c.idx->dims[0], 16384, probs_range, &c);
     return OK;
 }

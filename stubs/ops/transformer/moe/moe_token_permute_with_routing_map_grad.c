@@ -57,10 +57,10 @@ static bool pad_tokens(const State *s) {
     }
     /* start[t + 1] now ends token t's rows, start[t] begins them. */
     RmIndexAdd a = {s->grad, s->out, start, rows, NULL, t_n};
-    rm_index_add(&a);
+    bool ok = rm_index_add(&a);
     free(start);
     free(rows);
-    return true;
+    return ok;
 }
 
 /* ---- probs ---- */
@@ -148,7 +148,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         /* Indices outside [0, P) are skipped; the sum starts from +0 like the kernel's zeroed accumulator. */
         int64_t p = s->grad->dims[0];
         aclStubGatherSum g = {s->grad, s->idx, s->out, p / s->t_n, 0, p, ACLSTUB_SUM_ZERO_INIT};
-        aclStubRowGatherSum(&g);
+        if (!aclStubRowGatherSum(&g)) return aclStubKernelOutOfMemory(call);
     }
     if (s->probs_out && !probs(s))
         return aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the routing-map offsets");

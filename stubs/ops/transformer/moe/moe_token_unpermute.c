@@ -1,8 +1,8 @@
 /* aclnnMoeTokenUnpermute (spec: ops/moe_token_unpermute.md). */
 #include <stdlib.h>
 
-#include "aclstub/op_sdk.h"
 #include "aclnnop/aclnn_moe_token_unpermute.h"
+#include "stub_internal.h"
 
 enum { PERMUTED, IDX, PROBS, PADDED_MODE, RESTORE_SHAPE, OUT };
 
@@ -108,6 +108,9 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     const Plan *p = call->plan;
     Ctx c = {p, aclStubOpTensor(call, PERMUTED), aclStubOpTensor(call, IDX), aclStubOpTensor(call, PROBS),
              aclStubOpTensor(call, OUT)};
+    /* A device reads row r for r < P and skips the rest: [P, T x K) are the rows a dropping permute left out. */
+    aclStubKernelCheckIndices(call, IDX, p->t * p->k, 0, p->p > p->t * p->k ? p->p : p->t * p->k, INT64_MIN,
+                              "rows of permutedTokens, or the T x K slots of a dropping permute");
     /* Enough rows per chunk that thread start-up is paid for. */
     aclStubParallelFor(p->t, 65536 / (p->k * p->h + 1) + 1, unpermute_rows, &c);
     return OK;

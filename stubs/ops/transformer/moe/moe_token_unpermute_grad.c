@@ -1,8 +1,8 @@
 /* aclnnMoeTokenUnpermuteGrad (spec: ops/moe_token_unpermute_grad.md). */
 #include <stdlib.h>
 
-#include "aclstub/op_sdk.h"
 #include "aclnnop/aclnn_moe_token_unpermute_grad.h"
+#include "stub_internal.h"
 #include "unpermute_common.h"
 
 enum { PERMUTED, GRAD, IDX, PROBS, PADDED_MODE, RESTORE_SHAPE, PERMUTED_GRAD, PROBS_GRAD };
@@ -44,9 +44,12 @@ static aclnnStatus check(aclStubOpCall *c) {
     ACLSTUB_RETURN_ERROR_IF(t == 0 || k == 0 || h == 0 || p == 0, c, TILING, "input shape has 0: T = %lld, K = %lld, "
                             "H = %lld, P = %lld", (long long)t, (long long)k, (long long)h, (long long)p);
     ACLSTUB_RETURN_ERROR_IF(k > 512, c, TILING, "topK = probsOptional.shape[1] = %lld must be <= 512", (long long)k);
+    /* The kernel reads the first T x K indices; the tiling reads no other length (the vendor's tiling tests
+     * pass a longer sortedIndices). */
     int64_t slots;
-    ACLSTUB_RETURN_ERROR_IF(__builtin_mul_overflow(t, k, &slots) || idx->dims[0] != slots, c, TILING, "sortedIndices length %lld must equal T x K = %lld x %lld",
-                            (long long)idx->dims[0], (long long)t, (long long)k);
+    ACLSTUB_RETURN_ERROR_IF(__builtin_mul_overflow(t, k, &slots) || idx->dims[0] < slots, c, TILING,
+                            "sortedIndices length %lld must be at least T x K = %lld x %lld", (long long)idx->dims[0],
+                            (long long)t, (long long)k);
     ACLSTUB_RETURN_ERROR_IF(probs && probs->dims[0] != t, c, TILING, "probsOptional.shape[0] = %lld must equal "
                             "unpermutedTokensGrad.shape[0] = %lld", (long long)(probs ? probs->dims[0] : 0), (long long)t);
     ACLSTUB_RETURN_ERROR_IF(ptg->ndim != 2 || ptg->dims[0] != p || ptg->dims[1] != h, c, TILING,
@@ -73,6 +76,7 @@ typedef struct {
     const Plan *p;
     const aclStubTensorDesc *tok, *grad, *idx, *probs, *ptg, *pg;
     const int64_t *owner; /* owner[r]: the last slot whose index is r, or -1 */
+    int *failed;          /* set by a chunk that could not get its buffers: the kernel fails */
 } Ctx;
 
 /* Row r of a 2-D view as contiguous elements: the row itself, or a copy in scratch (h elements). */
@@ -105,9 +109,9 @@ static void scatter_rows(void *arg, int64_t begin, int64_t end) {
         if (s < 0) continue; /* no slot points here: the row keeps its bytes */
         int64_t t = s / p->k;
         char *dst = aclStubElem2(c->ptg, r, 0);
-        if (!scratch) { /* out of memory: written as zeros rather than left stale */
-            memset(dst, 0, (size_t)p->h * e);
-            continue;
+        if (!scratch) { /* out of memory: the kernel fails */
+            __atomic_store_n(c->failed, 1, __ATOMIC_RELAXED);
+            break;
         }
         const void *g = contiguous_row(c->grad, t, p->h, scratch);
         if (!c->probs) {
@@ -131,22 +135,23 @@ static void probs_grad_rows(void *arg, int64_t begin, int64_t end) {
     size_t e = aclDataTypeSize(dt);
     float *g = malloc((size_t)p->h * sizeof(float)), *prod = malloc((size_t)p->h * sizeof(float));
     void *scratch = malloc((size_t)p->h * e);
+    if (!g || !prod || !scratch) { /* out of memory: the kernel fails */
+        __atomic_store_n(c->failed, 1, __ATOMIC_RELAXED);
+        end = begin;
+    }
     for (int64_t t = begin; t < end; t++) {
-        if (g && prod && scratch) aclStubRowLoadF32(g, contiguous_row(c->grad, t, p->h, scratch), dt, p->h);
+        aclStubRowLoadF32(g, contiguous_row(c->grad, t, p->h, scratch), dt, p->h);
         for (int64_t k = 0; k < p->k; k++) {
-            float acc = 0.0f;
-            if (g && prod && scratch) {
-                int64_t r = aclStubIndex1(c->idx, t * p->k + k);
-                const float *row = prod;
-                if (r < 0 || r >= p->p)
-                    memset(prod, 0, (size_t)p->h * sizeof(float));
-                else if (dt == ACL_FLOAT && (c->tok->strides[1] == 1 || p->h == 1))
-                    row = aclStubElem2(c->tok, r, 0); /* read in place */
-                else
-                    aclStubRowLoadF32(prod, contiguous_row(c->tok, r, p->h, scratch), dt, p->h);
-                aclStubRowMulF32(prod, row, g, p->h);
-                acc = aclStubVectorReduceSumF32(prod, p->h, p->chunk); /* the device's ReduceSum per chunk */
-            } /* else out of memory: the gradient is written as +0.0 */
+            int64_t r = aclStubIndex1(c->idx, t * p->k + k);
+            const float *row = prod;
+            if (r < 0 || r >= p->p)
+                memset(prod, 0, (size_t)p->h * sizeof(float));
+            else if (dt == ACL_FLOAT && (c->tok->strides[1] == 1 || p->h == 1))
+                row = aclStubElem2(c->tok, r, 0); /* read in place */
+            else
+                aclStubRowLoadF32(prod, contiguous_row(c->tok, r, p->h, scratch), dt, p->h);
+            aclStubRowMulF32(prod, row, g, p->h);
+            float acc = aclStubVectorReduceSumF32(prod, p->h, p->chunk); /* the device's ReduceSum per chunk */
             aclStubRowStoreF32(aclStubElem2(c->pg, t, k), &acc, c->pg->dtype, 1);
         }
     }
@@ -157,8 +162,12 @@ static void probs_grad_rows(void *arg, int64_t begin, int64_t end) {
 
 static aclnnStatus kernel(const aclStubOpCall *call) {
     const Plan *p = call->plan;
+    int failed = 0;
     Ctx c = {p, aclStubOpTensor(call, PERMUTED), aclStubOpTensor(call, GRAD), aclStubOpTensor(call, IDX),
-             aclStubOpTensor(call, PROBS), aclStubOpTensor(call, PERMUTED_GRAD), aclStubOpTensor(call, PROBS_GRAD), NULL};
+             aclStubOpTensor(call, PROBS), aclStubOpTensor(call, PERMUTED_GRAD), aclStubOpTensor(call, PROBS_GRAD), NULL,
+             &failed};
+    aclStubKernelCheckIndices(call, IDX, p->t * p->k, 0, p->p > p->t * p->k ? p->p : p->t * p->k, INT64_MIN,
+                              "rows of permutedTokensGradOut, or the T x K slots of a dropping permute");
     int64_t *owner = aclStubKernelScratch(call, (size_t)p->p * sizeof *owner);
     if (!owner) return aclStubKernelOutOfMemory(call);
     memset(owner, 0xff, (size_t)p->p * sizeof *owner); /* -1: no slot */
@@ -169,8 +178,8 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     }
     c.owner = owner;
     aclStubParallelFor(p->p, 65536 / (p->h + 1) + 1, scatter_rows, &c);
-    if (c.probs) aclStubParallelFor(p->t, 65536 / (p->k * p->h + 1) + 1, probs_grad_rows, &c);
-    return OK;
+    if (c.probs && !failed) aclStubParallelFor(p->t, 65536 / (p->k * p->h + 1) + 1, probs_grad_rows, &c);
+    return failed ? aclStubKernelOutOfMemory(call) : OK;
 }
 
 static const aclStubOpDef OP = {"aclnnMoeTokenUnpermuteGrad", PARAMS, ACLSTUB_LEN(PARAMS), NULL, check, kernel,

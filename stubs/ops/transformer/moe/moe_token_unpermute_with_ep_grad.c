@@ -29,6 +29,7 @@ typedef struct {
     const Plan *p;
     const aclStubTensorDesc *grad, *idx, *tokens, *probs, *tokens_grad, *probs_grad;
     const int64_t *owner; /* per window row: the last slot j that targets it, or -1 */
+    int failed;           /* a chunk could not get its buffers (out of memory): the kernel fails */
 } Ctx;
 
 /* false when the row holds an Inf or a NaN (then 0 * row is not all zeros). */
@@ -48,32 +49,31 @@ static void probs_range(void *arg, int64_t begin, int64_t end) {
     const Plan *p = c->p;
     int64_t h = p->h;
     float *buf = malloc((size_t)h * 3 * sizeof(float));
-    float *g_scratch = buf, *x_scratch = buf ? buf + h : NULL, *prod = buf ? buf + 2 * h : NULL;
-    size_t row_bytes = (size_t)h * aclDataTypeSize(c->tokens_grad->dtype);
+    if (!buf) { /* out of memory: the kernel fails, never with rows silently zeroed */
+        __atomic_store_n(&((Ctx *)arg)->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    float *g_scratch = buf, *x_scratch = buf + h, *prod = buf + 2 * h;
     for (int64_t t = begin; t < end; t++) {
-        const float *g = buf ? aclStubRowViewF32(g_scratch, c->grad, t) : NULL;
-        bool g_finite = buf && all_finite(g, h);
+        const float *g = aclStubRowViewF32(g_scratch, c->grad, t);
+        bool g_finite = all_finite(g, h);
         for (int64_t kk = 0; kk < p->k; kk++) {
             int64_t j = t * p->k + kk, d = aclStubIndex1(c->idx, j);
             bool valid = d >= p->start && d - p->start < p->rows;
             bool owner = valid && c->owner[d - p->start] == j;
             float acc = 0.0f; /* an invalid slot with a finite gradient: a sum of zeros, +0.0 */
-            if (!buf) { /* out of memory inside a kernel cannot be reported per row: zeros */
-                if (owner) memset(aclStubElem2(c->tokens_grad, d - p->start, 0), 0, row_bytes);
-            } else {
-                if (owner) {
-                    aclStubRowMulAccF32(prod, g, aclStubLoad2F32(c->probs, t, kk), true, h);
-                    aclStubRowStoreF32(aclStubElem2(c->tokens_grad, d - p->start, 0), prod, c->tokens_grad->dtype, h);
-                }
-                if (valid || !g_finite) {
-                    const float *x = x_scratch;
-                    if (valid)
-                        x = aclStubRowViewF32(x_scratch, c->tokens, d - p->start);
-                    else
-                        memset(x_scratch, 0, (size_t)h * sizeof(float));
-                    aclStubRowMulF32(prod, x, g, h);
-                    acc = aclStubVectorReduceSumF32(prod, h, p->chunk);
-                }
+            if (owner) {
+                aclStubRowMulAccF32(prod, g, aclStubLoad2F32(c->probs, t, kk), true, h);
+                aclStubRowStoreF32(aclStubElem2(c->tokens_grad, d - p->start, 0), prod, c->tokens_grad->dtype, h);
+            }
+            if (valid || !g_finite) {
+                const float *x = x_scratch;
+                if (valid)
+                    x = aclStubRowViewF32(x_scratch, c->tokens, d - p->start);
+                else
+                    memset(x_scratch, 0, (size_t)h * sizeof(float));
+                aclStubRowMulF32(prod, x, g, h);
+                acc = aclStubVectorReduceSumF32(prod, h, p->chunk);
             }
             aclStubStore2F32(c->probs_grad, t, kk, acc);
         }
@@ -85,7 +85,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
     const Plan *p = call->plan;
     Ctx c = {p, aclStubOpTensor(call, GRAD), aclStubOpTensor(call, IDX), aclStubOpTensor(call, TOKENS),
              aclStubOpTensor(call, PROBS), aclStubOpTensor(call, TOKENS_GRAD), aclStubOpTensor(call, PROBS_GRAD),
-             NULL};
+             NULL, 0};
     int64_t *owner = malloc((size_t)(p->rows > 0 ? p->rows : 1) * sizeof *owner);
     if (!owner) return aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory (%lld rows)", (long long)p->rows);
     /* Several slots may name one row (not from a real permute): the last slot in j order wins. */
@@ -103,7 +103,7 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         aclStubParallelFor(p->n, 1 + 65536 / (p->k * p->h + 1), probs_range, &c);
     }
     free(owner);
-    return OK;
+    return c.failed ? aclStubKernelOutOfMemory(call) : OK;
 }
 
 /* probs given without permutedTokens: the device would read the absent tensor (spec 4, row 1b). */

@@ -97,6 +97,7 @@ static bool select_weights(const State *s, float *w, int64_t len) {
 typedef struct {
     const State *s;
     const float *w; /* NULL without probs */
+    int failed;     /* a chunk could not get its buffers (out of memory) */
 } CombineCtx;
 
 /* Token t's sum into acc. Plain arithmetic (exact false) differs from the NaN rules only in NaN payloads. */
@@ -135,10 +136,8 @@ static void combine_rows(void *arg, int64_t t0, int64_t t1) {
     int64_t h = src->dims[1];
     float *acc = malloc((size_t)h * sizeof(float));
     void *scratch = malloc((size_t)h * aclDataTypeSize(dt));
-    if (!acc || !scratch) { /* out of memory inside a kernel cannot be reported per row: zero rows */
-        float zero[64] = {0};
-        for (int64_t t = t0; t < t1; t++)
-            for (int64_t j = 0; j < h; j += 64) rm_store_row(s->out, t, j, zero, h - j < 64 ? h - j : 64);
+    if (!acc || !scratch) { /* out of memory: the kernel fails, never with rows silently zeroed */
+        __atomic_store_n(&((CombineCtx *)arg)->failed, 1, __ATOMIC_RELAXED);
         free(acc);
         free(scratch);
         return;
@@ -162,11 +161,11 @@ static aclnnStatus non_pad(const aclStubOpCall *call, const State *s) {
             return aclStubKernelFail(call, ACLNN_ERR_INNER, "out of host memory for the routing weights");
         }
     }
-    CombineCtx c = {s, w};
+    CombineCtx c = {s, w, 0};
     int64_t h = s->permuted->dims[1];
     aclStubParallelFor(s->t_n, 1 + 65536 / (s->top_k * h + 1), combine_rows, &c);
     free(w);
-    return OK;
+    return c.failed ? aclStubKernelOutOfMemory(call) : OK;
 }
 
 /* ---- pad mode: weights probs[sortedIndices[j], j / cap], a stable sort, an ordered index-add ---- */
@@ -220,7 +219,7 @@ static aclnnStatus pad(const aclStubOpCall *call, const State *s) {
         start[t + 1] = i;
     }
     RmIndexAdd a = {s->permuted, s->out, start, rows, w, t_out};
-    rm_index_add(&a);
+    if (!rm_index_add(&a)) status = aclStubKernelOutOfMemory(call);
 done:
     free(keys);
     free(rows);
@@ -230,12 +229,35 @@ done:
     return status;
 }
 
+/* The map as the kernel reads it: its first T x E entries in row-major order, as a (T, E) array (a view of
+ * it, or a copy when its layout cannot be viewed that way); NULL when out of memory. */
+static const aclStubTensorDesc *map_as_read(const aclStubOpCall *call, const aclStubTensorDesc *map,
+                                            const aclStubTensorDesc *probs, aclStubTensorDesc *view) {
+    int64_t t_n = probs->dims[0], e_n = probs->dims[1];
+    if (map->dims[0] == t_n && map->dims[1] == e_n) return map;
+    *view = *map;
+    view->dims[0] = t_n;
+    view->dims[1] = e_n;
+    view->strides[0] = e_n;
+    view->strides[1] = 1;
+    if (map->strides[1] == 1 && map->strides[0] == map->dims[1]) return view; /* contiguous: a reshape */
+    uint8_t *flat = aclStubKernelScratch(call, (size_t)(t_n * e_n) + 1);
+    if (flat == NULL) return NULL;
+    for (int64_t i = 0; i < t_n * e_n; i++) flat[i] = *(const uint8_t *)aclStubElemAt(map, i);
+    view->data = flat;
+    view->offset = 0;
+    return view;
+}
+
 static aclnnStatus kernel(const aclStubOpCall *call) {
     const Plan *p = call->plan;
     State s = {aclStubOpTensor(call, PERMUTED), aclStubOpTensor(call, SORTED),    aclStubOpTensor(call, MAP),
                aclStubOpTensor(call, PROBS),    aclStubOpTensor(call, OUT),       aclStubOpTensor(call, OUT_INDEX),
                aclStubOpTensor(call, TOKEN_ID), aclStubOpTensor(call, PROBS_OUT), p->t_n,
                p->top_k,                        p->cap};
+    aclStubTensorDesc view;
+    if (!p->pad && s.probs && (s.map = map_as_read(call, s.map, s.probs, &view)) == NULL)
+        return aclStubKernelOutOfMemory(call);
     return p->pad ? pad(call, &s) : non_pad(call, &s);
 }
 
@@ -278,8 +300,12 @@ static aclnnStatus check(aclStubOpCall *c) {
     if (probs) {
         ACLSTUB_RETURN_ERROR_IF(probs->ndim != 2, c, INVALID, "probsOptional must be 2-D (T, E), got %u-D",
                                 probs->ndim);
-        ACLSTUB_RETURN_ERROR_IF(map->ndim != 2 || map->dims[0] != probs->dims[0] || map->dims[1] != probs->dims[1], c,
-                                INVALID, "routingMapOptional must have the shape of probsOptional (%lld, %lld)",
+        /* The op_api checks the map's rank only: the kernel reads its first T x E entries (a map larger than
+         * probs is accepted, as the vendor's tiling tests do); fewer would be read out of bounds. */
+        int64_t need;
+        ACLSTUB_RETURN_ERROR_IF(map->ndim != 2 || __builtin_mul_overflow(probs->dims[0], probs->dims[1], &need) ||
+                                    aclStubNumel(map) < need, c, INVALID, "routingMapOptional must be 2-D with at "
+                                "least T x E = %lld x %lld entries (the shape of probsOptional)",
                                 (long long)probs->dims[0], (long long)probs->dims[1]);
     }
     int64_t p = x->dims[0], h = x->dims[1], len = si->dims[0];

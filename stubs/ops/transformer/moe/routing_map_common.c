@@ -64,6 +64,7 @@ void rm_store_row(const aclStubTensorDesc *out, int64_t t, int64_t c0, const flo
 typedef struct {
     const RmIndexAdd *a;
     int64_t h, hb; /* hb: columns per work item */
+    int failed;    /* a chunk could not get its buffers (out of memory) */
 } IndexAddCtx;
 
 /* Columns [c0, c0 + n) of token t's sum into acc. Unweighted sums may use plain adds (exact false), which differ
@@ -95,13 +96,12 @@ static void index_add_range(void *arg, int64_t begin, int64_t end) {
     aclDataType dt = a->src->dtype;
     float *acc = malloc((size_t)c->hb * sizeof(float));
     void *scratch = malloc((size_t)c->hb * aclDataTypeSize(dt));
+    if (!acc || !scratch) { /* out of memory: the kernel fails, never with outputs silently zeroed */
+        __atomic_store_n(&((IndexAddCtx *)arg)->failed, 1, __ATOMIC_RELAXED);
+        end = begin;
+    }
     for (int64_t it = begin; it < end; it++) {
         int64_t t = it % a->t_n, c0 = it / a->t_n * c->hb, n = c->h - c0 < c->hb ? c->h - c0 : c->hb;
-        if (!acc || !scratch) { /* out of memory inside a kernel cannot be reported per item: zero outputs */
-            float zero[64] = {0};
-            for (int64_t j = 0; j < n; j += 64) rm_store_row(a->out, t, c0 + j, zero, n - j < 64 ? n - j : 64);
-            continue;
-        }
         sum_columns(a, t, c0, n, acc, scratch, false);
         if (!a->weights && aclStubRowAnyNaN(acc, n)) /* rare: NaN payloads (weighted sums are always exact) */
             sum_columns(a, t, c0, n, acc, scratch, true);
@@ -111,15 +111,16 @@ static void index_add_range(void *arg, int64_t begin, int64_t end) {
     free(scratch);
 }
 
-void rm_index_add(const RmIndexAdd *a) {
+bool rm_index_add(const RmIndexAdd *a) {
     int64_t h = a->out->dims[1];
-    if (a->t_n <= 0 || h <= 0) return;
+    if (a->t_n <= 0 || h <= 0) return true;
     /* Tokens that receive most rows must not load one thread: the threads split the columns too. */
     int threads = aclStubNumThreads();
     int64_t hb = (h + threads - 1) / threads;
     if (hb < 512) hb = 512;
     hb = (hb + 15) / 16 * 16;
     if (hb > h) hb = h;
-    IndexAddCtx c = {a, h, hb};
+    IndexAddCtx c = {a, h, hb, 0};
     aclStubParallelFor((h + hb - 1) / hb * a->t_n, 1 + 65536 / (hb + 1), index_add_range, &c);
+    return !c.failed;
 }

@@ -57,7 +57,7 @@ typedef struct {
     const float *weights; /* per source row, or NULL */
     int64_t t_n;
 } RmIndexAdd;
-void rm_index_add(const RmIndexAdd *a);
+bool rm_index_add(const RmIndexAdd *a); /* false when out of memory (the kernel must fail) */
 
 /* Row t of a (T, H) view as float32 written to columns [c0, c0 + n), through the view's strides. */
 void rm_store_row(const aclStubTensorDesc *out, int64_t t, int64_t c0, const float *acc, int64_t n);

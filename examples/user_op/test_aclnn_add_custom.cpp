@@ -1,11 +1,11 @@
-// Sample for aclnnAbs in the style of the official operator samples: initialise ACL, copy a host vector to
-// the device, run both phases on a stream, copy the result back and print it. Built with the official link
-// line plus the user operator library (libuser_abs.so), it runs unchanged against the stub.
+// Sample for aclnnAddCustom in the style of the official operator samples: initialise ACL, copy host vectors to
+// the device, run both phases on a stream (y broadcast over x's rows), copy the result back and print it. Built
+// with the official link line plus the user operator library (libuser_add.so), it runs unchanged on the stub.
 #include <cstdio>
 #include <vector>
 
 #include "acl/acl.h"
-#include "aclnnop/aclnn_abs.h"
+#include "aclnnop/aclnn_add_custom.h"
 
 #define CHECK_RET(cond, return_expr) \
     do {                             \
@@ -55,47 +55,54 @@ int main()
     ret = aclrtCreateStream(&stream);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtCreateStream failed. ERROR: %d\n", ret); return ret);
 
-    std::vector<int64_t> shape = {4, 2};
-    std::vector<float> selfHost = {1.5f, -1.0f, -0.0f, -2.25f, 2.0f, -1e30f, -3.0f, 3.0f};
-    std::vector<float> outHost(selfHost.size(), 0.0f);
-    void *selfDevice = nullptr;
-    void *outDevice = nullptr;
-    aclTensor *self = nullptr;
-    aclTensor *out = nullptr;
-    ret = CreateTensor(selfHost, shape, ACL_FLOAT, &selfDevice, &self);
+    std::vector<int64_t> shape = {4, 2}, rowShape = {2};
+    std::vector<float> xHost = {1.5f, -1.0f, -0.0f, -2.25f, 2.0f, -1e30f, -3.0f, 3.0f};
+    std::vector<float> yHost = {0.5f, 0.25f};
+    std::vector<float> zHost(xHost.size(), 0.0f);
+    void *xDevice = nullptr;
+    void *yDevice = nullptr;
+    void *zDevice = nullptr;
+    aclTensor *x = nullptr;
+    aclTensor *y = nullptr;
+    aclTensor *z = nullptr;
+    ret = CreateTensor(xHost, shape, ACL_FLOAT, &xDevice, &x);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateTensor(outHost, shape, ACL_FLOAT, &outDevice, &out);
+    ret = CreateTensor(yHost, rowShape, ACL_FLOAT, &yDevice, &y);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateTensor(zHost, shape, ACL_FLOAT, &zDevice, &z);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
 
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = nullptr;
-    ret = aclnnAbsGetWorkspaceSize(self, out, &workspaceSize, &executor);
+    ret = aclnnAddCustomGetWorkspaceSize(x, y, z, &workspaceSize, &executor);
     CHECK_RET(ret == ACL_SUCCESS,
-              LOG_PRINT("aclnnAbsGetWorkspaceSize failed. ERROR: %d\n[ERROR msg]%s\n", ret, aclGetRecentErrMsg());
+              LOG_PRINT("aclnnAddCustomGetWorkspaceSize failed. ERROR: %d\n[ERROR msg]%s\n", ret, aclGetRecentErrMsg());
               return ret);
     void *workspace = nullptr;
     if (workspaceSize > 0) {
         ret = aclrtMalloc(&workspace, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
         CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
     }
-    ret = aclnnAbs(workspace, workspaceSize, executor, stream);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnAbs failed. ERROR: %d\n[ERROR msg]%s\n", ret, aclGetRecentErrMsg());
-              return ret);
+    ret = aclnnAddCustom(workspace, workspaceSize, executor, stream);
+    CHECK_RET(ret == ACL_SUCCESS,
+              LOG_PRINT("aclnnAddCustom failed. ERROR: %d\n[ERROR msg]%s\n", ret, aclGetRecentErrMsg()); return ret);
     ret = aclrtSynchronizeStream(stream);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
 
-    std::vector<float> result(selfHost.size(), 0.0f);
-    ret = aclrtMemcpy(result.data(), result.size() * sizeof(float), outDevice, result.size() * sizeof(float),
+    std::vector<float> result(xHost.size(), 0.0f);
+    ret = aclrtMemcpy(result.data(), result.size() * sizeof(float), zDevice, result.size() * sizeof(float),
                       ACL_MEMCPY_DEVICE_TO_HOST);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
     for (size_t i = 0; i < result.size(); i++) {
         LOG_PRINT("result[%zu] is: %f\n", i, result[i]);
     }
 
-    aclDestroyTensor(self);
-    aclDestroyTensor(out);
-    aclrtFree(selfDevice);
-    aclrtFree(outDevice);
+    aclDestroyTensor(x);
+    aclDestroyTensor(y);
+    aclDestroyTensor(z);
+    aclrtFree(xDevice);
+    aclrtFree(yDevice);
+    aclrtFree(zDevice);
     if (workspace != nullptr) {
         aclrtFree(workspace);
     }
