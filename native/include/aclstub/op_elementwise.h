@@ -210,9 +210,10 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 #define ACLSTUB_EW_ATTR_c64(c, k) __builtin_complex((float)(c)->f[k], (float)(c)->fi[k])
 #define ACLSTUB_EW_ATTR_c128(c, k) __builtin_complex((c)->f[k], (c)->fi[k])
 
-/* Loops are compiled for x86-64-v3 too (AVX2, FMA unused under -ffp-contract=off, F16C), picked at load time. */
+/* Loops are compiled for x86-64-v4 (AVX-512: twice the lanes and registers) and x86-64-v3 (AVX2, F16C) too, picked
+ * at load time; FMA is unused under -ffp-contract=off, so every clone gives the same bits. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define ACLSTUB_EW_CLONES_ __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define ACLSTUB_EW_CLONES_ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define ACLSTUB_EW_CLONES_
 #endif
