@@ -186,9 +186,10 @@ _PRIMITIVES = {"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
 _ARRAYS = {"aclIntArray": "int array", "aclBoolArray": "bool array", "aclFloatArray": "float array",
            "aclFp16Array": "fp16 array"}
 # names of written tensors: outputs, and the operand in-place variants write (selfRef, inputRef); the gradient of a
-# forward output (gradOutput, gradOut) is a backward operator's input
-_OUTPUT_NAME = re.compile(r"^(?!grad(Output|Out)(Optional)?$)"
-                          r"(out$|y$|.*Out$|.*Output$|.*OutOptional$|.*OutputOptional$|.*Out\d$|.*Ref$)")
+# forward output (gradOutput, gradOut, gradY) is a backward operator's input, the gradient of its input (gradInput,
+# const in some headers) an output
+_OUTPUT_NAME = re.compile(r"^(?!grad(Output|Out|Y)(Optional)?$)"
+                          r"(out$|y$|.*Out$|.*Output$|.*OutOptional$|.*OutputOptional$|.*Out\d$|.*Ref$|gradInput$)")
 
 
 def _native_kind(base: str) -> tuple[str, str] | None:
@@ -230,8 +231,8 @@ def classify(pname: str, ctype: str, local_enums=(), workspace_phase=False) -> t
     if base == "aclTensor":
         out = not const or bool(_OUTPUT_NAME.match(pname))
         return "void *", "output tensor" if out else "input tensor"
-    if base == "aclTensorList":
-        out = not const and bool(_OUTPUT_NAME.match(pname))
+    if base == "aclTensorList":  # the foreach operators declare their output lists const
+        out = bool(_OUTPUT_NAME.match(pname))
         return "void *", "output tensor list" if out else "tensor list"
     if base == "aclScalar":
         return "void *", "scalar"

@@ -22,9 +22,10 @@ Arguments by C type:
 Which tensors are outputs (the rule, in order):
 1. ``outputs=`` (C or snake_case names) when given: exactly those tensor and tensor-list parameters;
 2. otherwise the header: a non-const ``aclTensor *``, or a tensor whose name reads as an output (``out``,
-   ``y``, ``...Out``, ``...Output``, ``...OutOptional``, ``...Out<n>``) or an in-place operand (``...Ref``,
-   as ``selfRef``, which in-place variants read and write, const or not); a non-const ``aclTensorList *``
-   with such a name (``aclnn_py.aclnn.describe(name)`` shows the roles).
+   ``y``, ``...Out``, ``...Output``, ``...OutOptional``, ``...Out<n>``, ``gradInput``) or an in-place operand
+   (``...Ref``, as ``selfRef``, which in-place variants read and write, const or not), but for the incoming
+   gradient of a backward operator (``gradOutput``, ``gradOut``, ``gradY``); an ``aclTensorList *`` with such a
+   name, const or not (``aclnn_py.aclnn.describe(name)`` shows the roles).
 Positional arguments are the inputs in C order, or every parameter in C order (outputs included, as a C
 call lists them). Outputs are filled by ``out=`` (one value, or a sequence in C order) or by name; the caller allocates
 them (run does not know output shapes). Every host output is uploaded before the call too, so operators

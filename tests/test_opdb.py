@@ -157,8 +157,9 @@ def test_operator_matches_torch(name, dtype):
     rng = np.random.default_rng(zlib.crc32(f"{name}/{dtype}".encode()))
     for sample in opdb.samples_for(info, dtype, rng):
         what = f"{name} {dtype} {sample.name} attrs={sample.attrs}"
-        if info.named_outputs or info.call is not None:
-            (check_outputs if info.named_outputs else check_custom_call)(info, dtype, sample, what)
+        if info.named_outputs or info.call is not None or info.kind == "outputs":
+            check = check_outputs if info.named_outputs else check_custom_call if info.call else check_output_lists
+            check(info, dtype, sample, what)
             continue
         expected = expected_result(info, dtype, sample)
         if name.startswith("aclnnInplace") and sample.operands:  # an in-place operator alone: it writes its first operand
@@ -168,7 +169,7 @@ def test_operator_matches_torch(name, dtype):
             continue
         # creation operators (no operands) must write every element: their output starts at a value they never give
         out = zeros_like_result(expected, 0 if sample.operands else 7)
-        extra = {"outputs": info.outputs} if info.outputs else {}
+        extra = {**info.kwargs, **({"outputs": info.outputs} if info.outputs else {})}
         aclnn_py.run(name, *sample.operands, *sample.attrs, out=out, **extra)
         assert_close_all(info, dtype, out, expected, what)
         if not isinstance(expected, np.ndarray):
@@ -179,7 +180,7 @@ def test_operator_matches_torch(name, dtype):
             ops = sample.operands[:-1] + (value,)
             exp = expected_result(info, dtype, opdb.Sample(ops, sample.attrs))
             out = np.full(exp.shape, 0, exp.dtype)
-            aclnn_py.run(info.scalar, *ops, *sample.attrs, out=out)
+            aclnn_py.run(info.scalar, *ops, *sample.attrs, out=out, **info.kwargs)
             assert_close(info, dtype, out, exp, what + " (scalar variant)")
 
         if not sample.operands:  # creation operators: nothing to write in place
@@ -197,7 +198,7 @@ def test_operator_matches_torch(name, dtype):
             if exp.dtype != first.dtype:
                 continue
             target = np.array(first, copy=True)
-            aclnn_py.run(variant, target, *ops[1:], *sample.attrs)
+            aclnn_py.run(variant, target, *ops[1:], *sample.attrs, **info.kwargs)
             assert_close(info, dtype, target, exp, f"{what} ({variant})")
 
 
@@ -228,6 +229,27 @@ def check_custom_call(info, dtype, sample, what):
         assert_close(info, dtype, np.asarray(a), e, f"{what} result {k}" if many else what)
 
 
+def check_output_lists(info, dtype, sample, what):
+    """An operator of kind "outputs" (tensor lists, several outputs): its ref(*inputs, *initial outputs) gives the
+    expected outputs (numpy in, numpy out) in C order, an array or a list of arrays each; sample.attrs holds the
+    initial contents of the outputs where they matter (written in place, or their dtypes), else they start as
+    zeros."""
+    expected = info.ref(*sample.operands, *sample.attrs)
+    outs: list = []
+    for k, exp in enumerate(expected):
+        init = sample.attrs[k] if k < len(sample.attrs) else None
+        if isinstance(exp, list):
+            outs.append([np.array(i, copy=True) if init is not None else np.zeros_like(e)
+                         for e, i in zip(exp, init if init is not None else exp)])
+        else:
+            outs.append(np.array(init, copy=True) if init is not None else np.zeros_like(exp))
+    aclnn_py.run(info.name, *sample.operands, out=outs[0] if len(outs) == 1 else tuple(outs), **info.kwargs)
+    for k, (got, exp) in enumerate(zip(outs, expected)):
+        pairs = zip(got, exp) if isinstance(exp, list) else [(got, exp)]
+        for i, (g, e) in enumerate(pairs):
+            assert_close(info, dtype, g, e, f"{what} output {k} entry {i}")
+
+
 def unsupported():
     for info in ENTRIES:
         if info.samples is not None:
@@ -248,7 +270,7 @@ def test_unsupported_dtype_is_refused(name, dtype):
         if name.startswith("aclnnInplace"):
             aclnn_py.run(name, *operands, *info.attrs[0])
         else:
-            aclnn_py.run(name, *operands, *info.attrs[0], out=out)
+            aclnn_py.run(name, *operands, *info.attrs[0], out=out, **info.kwargs)
     assert exc.value.status == 161002, exc.value
 
 
@@ -280,7 +302,7 @@ def test_rank_above_8_is_refused(name):
         if name.startswith("aclnnInplace"):
             aclnn_py.run(name, *operands, *info.attrs[0])
         else:
-            aclnn_py.run(name, *operands, *info.attrs[0], out=out)
+            aclnn_py.run(name, *operands, *info.attrs[0], out=out, **info.kwargs)
     assert exc.value.status == 161002, exc.value
 
 

@@ -15,14 +15,34 @@ static bool is_tensor_role(aclStubRole r) {
            r == ACLSTUB_INPLACE;
 }
 
-/* The parameter written: the in-place variant's operand (the first ACLSTUB_INPLACE one), else the last output. */
+/* The parameter written: the in-place variant's operand (the first ACLSTUB_INPLACE one), else the first output
+ * (else the last optional output). */
 static int output_index(const aclStubOpDef *op) {
     for (size_t i = 0; i < op->num_params; i++)
         if (op->params[i].role == ACLSTUB_INPLACE) return (int)i;
+    for (size_t i = 0; i < op->num_params; i++)
+        if (op->params[i].role == ACLSTUB_OUTPUT) return (int)i;
     for (size_t i = op->num_params; i-- > 0;)
-        if (op->params[i].role == ACLSTUB_OUTPUT || op->params[i].role == ACLSTUB_OPTIONAL_OUTPUT) return (int)i;
+        if (op->params[i].role == ACLSTUB_OPTIONAL_OUTPUT) return (int)i;
     return -1;
 }
+
+/* The parameter of operand k: k itself, or with ACLSTUB_EW_TENSOR_OPERANDS the k-th tensor parameter (-1 when the
+ * table has too few tensors). */
+static int operand_param_(const aclStubOpDef *op, const aclStubElementwise *fam, int k) {
+    if (!(fam->flags & ACLSTUB_EW_TENSOR_OPERANDS)) return k;
+    for (size_t i = 0; i < op->num_params; i++)
+        if (is_tensor_role(op->params[i].role) && k-- == 0) return (int)i;
+    return -1;
+}
+#define operand_param(fam, k) operand_param_(op, (fam), (k))
+
+static bool is_operand_(const aclStubOpDef *op, const aclStubElementwise *fam, int i) {
+    for (int k = 0; k < fam->num_operands; k++)
+        if (operand_param(fam, k) == i) return true;
+    return false;
+}
+#define is_operand(fam, i) is_operand_(op, (fam), (i))
 
 /* bool 0, integer 1, floating 2, complex 3: the categories scalars promote by. */
 static int category(aclDataType t) {
@@ -97,14 +117,19 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     const aclStubParam *params = op->params;
     char buf[256], buf2[256];
     int out = output_index(op);
-    if (fam == NULL || fam->loops == NULL || out < 0 || fam->num_operands < 1 ||
-        (size_t)fam->num_operands > op->num_params || fam->num_operands > ACLSTUB_ITER_MAX_OPERANDS - 1)
+    bool valid = fam != NULL && fam->loops != NULL && out >= 0 && fam->num_operands >= 1 &&
+                 (size_t)fam->num_operands <= op->num_params && fam->num_operands <= ACLSTUB_ITER_MAX_OPERANDS - 1;
+    for (int k = 0; valid && k < fam->num_operands; k++)
+        valid = operand_param(fam, k) >= 0 && (size_t)operand_param(fam, k) < op->num_params;
+    if (!valid)
         return aclStubOpFail(call, ACLNN_ERR_INNER, "the elementwise row is incomplete (operands, loops, output)");
     const aclStubTensorDesc *y = call->v[out].tensor;
     if (fam->flags & ACLSTUB_EW_EMPTY_FIRST)
-        for (int k = 0; k < fam->num_operands; k++)
-            if (is_tensor_role(params[k].role) && call->v[k].tensor != NULL && aclStubNumel(call->v[k].tensor) == 0)
+        for (int k = 0; k < fam->num_operands; k++) {
+            int p = operand_param(fam, k);
+            if (is_tensor_role(params[p].role) && call->v[p].tensor != NULL && aclStubNumel(call->v[p].tensor) == 0)
                 return aclStubOpNothingToDo(call);
+        }
     if (fam->flags & ACLSTUB_EW_NO_PRIVATE_FORMAT)
         for (size_t k = 0; k < op->num_params; k++)
             if (is_tensor_role(params[k].role) && call->v[k].tensor != NULL && private_format(call->v[k].tensor->format))
@@ -117,16 +142,17 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     bool scalar_tensors = (fam->flags & ACLSTUB_EW_SCALAR_AS_TENSOR) != 0;
     bool scalar_listed = (fam->flags & (ACLSTUB_EW_SCALAR_AS_TENSOR | ACLSTUB_EW_SCALAR_IN_LIST)) != 0;
     for (int k = 0; k < fam->num_operands; k++) {
+        int p = operand_param(fam, k);
         aclDataType dt;
-        if (is_tensor_role(params[k].role) && call->v[k].tensor != NULL)
-            dt = call->v[k].tensor->dtype;
-        else if (scalar_listed && params[k].role == ACLSTUB_SCALAR && call->v[k].present)
-            dt = call->v[k].dtype;
+        if (is_tensor_role(params[p].role) && call->v[p].tensor != NULL)
+            dt = call->v[p].tensor->dtype;
+        else if (scalar_listed && params[p].role == ACLSTUB_SCALAR && call->v[p].present)
+            dt = call->v[p].dtype;
         else
             continue;
         if ((unsigned)dt >= 64 || !(fam->dtypes & ACLSTUB_DT(dt)))
             return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has data type %s; supported: %s",
-                                 params[k].name, aclStubDtypeName(dt),
+                                 params[p].name, aclStubDtypeName(dt),
                                  aclStubDtypeSetName(fam->dtypes, buf, sizeof buf));
     }
     if ((fam->flags & ACLSTUB_EW_OUT_IN_LIST) && ((unsigned)y->dtype >= 64 || !(fam->dtypes & ACLSTUB_DT(y->dtype))))
@@ -138,15 +164,16 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     aclDataType result = ACL_DT_UNDEFINED;
     int first = -1;
     for (int k = 0; k < fam->num_operands; k++) {
+        int p = operand_param(fam, k);
         aclDataType dt;
-        if (is_tensor_role(params[k].role) && call->v[k].tensor != NULL)
-            dt = call->v[k].tensor->dtype;
-        else if (scalar_tensors && params[k].role == ACLSTUB_SCALAR && call->v[k].present)
-            dt = call->v[k].dtype;
+        if (is_tensor_role(params[p].role) && call->v[p].tensor != NULL)
+            dt = call->v[p].tensor->dtype;
+        else if (scalar_tensors && params[p].role == ACLSTUB_SCALAR && call->v[p].present)
+            dt = call->v[p].dtype;
         else
             continue;
         if (first < 0) {
-            first = k;
+            first = p;
             result = dt;
             continue;
         }
@@ -154,12 +181,14 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
                                                                 : aclStubPromoteType(result, dt);
         if ((int)next < 0)
             return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s and %s dtype %s can not promote dtype",
-                                 params[first].name, aclStubDtypeName(result), params[k].name, aclStubDtypeName(dt));
+                                 params[first].name, aclStubDtypeName(result), params[p].name, aclStubDtypeName(dt));
         result = next;
     }
     if (!scalar_tensors)
-        for (int k = 0; k < fam->num_operands; k++)
-            if (params[k].role == ACLSTUB_SCALAR && call->v[k].present) result = with_scalar(result, call->v[k].dtype);
+        for (int k = 0; k < fam->num_operands; k++) {
+            int p = operand_param(fam, k);
+            if (params[p].role == ACLSTUB_SCALAR && call->v[p].present) result = with_scalar(result, call->v[p].dtype);
+        }
     aclDataType promoted = result;
     if ((fam->flags & ACLSTUB_EW_INT_TO_FLOAT) && aclStubIsIntegral(result, true)) result = ACL_FLOAT;
     if (fam->result_dtype) result = fam->result_dtype(call, result);
@@ -171,7 +200,12 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "promoted dtype %s is not supported; supported: %s",
                              aclStubDtypeName(checked), aclStubDtypeSetName(fam->dtypes, buf, sizeof buf));
 
-    /* 3. attributes: alpha must cast to the result dtype */
+    /* 3. attributes: alpha must cast to the result dtype; every scalar attribute to FLOAT where the op_api says */
+    for (int i = 0; (fam->flags & ACLSTUB_EW_ATTRS_TO_FLOAT) && i < (int)op->num_params; i++)
+        if (params[i].role == ACLSTUB_SCALAR && !is_operand(fam, i) && call->v[i].present &&
+            !aclStubCanCast(call->v[i].dtype, ACL_FLOAT))
+            return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s dtype %s can not cast to float32.",
+                                 params[i].name, aclStubDtypeName(call->v[i].dtype));
     int attr0 = fam->num_operands;
     if ((fam->flags & ACLSTUB_EW_ATTR0_CASTS) && attr0 < (int)op->num_params && params[attr0].role == ACLSTUB_SCALAR &&
         call->v[attr0].present) {
@@ -197,9 +231,15 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "format of '%s' (%d) and '%s' (%d) should be equal",
                              params[0].name, (int)x0->format, params[out].name, (int)y->format);
 
-    /* 6. shapes: ranks, broadcasting, the output's shape */
+    /* 6. shapes: ranks, broadcasting (or one shape), the output's shape */
+    if (fam->flags & ACLSTUB_EW_EMPTY_BEFORE_SHAPES)
+        for (int k = 0; k < fam->num_operands; k++) {
+            const aclStubTensorDesc *t = call->v[operand_param(fam, k)].tensor;
+            if (t != NULL && aclStubNumel(t) == 0) return aclStubOpNothingToDo(call);
+        }
     int64_t shape[ACLSTUB_MAX_DIMS];
     uint32_t nd = 0;
+    int shape_of = -1;
     uint32_t max_dim = (fam->flags & ACLSTUB_EW_ANY_RANK) ? ACLSTUB_MAX_DIMS : MAX_DIM;
     if (fam->flags & ACLSTUB_EW_RANK_ANY_CONTIGUOUS) {
         bool all = true;
@@ -208,18 +248,27 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
         if (all) max_dim = ACLSTUB_MAX_DIMS;
     }
     for (int k = 0; k < fam->num_operands; k++) {
-        const aclStubTensorDesc *t = call->v[k].tensor;
-        if (!is_tensor_role(params[k].role) || t == NULL) continue;
+        int p = operand_param(fam, k);
+        const aclStubTensorDesc *t = call->v[p].tensor;
+        if (!is_tensor_role(params[p].role) || t == NULL) continue;
         ACLSTUB_RETURN_ERROR_IF(t->ndim > max_dim, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; "
-                                "at most %u are supported", params[k].name, t->ndim, max_dim);
+                                "at most %u are supported", params[p].name, t->ndim, max_dim);
+        if ((fam->flags & ACLSTUB_EW_SAME_SHAPE) && shape_of >= 0) {
+            if (!aclStubShapeEqual(shape, nd, t->dims, t->ndim))
+                return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "shape of %s should be %s (the shape of %s), but "
+                                     "current is %s", params[p].name, aclStubShapeText(shape, nd, buf, sizeof buf),
+                                     params[shape_of].name, aclStubShapeText(t->dims, t->ndim, buf2, sizeof buf2));
+            continue;
+        }
         int64_t next[ACLSTUB_MAX_DIMS];
         uint32_t nn;
         if (!aclStubBroadcastShape(shape, nd, t->dims, t->ndim, next, &nn))
             return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "the shape of '%s' %s can not broadcast to %s",
-                                 params[k].name, aclStubShapeText(t->dims, t->ndim, buf, sizeof buf),
+                                 params[p].name, aclStubShapeText(t->dims, t->ndim, buf, sizeof buf),
                                  aclStubShapeText(shape, nd, buf2, sizeof buf2));
         memcpy(shape, next, nn * sizeof shape[0]);
         nd = nn;
+        shape_of = p;
     }
     ACLSTUB_RETURN_ERROR_IF(y->ndim > max_dim, call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has %u dimensions; at "
                             "most %u are supported", params[out].name, y->ndim, max_dim);
@@ -234,8 +283,9 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
     plan->ctx.compute = result;
     plan->out = out;
     int attrs = 0;
-    for (int k = fam->num_operands; k < (int)op->num_params; k++)
-        if (k != out && !is_tensor_role(params[k].role)) attribute(&plan->ctx, attrs++, &params[k], &call->v[k]);
+    for (int k = (fam->flags & ACLSTUB_EW_TENSOR_OPERANDS) ? 0 : fam->num_operands; k < (int)op->num_params; k++)
+        if (k != out && !is_tensor_role(params[k].role) && !is_operand(fam, k))
+            attribute(&plan->ctx, attrs++, &params[k], &call->v[k]);
 
     if (fam->check) ACLSTUB_TRY(fam->check(call));
     if (aclStubNumel(y) == 0) return aclStubOpNothingToDo(call);
@@ -274,6 +324,10 @@ aclnnStatus aclStubEwKernel(const aclStubOpCall *call) {
     const aclStubEwPlan *plan = call->plan;
     aclDataType loop;
     int ct = aclStubEwComputeIndex(plan->compute, &loop);
+    if ((fam->flags & ACLSTUB_EW_INTS_VIA_FLOAT) && aclStubIsIntegral(plan->compute, true)) {
+        ct = ACLSTUB_CT_F32; /* integral and BOOL results: the float32 loop, truncated to their dtype */
+        loop = ACL_FLOAT;
+    }
     /* a FLOAT16/BF16 computation whose result is rounded to its own dtype runs the table's 16-bit loop when it has
      * one (the same results, without the conversions to and from FLOAT) */
     int half = plan->compute == ACL_FLOAT16 ? ACLSTUB_CT_F16 : plan->compute == ACL_BF16 ? ACLSTUB_CT_BF16 : -1;
@@ -300,7 +354,7 @@ aclnnStatus aclStubEwKernel(const aclStubOpCall *call) {
         it.via[0] = out_via;
     }
     for (int k = 0; k < fam->num_operands; k++) {
-        const aclStubValue *v = &call->v[k];
+        const aclStubValue *v = &call->v[operand_param(fam, k)];
         it.tensor[k + 1] = v->tensor;
         if (v->tensor == NULL) {
             it.scalar[k + 1].dtype = v->dtype;

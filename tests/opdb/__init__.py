@@ -50,7 +50,7 @@ class OpInfo:
     name: str                      # the main variant, e.g. "aclnnAdd"
     ref: Callable                  # torch oracle: ref(*operands, *attrs) on torch tensors / numbers
     dtypes: tuple                  # the operator's supported input dtypes (op_api list, Atlas A2/A3)
-    kind: str = "binary"           # unary | binary | ternary | custom
+    kind: str = "binary"           # unary | binary | ternary | custom | outputs (ref gives the outputs: test_opdb)
     attrs: tuple = ((),)           # attribute tuples (in C order) to try
     scalar: str | None = None      # the variant taking the last operand as an aclScalar
     inplace: str | None = None     # the in-place variant (first operand written)
@@ -75,6 +75,8 @@ class OpInfo:
     mixed: bool = True             # a mixed-dtype sample (False: the op_api wants one dtype for every operand)
     extra: Callable | None = None  # further samples beside the generated ones: extra(dtype, rng) -> list of Sample
     any_rank: bool = False         # no rank limit: a rank-9 call is computed, not refused
+    broadcast: bool = True         # generated samples broadcast operands (False: every operand has one shape)
+    kwargs: dict = dataclasses.field(default_factory=dict)  # further keyword arguments of every call (buffer=None)
 
     def variants(self) -> list[str]:
         return [v for v in (self.name, self.scalar, self.inplace, self.inplace_scalar) if v] + list(self.also)
@@ -123,6 +125,8 @@ def elementwise_samples(info: OpInfo, dtype: str, rng: np.random.Generator) -> l
     out = []
     arr = lambda shape: random_array(rng, shape, dtype, info.domain, info.int_domain)  # noqa: E731
     shapes = UNARY_SHAPES if arity == 1 else BINARY_SHAPES
+    if arity > 1 and not info.broadcast:
+        shapes = [(s, s) for s in UNARY_SHAPES]
     for attrs in info.attrs:
         for s in shapes:
             if arity == 1:

@@ -15,8 +15,10 @@
  *
  * Parameters, in the order of the official prototype: first the row's num_operands operands (tensors, or
  * scalars in the scalar variants), then attributes (scalars, numbers), then the output; an in-place variant
- * has no output and writes its first operand. The loop macros are C only (they use C11 _Generic and complex
- * types); the rest of this header is valid C++.
+ * has no output and writes its first operand. With ACLSTUB_EW_TENSOR_OPERANDS the operands are the first tensor
+ * parameters wherever they sit, and attributes every other non-tensor parameter, in order. The output is the
+ * first ACLSTUB_OUTPUT parameter (later optional outputs are the operator's own business). The loop macros are
+ * C only (they use C11 _Generic and complex types); the rest of this header is valid C++.
  */
 #ifndef ACLSTUB_OP_ELEMENTWISE_H_
 #define ACLSTUB_OP_ELEMENTWISE_H_
@@ -85,6 +87,13 @@ typedef struct {
                                        right after its NULL checks) */
 #define ACLSTUB_EW_SAME_FORMAT 16384u /* out's format must be the first operand's */
 #define ACLSTUB_EW_ANY_RANK 32768u    /* no rank limit (the op_api reshapes shapes above 8 dimensions) */
+#define ACLSTUB_EW_SAME_SHAPE 65536u  /* no broadcasting: every tensor operand has operand 0's shape, and so has out */
+#define ACLSTUB_EW_INTS_VIA_FLOAT 131072u /* integral and BOOL results run the float32 loop, truncated to their dtype */
+#define ACLSTUB_EW_ATTRS_TO_FLOAT 262144u /* every scalar attribute must cast to FLOAT */
+#define ACLSTUB_EW_TENSOR_OPERANDS 524288u /* the operands are the first num_operands tensor parameters, wherever they
+                                              are (a backward operator with attributes between its tensors) */
+#define ACLSTUB_EW_EMPTY_BEFORE_SHAPES 1048576u /* an empty tensor operand: nothing to do, after the dtype rules and
+                                                   before the shape rules */
 
 typedef struct {
     int num_operands;     /* the first parameters: tensors, or scalars in the scalar variants */
@@ -140,22 +149,30 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
 
 /* The table, definition and both entry points of one elementwise operator; the last tensor is the output. */
 #define ACLSTUB_EW_OP(NAME, FAMILY, ...)                                                                     \
-    ACLSTUB_EW_DEF_(NAME, FAMILY, NULL, [ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT, __VA_ARGS__)
+    ACLSTUB_EW_DEF_(NAME, FAMILY, NULL, ([ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT), __VA_ARGS__)
 /* The same with a precheck (aclStubOpDef.precheck: it runs before the SDK's generic checks and sees which handles
  * are NULL in call->v[i].present), for an op_api whose NULL checks answer with another status than 161001. */
 #define ACLSTUB_EW_OP_PRECHECK(NAME, FAMILY, PRECHECK, ...)                                                  \
-    ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, [ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT, __VA_ARGS__)
+    ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, ([ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT), __VA_ARGS__)
+/* ACLSTUB_EW_OP where parameter K (an optional scalar or array, e.g. betaOptional) may be NULL. */
+#define ACLSTUB_EW_OP_NULLABLE(NAME, FAMILY, K, ...)                                                        \
+    ACLSTUB_EW_DEF_(NAME, FAMILY, NULL,                                                                      \
+                    ([ACLSTUB_NARGS_(__VA_ARGS__) - 1].role = ACLSTUB_OUTPUT, [K].flags = ACLSTUB_NULLABLE), \
+                    __VA_ARGS__)
 /* The same for an in-place variant: its first parameter (selfRef) is read and written. */
 #define ACLSTUB_EW_INPLACE_OP(NAME, FAMILY, ...) ACLSTUB_EW_INPLACE_AT_OP(NAME, FAMILY, 0, __VA_ARGS__)
 #define ACLSTUB_EW_INPLACE_OP_PRECHECK(NAME, FAMILY, PRECHECK, ...)                                          \
-    ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, [0].role = ACLSTUB_INPLACE, __VA_ARGS__)
+    ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, ([0].role = ACLSTUB_INPLACE), __VA_ARGS__)
 /* ... and for one that writes parameter INDEX (aclnnInplaceAddV3 writes its tensor operand 'other'). */
 #define ACLSTUB_EW_INPLACE_AT_OP(NAME, FAMILY, INDEX, ...)                                                  \
-    ACLSTUB_EW_DEF_(NAME, FAMILY, NULL, [INDEX].role = ACLSTUB_INPLACE, __VA_ARGS__)
+    ACLSTUB_EW_DEF_(NAME, FAMILY, NULL, ([INDEX].role = ACLSTUB_INPLACE), __VA_ARGS__)
 
-#define ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, ROLE, ...)                                                  \
+#define ACLSTUB_EW_UNPAREN_(...) __VA_ARGS__
+/* ROLES: designated initialisers of the parameter table, in parentheses */
+#define ACLSTUB_EW_DEF_(NAME, FAMILY, PRECHECK, ROLES, ...)                                                 \
     _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                    \
-    static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__), ROLE};      \
+    static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__),              \
+                                                  ACLSTUB_EW_UNPAREN_ ROLES};                                \
     _Pragma("GCC diagnostic pop")                                                                            \
     static const aclStubFamilyOp NAME##_op_ = {                                                              \
         {#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), PRECHECK, aclStubEwCheck, aclStubEwKernel,      \
@@ -240,9 +257,10 @@ static inline float aclStubEwRoundF32(float x, aclDataType compute) {
 /* In a loop expression: ACLSTUB_EW_ROUND(v) (only float values are rounded). */
 #define ACLSTUB_EW_ROUND(v) _Generic((v), float: aclStubEwRoundF32((float)(v), ew_ctx_->compute), default: (v))
 
-/* Loops are compiled for x86-64-v3 too (AVX2, FMA unused under -ffp-contract=off, F16C), picked at load time. */
+/* Loops are compiled for x86-64-v4 (AVX-512: twice the lanes and registers) and x86-64-v3 (AVX2, F16C) too, picked
+ * at load time; FMA is unused under -ffp-contract=off, so every clone gives the same bits. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define ACLSTUB_EW_CLONES_ __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define ACLSTUB_EW_CLONES_ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define ACLSTUB_EW_CLONES_
 #endif

@@ -1,0 +1,23 @@
+/* aclnnForeachAddcdivList (ops-nn foreach/foreach_addcdiv_list). */
+#ifndef ACLNNOP_ACLNN_FOREACH_ADDCDIV_LIST_H_
+#define ACLNNOP_ACLNN_FOREACH_ADDCDIV_LIST_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnForeachAddcdivListGetWorkspaceSize(
+    const aclTensorList *x1, const aclTensorList *x2, const aclTensorList *x3, const aclTensor *scalars, const
+    aclTensorList *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnForeachAddcdivList(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                              aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_FOREACH_ADDCDIV_LIST_H_ */

@@ -1,0 +1,23 @@
+/* aclnnForeachAddcmulScalar (ops-nn foreach/foreach_addcmul_scalar). */
+#ifndef ACLNNOP_ACLNN_FOREACH_ADDCMUL_SCALAR_H_
+#define ACLNNOP_ACLNN_FOREACH_ADDCMUL_SCALAR_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnForeachAddcmulScalarGetWorkspaceSize(
+    const aclTensorList *x1, const aclTensorList *x2, const aclTensorList *x3, const aclTensor *scalar, const
+    aclTensorList *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnForeachAddcmulScalar(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_FOREACH_ADDCMUL_SCALAR_H_ */

@@ -1,0 +1,23 @@
+/* aclnnForeachDivScalar (ops-nn foreach/foreach_div_scalar). */
+#ifndef ACLNNOP_ACLNN_FOREACH_DIV_SCALAR_H_
+#define ACLNNOP_ACLNN_FOREACH_DIV_SCALAR_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnForeachDivScalarGetWorkspaceSize(const aclTensorList *x, const aclTensor *scalar,
+                                                            aclTensorList *out, uint64_t *workspaceSize,
+                                                            aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnForeachDivScalar(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                            aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_FOREACH_DIV_SCALAR_H_ */

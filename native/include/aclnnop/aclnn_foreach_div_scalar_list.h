@@ -1,0 +1,23 @@
+/* aclnnForeachDivScalarList (ops-nn foreach/foreach_div_scalar_list). */
+#ifndef ACLNNOP_ACLNN_FOREACH_DIV_SCALAR_LIST_H_
+#define ACLNNOP_ACLNN_FOREACH_DIV_SCALAR_LIST_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnForeachDivScalarListGetWorkspaceSize(
+    const aclTensorList *x, const aclScalarList *scalars, const aclTensorList *out, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnForeachDivScalarList(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_FOREACH_DIV_SCALAR_LIST_H_ */

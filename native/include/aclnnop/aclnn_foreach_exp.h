@@ -1,0 +1,22 @@
+/* aclnnForeachExp (ops-nn foreach/foreach_exp). */
+#ifndef ACLNNOP_ACLNN_FOREACH_EXP_H_
+#define ACLNNOP_ACLNN_FOREACH_EXP_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnForeachExpGetWorkspaceSize(const aclTensorList *x, const aclTensorList *out,
+                                                      uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnForeachExp(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                      aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_FOREACH_EXP_H_ */

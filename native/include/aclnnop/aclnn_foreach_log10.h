@@ -1,0 +1,22 @@
+/* aclnnForeachLog10 (ops-nn foreach/foreach_log10). */
+#ifndef ACLNNOP_ACLNN_FOREACH_LOG10_H_
+#define ACLNNOP_ACLNN_FOREACH_LOG10_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnForeachLog10GetWorkspaceSize(const aclTensorList *x, const aclTensorList *out,
+                                                        uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnForeachLog10(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                        aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_FOREACH_LOG10_H_ */

@@ -1,0 +1,23 @@
+/* aclnnForeachMulScalarList (ops-nn foreach/foreach_mul_scalar_list). */
+#ifndef ACLNNOP_ACLNN_FOREACH_MUL_SCALAR_LIST_H_
+#define ACLNNOP_ACLNN_FOREACH_MUL_SCALAR_LIST_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnForeachMulScalarListGetWorkspaceSize(
+    const aclTensorList *x, const aclScalarList *scalars, const aclTensorList *out, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnForeachMulScalarList(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_FOREACH_MUL_SCALAR_LIST_H_ */

@@ -1,0 +1,23 @@
+/* aclnnForeachRoundOffNumberV2 (ops-nn foreach/foreach_round_off_number). */
+#ifndef ACLNNOP_ACLNN_FOREACH_ROUND_OFF_NUMBER_V2_H_
+#define ACLNNOP_ACLNN_FOREACH_ROUND_OFF_NUMBER_V2_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnForeachRoundOffNumberV2GetWorkspaceSize(
+    const aclTensorList *x, const aclScalar *roundMode, aclTensorList *out, uint64_t *workspaceSize, aclOpExecutor
+    **executor);
+
+ACLNN_API aclnnStatus aclnnForeachRoundOffNumberV2(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                                   const aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_FOREACH_ROUND_OFF_NUMBER_V2_H_ */

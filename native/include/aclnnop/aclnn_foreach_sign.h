@@ -1,0 +1,22 @@
+/* aclnnForeachSign (ops-nn foreach/foreach_sign). */
+#ifndef ACLNNOP_ACLNN_FOREACH_SIGN_H_
+#define ACLNNOP_ACLNN_FOREACH_SIGN_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnForeachSignGetWorkspaceSize(const aclTensorList *x, const aclTensorList *out,
+                                                       uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnForeachSign(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                       aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_FOREACH_SIGN_H_ */

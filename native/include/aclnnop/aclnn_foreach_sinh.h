@@ -1,0 +1,22 @@
+/* aclnnForeachSinh (ops-nn foreach/foreach_sinh). */
+#ifndef ACLNNOP_ACLNN_FOREACH_SINH_H_
+#define ACLNNOP_ACLNN_FOREACH_SINH_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnForeachSinhGetWorkspaceSize(const aclTensorList *x, const aclTensorList *out,
+                                                       uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnForeachSinh(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                       aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_FOREACH_SINH_H_ */

@@ -1,0 +1,23 @@
+/* aclnnLogSigmoidBackward (ops-nn activation/logsigmoid_grad). */
+#ifndef ACLNNOP_ACLNN_LOGSIGMOID_BACKWARD_H_
+#define ACLNNOP_ACLNN_LOGSIGMOID_BACKWARD_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(
+    const aclTensor *gradOutput, const aclTensor *self, const aclTensor *buffer, aclTensor *gradInput, uint64_t
+    *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnLogSigmoidBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                              aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_LOGSIGMOID_BACKWARD_H_ */

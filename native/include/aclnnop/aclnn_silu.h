@@ -1,0 +1,21 @@
+/* aclnnSilu (ops-nn activation/swish). */
+#ifndef ACLNNOP_ACLNN_SILU_H_
+#define ACLNNOP_ACLNN_SILU_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                                aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnSilu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_SILU_H_ */

@@ -1,0 +1,23 @@
+/* aclnnSwishBackward (ops-nn activation/swish_grad). */
+#ifndef ACLNNOP_ACLNN_SWISH_BACKWARD_H_
+#define ACLNNOP_ACLNN_SWISH_BACKWARD_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnSwishBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                         const aclScalar *betaOptional, aclTensor *gradInput,
+                                                         uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnSwishBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                         aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_SWISH_BACKWARD_H_ */
