@@ -320,6 +320,7 @@ int aclStubEwComputeIndex(aclDataType t, aclDataType *loop) {
 }
 
 aclnnStatus aclStubEwKernel(const aclStubOpCall *call) {
+    const aclStubOpDef *op = call->op;
     const aclStubElementwise *fam = aclStubFamilyRow(call);
     const aclStubEwPlan *plan = call->plan;
     aclDataType loop;
