@@ -49,14 +49,15 @@ class _Plan:
     """Everything about a call that depends only on its key: the C description of every tensor
     (``meta``), which host pointer goes where, and the outputs to allocate."""
 
-    __slots__ = ("meta", "inputs", "outputs", "n_tensors")
+    __slots__ = ("meta", "inputs", "outputs", "n_tensors", "index")
 
-    def __init__(self, meta, inputs, outputs, n_tensors):
+    def __init__(self, meta, inputs, outputs, n_tensors, index):
         self.meta = meta          # cffi int64_t[] in the layout of fastpath.c
         self.inputs = inputs      # [(tensor slot, value index, byte offset of the span or None if contiguous)]
         self.outputs = outputs    # [(tensor slot or None if absent, shape, dtype, returned, result shape, bytes,
         #                         whether the operator may leave elements untouched)]
         self.n_tensors = n_tensors
+        self.index = index        # the operator's number in aclnnpy_run's dispatch (None: not compiled in)
 
 
 def _output_dtype(param, ns) -> np.dtype:
@@ -153,11 +154,19 @@ def _make_plan(op: Op, values) -> _Plan:
             a.size == 0 for a in vars(ns).values() if isinstance(a, np.ndarray)):
         # with an empty tensor an operator may skip its work altogether, leaving every output untouched
         outputs = [o[:6] + (o[0] is not None,) for o in outputs]
-    return _Plan(ffi.new("int64_t[]", meta or [0]), inputs, outputs, slot)
+    return _Plan(ffi.new("int64_t[]", meta or [0]), inputs, outputs, slot, _INDEX.get(op.c_name))
 
 
 _plans: dict = {}
+_fast_by_name: dict = {}  # C name -> the operator function's fast-path cache (see _make_function)
 _tls = threading.local()
+
+
+def _clear_plans() -> None:
+    """Forget every plan (after a change to the operator table, in tests)."""
+    _plans.clear()
+    for cache in _fast_by_name.values():
+        cache.clear()
 _NULL = ffi.NULL
 
 
@@ -240,13 +249,15 @@ def _to_caller(result, kind):
 
 def call(op: Op, values: tuple, stream=None):
     """Run ``op`` on ``values`` (one per non-output parameter, in C order) and return its outputs, in the kind of
-    the first tensor argument: numpy arrays, torch tensors or device Tensors."""
+    the first tensor argument: numpy arrays, torch tensors or device Tensors. The operator function's fast path
+    learns the plan of a call that needed no conversion, under the key it builds (see ``_make_function``)."""
     if stream is None:
         handle, on = _NULL, None
         default_device()
     else:  # the stream's context is made current for the call: its device's memory, whichever thread calls
         handle, on = stream_handle(op.py_name, stream), stream._owner._on()
     inputs = _ARGS[op.c_name]
+    original = values
     values = list(values)
     converted = {}
     kind = None
@@ -277,11 +288,48 @@ def call(op: Op, values: tuple, stream=None):
         if len(_plans) >= _PLAN_CACHE_LIMIT:
             _plans.clear()
         _plans[key] = plan
+    fast = _fast_by_name.get(op.c_name)
+    if fast is not None and stream is None and _fast_eligible(inputs, original, values):
+        if len(fast) >= _PLAN_CACHE_LIMIT:
+            fast.clear()
+        fast[_fast_key(inputs, values)] = plan
+    return _execute(op, plan, values, handle, on, kind, converted)
 
-    host = [ffi.NULL] * plan.n_tensors
+
+def _fast_eligible(inputs, original, values) -> bool:
+    """The call took its arguments as given (arrays unconverted, attributes plain ints and bools, no int array),
+    so an operator function's fast path may reuse its plan for arguments of the same key."""
+    for i, p in inputs:
+        v = original[i]
+        if p.role == "in":
+            if v is not None and (type(v) is not np.ndarray or values[i] is not v):
+                return False
+        elif p.role == "attr":
+            if type(v) is not int and type(v) is not bool:
+                return False
+        elif v is not None:
+            return False
+    return True
+
+
+def _fast_key(inputs, values) -> tuple:
+    """The key the fast path of an operator function builds (see ``_make_function``)."""
+    key = []
+    for i, p in inputs:
+        v = values[i]
+        if p.role == "in":
+            key += (None, None, None) if v is None else (v.shape, v.dtype, v.strides)
+        elif p.role == "attr":
+            key.append(v)
+    return tuple(key)
+
+
+def _execute(op: Op, plan: _Plan, values, handle, on, kind=None, converted=None):
+    """The call itself, once its plan is known: host pointers, result arrays, one crossing into C."""
+    host = [_NULL] * plan.n_tensors
     for slot, index, lo in plan.inputs:
         a = values[index]
-        host[slot] = ffi.from_buffer(a) if lo is None else ffi.cast("char *", a.ctypes.data + lo)
+        host[slot] = _from_buffer(a) if lo is None else _cast("char *", a.ctypes.data + lo)
     backend = loader.load()
     lend = backend.lends_host_memory
     results = []
@@ -291,29 +339,38 @@ def call(op: Op, values: tuple, stream=None):
             continue
         # Lent to the operator, the result array must already hold zeros wherever it may write nothing.
         out = memory.host_array(shape, dt, nbytes, partial) if lend else np.empty(shape, dt)
-        host[slot] = ffi.from_buffer(out)
+        host[slot] = _from_buffer(out)
         results.append(out.reshape(result) if wanted else None)
 
     failed = getattr(_tls, "failed", None)
     if failed is None:
         failed = _tls.failed = ffi.new("const char **")
-    index = _INDEX.get(op.c_name)
+    index = plan.index
     if index is None:
         raise NotImplementedError(f"{op.py_name}: {op.c_name} is not compiled into the one-call path (no header "
                                   "in native/include/aclnnop declares it with tensor, int array and value parameters)")
     flags = (0 if backend.malloc_zero_fills else lib.ACLNNPY_ZERO_OUTPUTS) | (lib.ACLNNPY_LEND if lend else 0)
     if on is None:
-        status = lib.aclnnpy_run(index, host, plan.meta, handle, flags, failed)
+        status = _aclnnpy_run(index, host, plan.meta, handle, flags, failed)
     else:
         with on:
-            status = lib.aclnnpy_run(index, host, plan.meta, handle, flags, failed)
+            status = _aclnnpy_run(index, host, plan.meta, handle, flags, failed)
     if status:
         function = ffi.string(failed[0]).decode() if failed[0] != ffi.NULL else op.c_name
-        hint = _dtype_hints(op, values, converted) if status == lib.ACLNN_ERR_PARAM_INVALID else None
+        hint = _dtype_hints(op, values, converted or {}) if status == lib.ACLNN_ERR_PARAM_INVALID else None
         errors.raise_status(status, function, hint=hint)
     if kind is not None:
         results = [_to_caller(r, kind) for r in results]
     return results[0] if len(results) == 1 else tuple(results)
+
+
+_from_buffer, _cast, _aclnnpy_run = ffi.from_buffer, ffi.cast, lib.aclnnpy_run
+
+
+def _run_fast(op: Op, plan: _Plan, values):
+    """The fast path's call: numpy arrays and plain attributes whose plan is known."""
+    default_device()
+    return _execute(op, plan, values, _NULL, None)
 
 
 def _make_function(op: Op):
@@ -324,9 +381,31 @@ def _make_function(op: Op):
             continue
         args.append(p.py_name)
         sig.append(p.py_name if p.default is REQUIRED else f"{p.py_name}={p.default!r}")
+    # The fast path: numpy arrays (or None) and plain int/bool attributes, no int array, the default stream, and a
+    # plan learnt by an earlier call with the same shapes, dtypes, strides and attributes (see _fast_key).
+    conds, key = ["stream is None"], []
+    for p in op.params:
+        if p.role == "in":
+            a = p.py_name
+            conds.append(f"({a} is None or type({a}) is _ndarray)" if p.optional else f"type({a}) is _ndarray")
+            key.append(f"*((None, None, None) if {a} is None else ({a}.shape, {a}.dtype, {a}.strides))"
+                       if p.optional else f"{a}.shape, {a}.dtype, {a}.strides")
+        elif p.role == "attr":
+            conds.append(f"type({p.py_name}) in _PLAIN")
+            key.append(p.py_name)
+        elif p.role == "intarray":
+            conds.append(f"{p.py_name} is None")
+    values = f"({', '.join(args)}{',' if len(args) == 1 else ''})"
+    # (Only while _call is ops.call: a replaced _call, a test's recorder say, sees every call.)
     src = (f"def {op.py_name}({', '.join(sig + ['*', 'stream=None'])}):\n"
-           f"    return _call(_op, ({', '.join(args)}{',' if len(args) == 1 else ''}), stream)\n")
-    ns = {"_call": call, "_op": op}
+           f"    if _call is _ops_call and {' and '.join(conds)}:\n"
+           f"        plan = _fast_get(({', '.join(key)}{',' if len(key) == 1 else ''}))\n"
+           f"        if plan is not None:\n"
+           f"            return _run_fast(_op, plan, {values})\n"
+           f"    return _call(_op, {values}, stream)\n")
+    fast = _fast_by_name.setdefault(op.c_name, {})
+    ns = {"_call": call, "_ops_call": call, "_op": op, "_ndarray": np.ndarray, "_PLAIN": (int, bool),
+          "_fast_get": fast.get, "_run_fast": _run_fast}
     exec(compile(src, f"<aclnn_py.ops.{op.py_name}>", "exec"), ns)
     fn = ns[op.py_name]
     fn.__module__ = __name__
