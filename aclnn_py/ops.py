@@ -145,15 +145,19 @@ def _make_plan(op: Op, values) -> _Plan:
                     raise ValueError(f"{op.py_name}: output {p.py_name!r} would have a negative shape {shape}")
                 dt = _output_dtype(p, ns)
                 nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
-                meta += [1, 1, dtypes.to_acl(dt), len(shape), 0, nbytes, *shape, *contiguous_strides(shape)]
                 result = tuple(int(d) for d in p.result_shape(ns)) if p.result_shape else shape
                 writes_all = bool(p.writes_all(ns) if callable(p.writes_all) else p.writes_all)
-                outputs.append((slot, shape, dt, wanted, result, nbytes, not writes_all))
+                # partial: False, True, or the rule of the values that says when it is not (see _zeroed)
+                partial = not writes_all and (p.writes_all_if or True)
+                meta += [1, 2 if writes_all else 1, dtypes.to_acl(dt), len(shape), 0, nbytes, *shape,
+                         *contiguous_strides(shape)]
+                outputs.append((slot, shape, dt, wanted, result, nbytes, partial))
             slot += 1
     if any(o[0] is not None and o[5] == 0 for o in outputs) or any(
             a.size == 0 for a in vars(ns).values() if isinstance(a, np.ndarray)):
         # with an empty tensor an operator may skip its work altogether, leaving every output untouched
         outputs = [o[:6] + (o[0] is not None,) for o in outputs]
+        meta = [1 if i in _output_flags(op, meta) else m for i, m in enumerate(meta)]
     return _Plan(ffi.new("int64_t[]", meta or [0]), inputs, outputs, slot, _INDEX.get(op.c_name))
 
 
@@ -333,10 +337,15 @@ def _execute(op: Op, plan: _Plan, values, handle, on, kind=None, converted=None)
     backend = loader.load()
     lend = backend.lends_host_memory
     results = []
+    ns = None
     for slot, shape, dt, wanted, result, nbytes, partial in plan.outputs:
         if slot is None:
             results.append(None)
             continue
+        if partial.__class__ is not bool:  # a rule of the values: zeros unless it says every element is written
+            if ns is None:
+                ns = _namespace(op, values)
+            partial = not _holds(partial, ns)
         # Lent to the operator, the result array must already hold zeros wherever it may write nothing.
         out = memory.host_array(shape, dt, nbytes, partial) if lend else np.empty(shape, dt)
         host[slot] = _from_buffer(out)
@@ -365,6 +374,36 @@ def _execute(op: Op, plan: _Plan, values, handle, on, kind=None, converted=None)
 
 
 _from_buffer, _cast, _aclnnpy_run = ffi.from_buffer, ffi.cast, lib.aclnnpy_run
+
+
+def _namespace(op: Op, values) -> SimpleNamespace:
+    """The call's arguments by C name, as the table's rules read them."""
+    return SimpleNamespace(**{p.name: values[i] for i, p in _ARGS[op.c_name]})
+
+
+def _holds(rule, ns) -> bool:
+    """A writes_all_if rule on malformed values (which the operator reports itself) does not hold."""
+    try:
+        return bool(rule(ns))
+    except (ArithmeticError, IndexError, TypeError, ValueError, AttributeError):
+        return False
+
+
+def _output_flags(op: Op, meta) -> set:
+    """Positions in ``meta`` of the outputs' is_output flags (2: written entirely, 1: may be left untouched)."""
+    flags, i = set(), 0
+    for p in op.params:
+        if p.role == "attr":
+            i += 1
+        elif p.role == "intarray":
+            i += 1 if meta[i] == 0 else 2 + meta[i + 1]
+        elif meta[i] == 0:
+            i += 1
+        else:
+            if p.role == "out":
+                flags.add(i + 1)
+            i += 6 + 2 * meta[i + 3]
+    return flags
 
 
 def _run_fast(op: Op, plan: _Plan, values):
