@@ -1,9 +1,13 @@
 """High-level operator functions: one per row of the operator table, arrays or tensors in, the same kind out.
 
 Tensor arguments are numpy arrays, torch CPU tensors (float32, float16, bfloat16 and every other aclnn dtype:
-read in place through DLPack, no copy), other DLPack producers in host memory, or device ``aclnn_py.Tensor``s
-(copied to the host for the call). Results are of the first tensor argument's kind: torch tensors (sharing the
-result arrays' memory) for torch, Tensors on the same device for a Tensor, numpy arrays otherwise.
+read in place through DLPack, no copy), other DLPack producers in host memory, or device ``aclnn_py.Tensor``s.
+Results are of the first tensor argument's kind: torch tensors (sharing the result arrays' memory) for torch,
+numpy arrays for host memory. When the first is a device Tensor, the call runs on its device: other inputs are
+uploaded, the results are new Tensors there, and ``sync=False`` returns as soon as the work is queued when every
+tensor input is a Tensor (read the results after ``Stream.synchronize()``; the next call may take them as inputs
+meanwhile). A later Tensor argument
+of a host call is copied to the host.
 
     grad_x = aclnn_py.moe_token_permute_grad(grad, sorted_indices, num_topk=2)
 
@@ -66,7 +70,7 @@ def _output_dtype(param, ns) -> np.dtype:
         return dtypes.as_numpy_dtype(name)
     ref = getattr(ns, name)
     if ref is None:  # a required output typed after an absent optional input: take the first input's
-        ref = next(v for v in vars(ns).values() if isinstance(v, np.ndarray))
+        ref = next(v for v in vars(ns).values() if isinstance(v, (np.ndarray, Tensor)))
     return ref.dtype
 
 
@@ -224,6 +228,59 @@ def _dtype_hints(op: Op, values, converted) -> str | None:
     return "; ".join(hints) or None
 
 
+def _call_on_device(op: Op, values, stream, sync: bool, device):
+    """Device Tensors in, device Tensors out, nothing through host memory: other array inputs are uploaded to the
+    first Tensor's device (``device``), the outputs are new (zero-filled) Tensors there, and both phases run on
+    ``stream`` (the device's default stream when None) through ``aclnn_py.run``, which waits for the stream unless
+    ``sync`` is False and every input was a Tensor already. Results of one call are inputs of the next without a
+    synchronisation between them."""
+    from .generic import run
+    from .runtime import Stream
+
+    ns, args, made = SimpleNamespace(), [], False
+    for i, p in _ARGS[op.c_name]:
+        v = values[i]
+        if p.role == "in":
+            if v is not None and not isinstance(v, Tensor):
+                a = v if type(v) is np.ndarray else _from_caller(op, p, v)[0]
+                v = Tensor.from_numpy(a, device)
+                made = True
+        elif p.role == "attr":
+            v = v if type(v) is int or type(v) is bool else _attr_value(op, p, v)
+        else:
+            v = _int_array(op, p, v)
+        setattr(ns, p.name, v)
+        args.append(v)
+    _validate(op, ns)
+    outs, results = [], []
+    for p in op.params:
+        if p.role != "out":
+            continue
+        wanted = p.returned is None or bool(p.returned(ns))
+        if p.optional and not wanted:
+            outs.append(None)
+            results.append(None)
+            continue
+        made = made or not wanted
+        try:
+            shape = tuple(int(d) for d in p.shape(ns))
+        except (ZeroDivisionError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise ValueError(f"{op.py_name}: cannot derive the shape of output {p.py_name!r} from the arguments "
+                             f"({type(exc).__name__}: {exc})") from None
+        if min(shape, default=1) < 0:
+            raise ValueError(f"{op.py_name}: output {p.py_name!r} would have a negative shape {shape}")
+        t = Tensor(shape, _output_dtype(p, ns), device=device)
+        outs.append(t)
+        result = tuple(int(d) for d in p.result_shape(ns)) if p.result_shape else shape
+        results.append(None if not wanted else t if result == shape else Tensor(result, t.dtype, buffer=t.buffer))
+    names = [p.name for p in op.params if p.role == "out"]
+    # Tensors the call made and does not return (uploaded inputs, outputs not wanted) are freed when it returns:
+    # the call waits for its work first, as a device's free needs.
+    run(op.c_name, *args, out=outs if len(outs) > 1 else outs[0], outputs=names,
+        stream=Stream.default(device) if stream is None else stream, sync=sync or made)
+    return results[0] if len(results) == 1 else tuple(results)
+
+
 def _from_caller(op: Op, p: Param, v):
     """A tensor argument that is not a numpy array, as one, and the kind of results the caller gets back: a
     device Tensor is copied to the host ("tensor"); anything else with ``__dlpack__`` (torch CPU tensors of every
@@ -251,10 +308,17 @@ def _to_caller(result, kind):
     return torch.from_numpy(result)
 
 
-def call(op: Op, values: tuple, stream=None):
+def call(op: Op, values: tuple, stream=None, sync: bool = True):
     """Run ``op`` on ``values`` (one per non-output parameter, in C order) and return its outputs, in the kind of
     the first tensor argument: numpy arrays, torch tensors or device Tensors. The operator function's fast path
-    learns the plan of a call that needed no conversion, under the key it builds (see ``_make_function``)."""
+    learns the plan of a call that needed no conversion, under the key it builds (see ``_make_function``).
+    When the first tensor argument is a device Tensor the call runs on its device (see ``_call_on_device``);
+    ``sync=False`` then leaves its work queued."""
+    if sync is not True and sync is not False:
+        raise errors.type_error(op.py_name, "sync", sync, "a bool")
+    first = next((values[i] for i, p in _ARGS[op.c_name] if p.role == "in" and values[i] is not None), None)
+    if isinstance(first, Tensor):
+        return _call_on_device(op, values, stream, sync, first.buffer.device)
     if stream is None:
         handle, on = _NULL, None
         default_device()
@@ -422,7 +486,7 @@ def _make_function(op: Op):
         sig.append(p.py_name if p.default is REQUIRED else f"{p.py_name}={p.default!r}")
     # The fast path: numpy arrays (or None) and plain int/bool attributes, no int array, the default stream, and a
     # plan learnt by an earlier call with the same shapes, dtypes, strides and attributes (see _fast_key).
-    conds, key = ["stream is None"], []
+    conds, key = ["stream is None", "sync is True"], []
     for p in op.params:
         if p.role == "in":
             a = p.py_name
@@ -436,12 +500,12 @@ def _make_function(op: Op):
             conds.append(f"{p.py_name} is None")
     values = f"({', '.join(args)}{',' if len(args) == 1 else ''})"
     # (Only while _call is ops.call: a replaced _call, a test's recorder say, sees every call.)
-    src = (f"def {op.py_name}({', '.join(sig + ['*', 'stream=None'])}):\n"
+    src = (f"def {op.py_name}({', '.join(sig + ['*', 'stream=None', 'sync=True'])}):\n"
            f"    if _call is _ops_call and {' and '.join(conds)}:\n"
            f"        plan = _fast_get(({', '.join(key)}{',' if len(key) == 1 else ''}))\n"
            f"        if plan is not None:\n"
            f"            return _run_fast(_op, plan, {values})\n"
-           f"    return _call(_op, {values}, stream)\n")
+           f"    return _call(_op, {values}, stream) if sync is True else _call(_op, {values}, stream, sync)\n")
     fast = _fast_by_name.setdefault(op.c_name, {})
     ns = {"_call": call, "_ops_call": call, "_op": op, "_ndarray": np.ndarray, "_PLAIN": (int, bool),
           "_fast_get": fast.get, "_run_fast": _run_fast}
@@ -464,11 +528,14 @@ def _docstring(op: Op) -> str:
         elif p.role == "intarray":
             lines.append(f"  {p.py_name}: sequence of ints, or None -> C {p.name} (aclIntArray)")
     lines.append("  stream: a Stream to run on (default: the default stream).")
+    lines.append("  sync: False leaves the work queued when the tensor inputs are device Tensors (the results are")
+    lines.append("    Tensors: read them after Stream.synchronize()); a call with arrays in host memory waits.")
     outs = [p for p in op.params if p.role == "out"]
     lines += ["", "Returns: " + ", ".join(p.py_name + (" (or None)" if p.returned else "") for p in outs),
               "", "Tensors are numpy arrays, torch CPU tensors (or anything with __dlpack__ in host memory) or device",
-              "aclnn_py.Tensors; the results are of the first tensor argument's kind: torch tensors for torch, Tensors",
-              "on its device for a Tensor (the call reads and writes through host memory), numpy arrays otherwise."]
+              "aclnn_py.Tensors; the results are of the first tensor argument's kind: torch tensors for torch, numpy",
+              "arrays otherwise; when the first is a device Tensor the call runs on its device and returns new Tensors",
+              "there (other inputs are uploaded)."]
     return "\n".join(lines)
 
 
