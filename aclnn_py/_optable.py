@@ -55,6 +55,7 @@ class Param:
     returned: Callable | None = None  # outputs: args -> bool; False makes the high-level result None
     result_shape: Callable | None = None  # outputs: args -> shape returned, when not the C tensor's
     writes_all: Any = False         # outputs: True (or args -> bool) when the operator writes every element
+    writes_all_if: Callable | None = None  # outputs: args -> bool on the values (checked per call, cheap scans)
     ndim: tuple[int, ...] = ()      # inputs: the ranks the operator accepts (empty: any)
     rules: tuple[Rule, ...] = ()    # attributes and int arrays: what makes them valid
 
@@ -80,16 +81,34 @@ def IntArray(name, *rules):
     return Param(name, "intarray", optional=True, rules=rules)
 
 
-def Out(name, dtype, shape, returned=None, optional=False, result_shape=None, writes_all=True):
-    """An output. ``writes_all=False`` (or a rule of the arguments) marks one whose elements the operator may
-    leave untouched: the high-level functions then hand the operator zeros there, as they promise."""
+def Out(name, dtype, shape, returned=None, optional=False, result_shape=None, writes_all=True, writes_all_if=None):
+    """An output. ``writes_all=False`` (or a rule of the arguments' shapes and attributes) marks one whose elements
+    the operator may leave untouched: the high-level functions then hand the operator zeros there, as they promise.
+    ``writes_all_if`` (a rule of the arguments' values, evaluated on every call, so a cheap scan of index tensors)
+    says when the operator writes every element even so: then nothing is zeroed."""
     return Param(name, "out", optional=optional, dtype=dtype, shape=shape, returned=returned,
-                 result_shape=result_shape, writes_all=writes_all)
+                 result_shape=result_shape, writes_all=writes_all, writes_all_if=writes_all_if)
 
 
-def PartialOut(*args, **kwargs):
-    """An output whose elements the operator may leave untouched (rows of dropped slots, say)."""
-    return Out(*args, writes_all=False, **kwargs)
+def PartialOut(*args, writes_all=False, **kwargs):
+    """An output whose elements the operator may leave untouched (rows of dropped slots, say), in every mode but
+    those ``writes_all`` names (and the calls ``writes_all_if`` accepts)."""
+    return Out(*args, writes_all=writes_all, **kwargs)
+
+
+def _covers(indices, n: int, lo: int = 0) -> bool:
+    """Every row of [lo, lo + n) is named by some value of ``indices`` (an index tensor's values; others ignored):
+    a scatter by them writes every row."""
+    import numpy as np
+
+    v = np.asarray(indices).reshape(-1)
+    if n <= 0:
+        return True
+    if v.size < n:
+        return False
+    hit = np.zeros(n, bool)
+    hit[v[(v >= lo) & (v < lo + n)] - lo] = True
+    return bool(hit.all())
 
 
 @dataclass(frozen=True)
@@ -383,9 +402,13 @@ OPS: tuple[Op, ...] = (
             Rule(lambda a: a.rangeOptional is None or len(a.rangeOptional) == 2, "must be None or [start, end]"),)),
         Attr("topkNum", 1, Rule(lambda a: a.probsOptional is not None or 1 <= a.topkNum <= 512,
                                 "must be in [1, 512] when probs is None")),
+        # the rows of the window no slot names keep their bytes
         PartialOut("permutedTokensGradOut", "unpermutedTokensGrad",
-            lambda a: (_unpermute_ep_grad_window(a)[1], a.unpermutedTokensGrad.shape[1])),
-        PartialOut("probsGradOut", "probsOptional",
+            lambda a: (_unpermute_ep_grad_window(a)[1], a.unpermutedTokensGrad.shape[1]),
+            writes_all_if=lambda a: _covers(
+                a.sortedIndices[:a.unpermutedTokensGrad.shape[0] * _unpermute_ep_grad_topk(a)],
+                _unpermute_ep_grad_window(a)[1], _unpermute_ep_grad_window(a)[0])),
+        Out("probsGradOut", "probsOptional",
             lambda a: (a.unpermutedTokensGrad.shape[0], _unpermute_ep_grad_topk(a)),
             returned=lambda a: a.probsOptional is not None),
     ), "moe_token_unpermute_with_ep_grad"),
@@ -434,6 +457,13 @@ def _unpermute_tokens(a) -> int:
 
 _NOT_PADDED_PARAM = Rule(_NOT_PADDED.check, _NOT_PADDED.text, PARAM_INVALID)
 
+def _unpermute_grad_slots(a) -> int:
+    """T x K, the slots of MoeTokenUnpermuteGrad (K = 1 without probs)."""
+    g = a.unpermutedTokensGrad
+    t = g.shape[0] if g.ndim else 0
+    return t * (a.probsOptional.shape[1] if a.probsOptional is not None and a.probsOptional.ndim == 2 else 1)
+
+
 OPS += (
     Op("MoeTokenUnpermute", "Combine each token's expert rows, weighted by the router probabilities (the "
                             "inverse of aclnnMoeTokenPermute). Slots whose row was dropped or whose weight is "
@@ -454,10 +484,12 @@ OPS += (
         Param("probsOptional", "in", optional=True, dtypes=FLOATS, ndim=(2,), default=None),
         Attr("paddedMode", False, _NOT_PADDED_PARAM),
         Param("restoreShapeOptional", "intarray", optional=True, default=None),  # ignored by the operator
+        # rows no slot names keep their bytes
         PartialOut("permutedTokensGradOut", "permuteTokens",
-            lambda a: (a.permuteTokens.shape[0], a.unpermutedTokensGrad.shape[1])),
+            lambda a: (a.permuteTokens.shape[0], a.unpermutedTokensGrad.shape[1]),
+            writes_all_if=lambda a: _covers(a.sortedIndices[:_unpermute_grad_slots(a)], a.permuteTokens.shape[0])),
         # Required by the operator even without probs: then an empty tensor it never writes.
-        PartialOut("probsGradOut", "probsOptional",
+        Out("probsGradOut", "probsOptional",
             lambda a: (0,) if a.probsOptional is None else a.probsOptional.shape,
             returned=lambda a: a.probsOptional is not None),
     ), "moe_token_unpermute_grad"),
@@ -525,6 +557,15 @@ def _v3_counts_shape(a) -> tuple:
     return (e - s,)
 
 
+def _v3_fills_rows(a) -> bool:
+    """Dropless: the slots whose expert is in the active range fill the A rows of expandedX (and expandedScale)."""
+    import numpy as np
+
+    s, e = _v3_range(a)
+    ids = a.expertIdx
+    return int(np.count_nonzero((ids >= s) & (ids < e))) >= _v3_rows(a)
+
+
 def _v3_writes_scale(a) -> bool:
     return a.quantMode == 1 or (a.quantMode == -1 and a.scaleOptional is not None)
 
@@ -551,12 +592,14 @@ OPS += (
                                Rule(_v3_range_ok, "must be empty or [start, end] with 0 <= start < end <= expertNum")),
                       None),
         Attr("rowIdxType", 0, Rule(lambda a: a.rowIdxType in (0, 1), "must be 0 (gather) or 1 (scatter)")),
-        PartialOut("expandedXOut", DtypeBy("quantMode", ((-1, "x"),), "int8"), _v3_expanded_shape),
-        PartialOut("expandedRowIdxOut", "int32", lambda a: (a.expertIdx.size,)),
-        PartialOut("expertTokensCountOrCumsumOut", "int64", _v3_counts_shape,
+        # drop/pad writes every row (padding rows as zeros); dropless writes the first min(active slots, A) rows
+        PartialOut("expandedXOut", DtypeBy("quantMode", ((-1, "x"),), "int8"), _v3_expanded_shape,
+                   writes_all=lambda a: a.dropPadMode == 1, writes_all_if=_v3_fills_rows),
+        Out("expandedRowIdxOut", "int32", lambda a: (a.expertIdx.size,)),
+        Out("expertTokensCountOrCumsumOut", "int64", _v3_counts_shape,
             returned=lambda a: bool(a.expertTokensNumFlag)),
         PartialOut("expandedScaleOut", "float32", lambda a: (_v3_rows(a),) if _v3_writes_scale(a) else (0,),
-            returned=_v3_writes_scale),
+            returned=_v3_writes_scale, writes_all=lambda a: a.dropPadMode == 1, writes_all_if=_v3_fills_rows),
     ), "moe_init_routing_v3"),
 )
 # ---- MoeFinalizeRoutingV2 and its backward ----------------------------------------------------------------
@@ -611,9 +654,11 @@ OPS += (
         Attr("expertNum", 0, Rule(lambda a: a.dropPadMode != 1 or a.expertNum > 0, "must be > 0 in drop/pad mode")),
         Attr("expertCapacity", 0,
              Rule(lambda a: a.dropPadMode != 1 or a.expertCapacity > 0, "must be > 0 in drop/pad mode")),
-        PartialOut("gradExpandedXOut", "gradY", _finalize_grad_rows),
+        # drop/pad zeroes the rows no slot writes; otherwise they keep their bytes
+        PartialOut("gradExpandedXOut", "gradY", _finalize_grad_rows, writes_all=lambda a: a.dropPadMode == 1,
+                   writes_all_if=lambda a: _covers(a.expandedRowIdx, _finalize_grad_rows(a)[0])),
         # Required by the operator even without scales (then neither checked nor written): an empty one.
-        PartialOut("gradScalesOut", "gradY", lambda a: a.scalesOptional.shape if a.scalesOptional is not None else (0,),
+        Out("gradScalesOut", "gradY", lambda a: a.scalesOptional.shape if a.scalesOptional is not None else (0,),
             returned=lambda a: a.scalesOptional is not None),
     ), "moe_finalize_routing_v2_grad"),
 )

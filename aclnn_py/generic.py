@@ -5,7 +5,11 @@
 
 The operator is any function of ``aclnn_py.aclnn`` (compiled, or declared by a header found at run time):
 ``run`` converts each argument by the parameter's C type, calls both phases through the mirror, waits for
-the stream, writes the outputs back and releases what it created, also when the operator raises.
+the stream, writes the outputs back and releases what it created, also when the operator raises. With
+``sync=False`` a call whose tensors are all device ``Tensor``s returns as soon as the work is queued: read the
+outputs after ``Stream.synchronize()`` (a failure of the work is reported there, as 507015), and chain calls on
+the same stream meanwhile. A call with a tensor in host memory waits for the stream (its outputs are written
+back, the device memory it used is released) before it returns.
 
 Arguments by C type:
 - tensor: a numpy array, anything with ``__dlpack__`` (torch CPU tensors of every aclnn dtype, bfloat16
@@ -384,8 +388,10 @@ def _made(call: _Call, cls, value):
 
 
 def run(name: str, *args: Any, out: Any = None, outputs: Sequence[str] | None = None, stream: Stream | None = None,
-        **kwargs: Any) -> Any:
+        sync: bool = True, **kwargs: Any) -> Any:
     """Run operator ``name`` (e.g. ``"aclnnAdd"``); see the module documentation for the arguments."""
+    if sync is not True and sync is not False:
+        raise errors.type_error(f"run({name!r})", "sync", sync, "a bool")
     sig = signature(name, outputs)
     values = _bind(sig, args, out, kwargs)
     stream_handle(f"run({name!r})", stream)  # the stream argument's checks
@@ -406,8 +412,11 @@ def run(name: str, *args: Any, out: Any = None, outputs: Sequence[str] | None = 
                 lib.aclDestroyAclOpExecutor(executor)  # phase 2 never ran: the executor is still ours
                 raise
             phase2(workspace, ws_size, executor, st.handle)
-            st.synchronize()
-            call.write_back()
+            # Without sync, work on device Tensors only is left queued. Host memory (lent, or copied into a pool
+            # block that this stream's next call may refill before the work has run) waits for it.
+            if sync or call.uploads or call.writebacks or call.copied:
+                st.synchronize()
+                call.write_back()
         finally:
             call.close()
     results = [values[i] for i in sig.outputs]

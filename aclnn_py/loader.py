@@ -45,6 +45,16 @@ DEFAULT_TOOLKIT = "/usr/local/Ascend/ascend-toolkit/latest"
 TOOLKIT_VARIABLES = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")
 
 
+_ENVIRON_DATA = getattr(os.environ, "_data", None)  # CPython on POSIX: the environment as bytes, kept current
+
+if type(_ENVIRON_DATA) is dict:
+    _env_bytes = _ENVIRON_DATA.get  # read on every operator call: without os.environ's per-call encoding
+else:  # pragma: no cover - other platforms
+    def _env_bytes(key: bytes) -> bytes | None:
+        v = os.environ.get(key.decode())
+        return None if v is None else os.fsencode(v)
+
+
 @dataclass(frozen=True)
 class Backend:
     """What was loaded: ``kind`` is ``"stub"`` or ``"cann"``; ``reason`` says which rule chose it."""
@@ -64,13 +74,13 @@ class Backend:
     def malloc_zero_fills(self) -> bool:
         """True when fresh aclrtMalloc memory reads as zeros: the stub's does, except in check mode (which
         fills it with 0xff, as undefined as a device's)."""
-        return self.is_stub and not os.environ.get("ACLNN_CHECK")
+        return self.is_stub and not _env_bytes(b"ACLNN_CHECK")
 
     @property
     def lends_host_memory(self) -> bool:
         """True when host buffers can be lent to the device for a call instead of copied: the stub's
         ``aclStubLendHostMemory`` (its device memory is host memory), unless ``ACLNN_PY_ZERO_COPY=0``."""
-        return "aclStubLendHostMemory" not in self.missing_symbols and os.environ.get("ACLNN_PY_ZERO_COPY") != "0"
+        return "aclStubLendHostMemory" not in self.missing_symbols and _env_bytes(b"ACLNN_PY_ZERO_COPY") != b"0"
 
 
 def _find(name: str, dirs) -> Path | None:

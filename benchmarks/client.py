@@ -320,9 +320,10 @@ int main(int argc, char **argv) {
 
 
 class CFloor:
-    """The cycle compiled with gcc against the package's headers and the loaded libraries."""
+    """The cycle compiled with gcc against headers and libraries: by default the package's headers and the loaded
+    libraries; ``include``/``libraries`` name another build (the baseline tree of ``BaselineTree``)."""
 
-    def __init__(self):
+    def __init__(self, include=None, libraries=None):
         self.tmp = None
         self.exe = None
         self.error = None
@@ -334,11 +335,11 @@ class CFloor:
         src = Path(self.tmp) / "cycle.c"
         src.write_text(C_SOURCE)
         exe = Path(self.tmp) / "cycle"
-        libs = [Path(p) for p in aclnn_py.backend().libraries]
-        cmd = [gcc, "-O2", "-std=gnu11", str(src), "-o", str(exe), "-I", aclnn_py.get_include()]
+        libs = [Path(p) for p in (libraries or aclnn_py.backend().libraries)]
+        cmd = [gcc, "-O2", "-std=gnu11", str(src), "-o", str(exe), "-I", str(include or aclnn_py.get_include())]
         for d in dict.fromkeys(p.parent for p in libs):  # unique, in order
             cmd += ["-L", str(d), f"-Wl,-rpath,{d}"]
-        cmd += [f"-l{p.name[3:-3]}" for p in libs]  # libascendcl.so -> -lascendcl
+        cmd += ["-Wl,--no-as-needed"] + [f"-l{p.name[3:-3]}" for p in libs]  # libascendcl.so -> -lascendcl
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode:
             self.error = "gcc failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1]
@@ -355,6 +356,43 @@ class CFloor:
     def close(self):
         if self.tmp:
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class BaselineTree:
+    """The stub of another revision of this repository (``git archive REV``), built in a temporary directory
+    with CMake, for the C cycle measured side by side with the current tree's (nothing of it is kept)."""
+
+    def __init__(self, rev: str, progress=None):
+        self.rev, self.tmp, self.floor, self.error = rev, tempfile.mkdtemp(prefix="aclnn_baseline_"), None, None
+        repo = Path(__file__).resolve().parent.parent
+        src, build = Path(self.tmp) / "src", Path(self.tmp) / "build"
+        src.mkdir()
+        try:
+            archive = subprocess.run(["git", "-C", str(repo), "archive", rev], capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", str(src)], input=archive.stdout, check=True)
+            if progress:
+                progress(f"client: building the stub of {rev} (baseline C cycle)")
+            subprocess.run(["cmake", "-S", str(src / "stubs"), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release"],
+                           capture_output=True, check=True)
+            subprocess.run(["cmake", "--build", str(build), "-j2"], capture_output=True, check=True)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            err = getattr(exc, "stderr", b"") or b""
+            self.error = f"baseline {rev}: {exc}: {err.decode(errors='replace').strip()[-300:]}"
+            return
+        # the runtime, the meta API and whichever operator library exports the operator (libopapi was empty once)
+        libs = [build / "libascendcl.so", build / "libnnopbase.so"]
+        for cand in ("libopapi.so", "libopapi_transformer.so"):
+            p = build / cand
+            if p.exists() and b"aclnnMoeTokenPermuteGradGetWorkspaceSize" in p.read_bytes():
+                libs.append(p)
+                break
+        self.floor = CFloor(src / "native" / "include", libs)
+        self.error = self.floor.error
+
+    def close(self):
+        if self.floor is not None:
+            self.floor.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 # ---- import time -----------------------------------------------------------------------------------------
@@ -405,10 +443,11 @@ def import_breakdown(top: int = 5) -> List[tuple]:
 
 # ---- all of it -------------------------------------------------------------------------------------------
 
-def measure(samples: int, import_runs: int, progress=None) -> ClientResult:
+def measure(samples: int, import_runs: int, progress=None, baseline: str | None = None) -> ClientResult:
     res = ClientResult()
     cyc = Cycles()
     cfloor = CFloor()
+    base = BaselineTree(baseline, progress) if baseline else None
     try:
         mirror, ctyp = cyc.mirror_cycle(), cyc.ctypes_cycle()
         hl, seq = cyc.high_level_call(), cyc.ctypes_sequence()
@@ -420,12 +459,17 @@ def measure(samples: int, import_runs: int, progress=None) -> ClientResult:
         inner = {k: timing.calibrate(f) for k, f in fns.items()}
         variants = {k: (f, samples) for k, f in fns.items()}
         self_timed = []
+        c_inner = max(inner["mirror cycle"] * 4, 1000)  # C is faster: more iterations, similar time
         if cfloor.exe is not None:
-            c_inner = max(inner["mirror cycle"] * 4, 1000)  # C is faster: more iterations, similar time
             variants["C cycle"] = (lambda: cfloor.sample(c_inner), samples)
             self_timed.append("C cycle")
         else:
             res.notes.append(f"C floor not measured: {cfloor.error}")
+        if base is not None and base.error is None:
+            variants["C cycle (baseline)"] = (lambda: base.floor.sample(c_inner), samples)
+            self_timed.append("C cycle (baseline)")
+        elif base is not None:
+            res.notes.append(f"baseline C cycle not measured: {base.error}")
         if progress:
             progress("client: cycles")
         out = timing.interleave(variants, inner=inner, self_timed=self_timed)
@@ -433,6 +477,8 @@ def measure(samples: int, import_runs: int, progress=None) -> ClientResult:
         res.samples = {k: len(v) for k, v in out.items()}
     finally:
         cfloor.close()
+        if base is not None:
+            base.close()
         cyc.close()
     if progress:
         progress("client: import times")

@@ -1,7 +1,9 @@
 """The runtime's device semantics checked from C (tests/c/runtime_semantics.c): never-reused handles, span
 checks of every copy kind, reference-counted devices, per-thread devices and contexts, several devices,
 asynchronous streams, events, callbacks, timeouts, failures in queued work, fork safety, the padding of
-device memory, calls of a subscribed thread that wait for its own callback, and deadlines.
+device memory, calls of a subscribed thread that wait for its own callback, deadlines, and the work a launching
+thread runs itself on an idle stream (in order behind queued work, event waits and another thread's inline work;
+its failures reported at synchronisation; never from queued work).
 
 The program runs one group of checks per process; every check it contains must print ``<name> 1``."""
 
@@ -60,6 +62,7 @@ def run_group(program, group: str, **env) -> dict[str, int]:
     ("padding", {}),
     ("hangs", {}),
     ("deadlines", {"ACLNN_STUB_STREAM_WORKERS": "1"}),  # the one worker busy: only an inline run could finish
+    ("inline", {}),
 ], ids=lambda v: v if isinstance(v, str) else ",".join(f"{k}={x}" for k, x in v.items()) or "default")
 def test_runtime_semantics(program, group, env):
     results = run_group(program, group, **env)

@@ -112,6 +112,141 @@ class HeldStream:
         self.stream.close()
 
 
+# ---- sync=False: device Tensors chain on a stream without a synchronisation between calls ----------------------
+
+def _chain_inputs():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((16, 8)).astype(np.float32)
+    ids = np.argsort(rng.random((16, 6)), axis=1)[:, :2].astype(np.int32)
+    return x, ids
+
+
+def _chain(s, x, ids, sync, keep):
+    """permute -> permute_grad -> unpermute on device Tensors, each call's results the next one's inputs (the
+    input Tensors are kept in ``keep``: freeing them before the queued work has run would be a caller's bug)."""
+    from aclnn_py import Tensor
+
+    xt, it = Tensor.from_numpy(x), Tensor.from_numpy(ids)
+    probs = Tensor.from_numpy(np.full(ids.shape, 0.5, np.float32))
+    keep += [xt, it, probs]
+    permuted, order = aclnn_py.moe_token_permute(xt, it, stream=s, sync=sync)
+    grad = aclnn_py.moe_token_permute_grad(permuted, order, 2, stream=s, sync=sync)
+    combined = aclnn_py.moe_token_unpermute(permuted, order, probs, stream=s, sync=sync)
+    return permuted, order, grad, combined
+
+
+def _chain_expected(x, ids):
+    ref = aclnn_py.reference
+    permuted, order = ref.moe_token_permute(x, ids)
+    return (permuted, order, ref.moe_token_permute_grad(permuted, order, 2),
+            ref.moe_token_unpermute(permuted, order, np.full(ids.shape, 0.5, np.float32)))
+
+
+@pytest.mark.parametrize("sync", [True, False])
+def test_device_tensors_chain_and_sync_false_leaves_the_work_queued(sync):
+    """Operator functions on device Tensors run on the device and return Tensors; with sync=False three chained
+    calls return while their stream still waits (behind an event of a held stream), and the results are right
+    once it is synchronised. With sync=True the same chain on an idle stream is finished when it returns."""
+    from aclnn_py import Tensor
+
+    x, ids = _chain_inputs()
+    expected = _chain_expected(x, ids)
+    with Stream() as s:
+        if sync:
+            results = _chain(s, x, ids, True, [])
+            assert s.query()
+        else:
+            held = HeldStream()
+            with Event() as e:
+                e.record(held.stream)
+                s.wait(e)
+                keep: list = []
+                results = _chain(s, x, ids, False, keep)
+                assert not s.query()  # queued behind the event: nothing ran, and nothing waited for it
+                held.release()
+                s.synchronize()
+        assert all(isinstance(r, Tensor) for r in results)
+        for got, want in zip(results, expected):
+            assert np.array_equal(got.numpy(), want)
+
+
+def test_run_sync_false_leaves_device_work_queued_and_waits_for_host_outputs():
+    from aclnn_py import Tensor
+
+    x, ids = _chain_inputs()
+    permuted, order = aclnn_py.reference.moe_token_permute(x, ids)
+    with Stream() as s, Event() as e:
+        held = HeldStream()
+        e.record(held.stream)
+        s.wait(e)
+        out = Tensor((16, 8), np.float32)
+        host_out = np.zeros((16, 8), np.float32)
+        pt, ot = Tensor.from_numpy(permuted), Tensor.from_numpy(order)
+        assert aclnn_py.run("aclnnMoeTokenPermuteGrad", pt, ot, 2, False, out=out, stream=s, sync=False) is out
+        assert not s.query()
+        waiter = threading.Thread(target=lambda: aclnn_py.run("aclnnMoeTokenPermuteGrad", pt, ot, 2, False,
+                                                                    out=host_out, stream=s, sync=False))
+        waiter.start()
+        waiter.join(0.2)
+        assert waiter.is_alive()  # a host output is written back: the call waits for the stream
+        held.release()
+        waiter.join()
+        s.synchronize()
+        expected = aclnn_py.reference.moe_token_permute_grad(permuted, order, 2)
+        assert np.array_equal(out.numpy(), expected) and np.array_equal(host_out, expected)
+
+
+def test_sync_false_with_an_uploaded_input_waits_for_the_stream():
+    """An operator function on a device Tensor with a host array input uploads it for the call and frees it after:
+    sync=False then waits for the work, as it does with host outputs."""
+    from aclnn_py import Tensor
+
+    x, ids = _chain_inputs()
+    xt, got = Tensor.from_numpy(x), []
+    with Stream() as s, Event() as e:
+        held = HeldStream()
+        e.record(held.stream)
+        s.wait(e)
+        waiter = threading.Thread(target=lambda: got.extend(aclnn_py.moe_token_permute(xt, ids, stream=s,
+                                                                                       sync=False)))
+        waiter.start()
+        waiter.join(0.2)
+        assert waiter.is_alive()
+        held.release()
+        waiter.join()
+        assert s.query()
+        for r, want in zip(got, aclnn_py.reference.moe_token_permute(x, ids)):
+            assert np.array_equal(r.numpy(), want)
+
+
+def test_sync_false_failure_is_reported_by_the_synchronisation():
+    """A kernel failure of work left queued surfaces at Stream.synchronize() as 507015, with the kernel's message
+    (drop-and-pad with fewer rows than experts: the kernel divides by a capacity of 0)."""
+    from aclnn_py import Tensor
+
+    t, e, h = 2, 4, 8
+    args = (np.ones((t, h), np.float32), np.array([0, 1], np.int32), np.array([0, 1], np.int32),
+            np.ones((t, e), np.int8), np.ones((2, h), np.float32), np.ones((t, e), np.float32), True)
+    inputs = [Tensor.from_numpy(a) for a in args[:-1]]  # all on the device: nothing to upload, nothing waits
+    with Stream() as s:
+        aclnn_py.moe_token_unpermute_with_routing_map_grad(*inputs, args[-1], stream=s, sync=False)
+        with pytest.raises(AclError) as ei:
+            s.synchronize()
+        assert ei.value.status == 507015 and "integer division by zero" in str(ei.value)
+        s.synchronize()  # reported once
+
+
+@pytest.mark.parametrize("bad", [0, 1, None, "no"])
+def test_sync_must_be_a_bool(bad):
+    x, ids = _chain_inputs()
+    aclnn_py.moe_token_permute(x, ids)  # the plan is known: the fast path checks sync too
+    with pytest.raises(TypeError, match="sync"):
+        aclnn_py.moe_token_permute(x, ids, sync=bad)
+    with pytest.raises(TypeError, match="sync"):
+        aclnn_py.run("aclnnMoeTokenPermute", x, ids, 0, False, out=(np.zeros((32, 8), np.float32),
+                                                                   np.zeros(32, np.int32)), sync=bad)
+
+
 def test_stream_waits_for_an_event_of_another_stream():
     held = HeldStream()
     with Stream() as waiter, Event() as e, DeviceBuffer(256) as buf:

@@ -80,8 +80,8 @@ def function_stub(op, table, signatures) -> str:
             args.append(f"{p.py_name}: {t}{default}")
         rets = [result + (" | None" if p.returned is not None else "") for p in outs]
         ret = rets[0] if len(rets) == 1 else f"tuple[{', '.join(rets)}]"
-        lines.append(f"@overload\ndef {op.py_name}({', '.join(args + ['*', 'stream: Stream | None = None'])}) "
-                     f"-> {ret}: ...\n")
+        keywords = ['*', 'stream: Stream | None = None', 'sync: bool = True']
+        lines.append(f"@overload\ndef {op.py_name}({', '.join(args + keywords)}) -> {ret}: ...\n")
     return "".join(lines)
 
 

@@ -6,12 +6,14 @@
  * dispatch (aclnnpy_op_kinds, aclnnpy_gws, aclnnpy_exec and their names).
  *
  * meta, per parameter of the operator in C order (kinds: T tensor, A attribute, R aclIntArray):
- *   T: present, then if present: is_output, dtype, ndim, offset, nbytes, dims[ndim], strides[ndim]
+ *   T: present, then if present: is_output (0 input, 1 output the operator may leave partly unwritten, 2 output it
+ *      writes entirely), dtype, ndim, offset, nbytes, dims[ndim], strides[ndim]
  *   A: value (bools as 0/1)
  *   R: present, then if present: n, values[n]
  * host: one pointer per T parameter: the contiguous bytes of an input, or where an output is copied.
- * Device buffers come from the pool (memory_pool.c). flags (aclnnpy.h): ACLNNPY_ZERO_OUTPUTS zero fresh output
- * blocks too (reused ones always are), for libraries whose aclrtMalloc does not zero-fill; ACLNNPY_LEND lend
+ * Device buffers come from the pool (memory_pool.c). flags (aclnnpy.h): ACLNNPY_ZERO_OUTPUTS zero fresh blocks of
+ * outputs the operator may leave partly unwritten too (reused ones always are; outputs it writes entirely never
+ * are), for libraries whose aclrtMalloc does not zero-fill; ACLNNPY_LEND lend
  * the host buffers themselves to the stub's device (aclStubLendHostMemory) so that nothing is copied. A buffer
  * that cannot be lent (not aligned to its elements, or overlapping device memory: another tensor of the call,
  * a span another thread has lent, an aclrtMalloc block) is copied as the copying path does, an output likewise
@@ -48,7 +50,7 @@ static int aclnnpy_device_bytes(aclrtStream stream, void *host, int64_t nbytes, 
         aclrtMemcpyKind kind = (flags & ACLNNPY_LEND) ? ACL_MEMCPY_DEFAULT : ACL_MEMCPY_HOST_TO_DEVICE;
         if ((status = aclrtMemcpy(*dev, (size_t)nbytes, host, (size_t)nbytes, kind)))
             *failed = "aclrtMemcpy";
-    } else if ((flags & ACLNNPY_ZERO_OUTPUTS) || !fresh) {
+    } else if (is_output == 1 && ((flags & ACLNNPY_ZERO_OUTPUTS) || !fresh)) {
         if ((status = aclrtMemset(*dev, (size_t)nbytes, 0, (size_t)nbytes))) *failed = "aclrtMemset";
     }
     return status;

@@ -61,12 +61,19 @@ STUB_API void aclStubCheckPadding(const char *call, const aclStubCheckSpan *span
 
 /* aclStubStreamLaunch with the device spans the work reads and writes: Using validates the spans of tensors
  * once more as the work is queued and records its stream as a user of lent host memory; Checked does the
- * same and also hands the spans to check mode (initcheck, synccheck). */
+ * same and also hands the spans to check mode (initcheck, synccheck). The work must wait for nothing but its
+ * stream: on an idle stream (nothing queued or running) it runs in the calling thread before the call returns,
+ * counted, checked and reported as queued work. Queued is Using, or Checked when check mode's initcheck or
+ * synccheck is on, for work that may wait for other threads or processes: always queued for a worker. */
 STUB_API aclError aclStubStreamLaunchUsing(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
                                            const char *call, const aclStubCheckSpan *spans, size_t n);
 STUB_API aclError aclStubStreamLaunchChecked(aclrtStream stream, aclStubWorkFn fn, void *arg,
                                              void (*release)(void *arg), const char *call,
                                              const aclStubCheckSpan *spans, size_t n);
+
+STUB_API aclError aclStubStreamLaunchQueued(aclrtStream stream, aclStubWorkFn fn, void *arg,
+                                            void (*release)(void *arg), const char *call,
+                                            const aclStubCheckSpan *spans, size_t n);
 
 /*
  * A gated work item: fn(arg) runs once ready(arg, first) returns true. ready is called with the runtime's lock

@@ -9,13 +9,80 @@
 
 HandleTable sdk_executors = HANDLE_TABLE_INIT(HANDLE_EXECUTOR);
 
-static void reset_after_fork(void) { handle_table_reset_after_fork(&sdk_executors); }
+/* The executor pool: freed blocks by size class (powers of two from 1 KiB to 256 KiB), at most SPARE_BLOCKS a
+ * class; larger blocks come from malloc. Phase 1's snapshot, the work item of a repeatable executor and the
+ * executor a one-shot run consumes all cycle through it. */
+#define POOL_MIN_SHIFT 10
+#define POOL_CLASSES 9
+#define SPARE_BLOCKS 16
+
+typedef struct PoolBlock {
+    struct PoolBlock *next;
+} PoolBlock;
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static PoolBlock *pool_free[POOL_CLASSES];
+static int pool_count[POOL_CLASSES];
+
+static int pool_class(size_t bytes) {
+    int c = 0;
+    while (c < POOL_CLASSES && ((size_t)1 << (POOL_MIN_SHIFT + c)) < bytes) c++;
+    return c; /* POOL_CLASSES: too large for the pool */
+}
+
+aclOpExecutor *sdk_executor_alloc(size_t bytes) {
+    int c = pool_class(bytes);
+    size_t capacity = c < POOL_CLASSES ? (size_t)1 << (POOL_MIN_SHIFT + c) : bytes;
+    aclOpExecutor *ex = NULL;
+    if (c < POOL_CLASSES) {
+        pthread_mutex_lock(&pool_lock);
+        PoolBlock *b = pool_free[c];
+        if (b != NULL) {
+            pool_free[c] = b->next;
+            pool_count[c]--;
+        }
+        pthread_mutex_unlock(&pool_lock);
+        if (b != NULL) {
+            ex = (aclOpExecutor *)(void *)b;
+            memset(ex, 0, bytes);
+        }
+    }
+    if (ex == NULL && (ex = calloc(1, capacity)) == NULL) return NULL;
+    ex->capacity = capacity;
+    return ex;
+}
+
+void sdk_executor_free(void *block) {
+    aclOpExecutor *ex = block;
+    if (ex == NULL) return;
+    int c = pool_class(ex->capacity);
+    if (c < POOL_CLASSES && ex->capacity == (size_t)1 << (POOL_MIN_SHIFT + c)) {
+        pthread_mutex_lock(&pool_lock);
+        bool keep = pool_count[c] < SPARE_BLOCKS;
+        if (keep) {
+            PoolBlock *b = block;
+            b->next = pool_free[c];
+            pool_free[c] = b;
+            pool_count[c]++;
+        }
+        pthread_mutex_unlock(&pool_lock);
+        if (keep) return;
+    }
+    free(ex);
+}
+
+static void reset_after_fork(void) {
+    handle_table_reset_after_fork(&sdk_executors);
+    pthread_mutex_init(&pool_lock, NULL);
+}
 __attribute__((constructor)) static void install_fork_handler(void) { pthread_atfork(NULL, NULL, reset_after_fork); }
 
 aclOpExecutor *sdk_block_copy(const aclOpExecutor *ex) {
-    aclOpExecutor *copy = malloc(ex->bytes);
+    aclOpExecutor *copy = sdk_executor_alloc(ex->bytes);
     if (!copy) return NULL;
+    size_t capacity = copy->capacity;
     memcpy(copy, ex, ex->bytes);
+    copy->capacity = capacity;
     /* Rebase every pointer that points into the block. */
     const char *old_lo = (const char *)ex, *old_hi = old_lo + ex->bytes;
     ptrdiff_t delta = (char *)copy - (const char *)ex;
@@ -70,7 +137,7 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {
                          "consumed or destroyed)", (void *)executor);
         return ACLNN_ERR_INNER;
     }
-    free(ex);
+    sdk_executor_free(ex);
     return OK;
 }
 

@@ -34,6 +34,23 @@ void aclStubSetErrMsg(const char *fmt, ...) {
     va_end(ap);
 }
 
+/* Work run inline by a launching thread: the thread's pending message is set aside meanwhile and put back after,
+ * so the work's messages (taken for its stream) never reach the caller. Not nested: queued work never runs other
+ * work inline. */
+static _Thread_local char saved_buf[ERRMSG_CAPACITY];
+static _Thread_local bool saved_pending;
+
+void rt_errmsg_suspend(void) {
+    saved_pending = errmsg_pending;
+    if (saved_pending) memcpy(saved_buf, errmsg_buf, strlen(errmsg_buf) + 1);
+    errmsg_pending = false;
+}
+
+void rt_errmsg_resume(void) {
+    errmsg_pending = saved_pending;
+    if (saved_pending) memcpy(errmsg_buf, saved_buf, strlen(saved_buf) + 1);
+}
+
 const char *aclGetRecentErrMsg(void) {
     if (!errmsg_pending) return NULL;
     errmsg_pending = false;

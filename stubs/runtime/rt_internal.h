@@ -184,6 +184,12 @@ void rt_memory_atfork_parent(void);
 void rt_memory_atfork_child(void);
 void rt_sched_atfork_child(void);
 
+/* ---- error messages (errmsg.c) ------------------------------------------------------------------ */
+
+/* Set the calling thread's pending message aside while it runs queued work inline, and put it back after. */
+void rt_errmsg_suspend(void);
+void rt_errmsg_resume(void);
+
 /* ---- time ---------------------------------------------------------------------------------------- */
 
 /* Absolute CLOCK_MONOTONIC deadline timeout_ms from now. */

@@ -137,12 +137,34 @@ void rt_broadcast_locked(void) { pthread_cond_broadcast(&done_cv); }
 
 /* ---- items --------------------------------------------------------------------------------------- */
 
-static void item_free_locked(RtItem *item) {
-    if (item->event) rt_event_unref_locked(item->event);
-    free(item);
+/* Finished items are kept for the next launches (at most SPARE_ITEMS), so queueing work allocates nothing in
+ * steady state. */
+#define SPARE_ITEMS 64
+static RtItem *spare_items;
+static int n_spare_items;
+
+static RtItem *item_new_locked(void) {
+    RtItem *item = spare_items;
+    if (item == NULL) return calloc(1, sizeof *item);
+    spare_items = item->next;
+    n_spare_items--;
+    memset(item, 0, sizeof *item);
+    return item;
 }
 
-void rt_enqueue_locked(RtStream *s, RtItem *item) {
+static void item_free_locked(RtItem *item) {
+    if (item->event) rt_event_unref_locked(item->event);
+    if (n_spare_items < SPARE_ITEMS) {
+        item->next = spare_items;
+        spare_items = item;
+        n_spare_items++;
+    } else {
+        free(item);
+    }
+}
+
+/* Append without scheduling: the caller either schedules the stream or runs the item itself. */
+static void append_item_locked(RtStream *s, RtItem *item) {
     item->next = NULL;
     if (s->tail)
         s->tail->next = item;
@@ -152,6 +174,10 @@ void rt_enqueue_locked(RtStream *s, RtItem *item) {
     s->submitted++;
     pending_items++;
     item->seq = ++queued_items;
+}
+
+void rt_enqueue_locked(RtStream *s, RtItem *item) {
+    append_item_locked(s, item);
     make_ready_locked(s);
 }
 
@@ -549,16 +575,30 @@ void rt_check_device_release_locked(const char *call, int32_t device) {
     }
 }
 
+/* Run the head item of an idle stream in the calling thread (rt_lock held, released meanwhile), as a worker would
+ * run it: the same bookkeeping, the failure kept for the next synchronisation. The caller's pending error message
+ * is the caller's: the work's own message goes to the stream, never to the thread that happened to run it. */
+static void run_inline_locked(RtStream *s) {
+    s->running = true;
+    rt_errmsg_suspend();
+    run_head_locked(s);
+    rt_errmsg_resume();
+}
+
 /* Queue a work item (gated by ready when not NULL); with check mode's spans, records what it reads and writes at
- * its place in the order. */
+ * its place in the order. An ungated item that may run inline (a kernel, a copy: work that never waits for
+ * anything but its own stream) runs in the calling thread when its stream is idle (nothing queued, nothing
+ * running, so no event wait or callback ahead of it): the order is the queue's, and the item is counted, checked
+ * and reported exactly as queued work, without a hop to a worker. Never from queued work itself (a worker, or a
+ * thread running its stream's work while synchronising: holding_memory). */
 static aclError launch(aclrtStream stream, aclStubGateFn ready, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
-                       const char *call, const aclStubCheckSpan *spans, size_t n, bool checked) {
+                       const char *call, const aclStubCheckSpan *spans, size_t n, bool checked, bool may_inline) {
     const CheckSite *site = checked ? check_site_here() : NULL;
-    RtItem *item = calloc(1, sizeof *item);
     pthread_mutex_lock(&rt_lock);
     RtStream *s;
+    RtItem *item = NULL;
     aclError ret = rt_stream_resolve_locked(call, stream, &s);
-    if (ret == ACL_SUCCESS && item == NULL) {
+    if (ret == ACL_SUCCESS && (item = item_new_locked()) == NULL) {
         aclStubSetErrMsg("out of host memory queueing work on a stream");
         ret = ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
@@ -570,30 +610,43 @@ static aclError launch(aclrtStream stream, aclStubGateFn ready, aclStubWorkFn fn
         item->arg = arg;
         item->release = release;
         int id = checked && CHECK_ON(CHECK_SYNC) ? rt_check_id_locked(s) : -1;
-        rt_enqueue_locked(s, item);
+        bool here = may_inline && ready == NULL && s->head == NULL && !s->running && !is_worker && !holding_memory;
+        if (here)
+            append_item_locked(s, item);
+        else
+            rt_enqueue_locked(s, item);
         if (checked) check_queued(id, s->submitted, call, site, spans, n);
+        if (here) run_inline_locked(s);
+    } else if (item != NULL) {
+        item_free_locked(item);
     }
     pthread_mutex_unlock(&rt_lock);
-    if (ret != ACL_SUCCESS) {
-        free(item);
-        if (release) release(arg);
-    }
+    if (ret != ACL_SUCCESS && release) release(arg);
     return ret;
 }
 
 aclError aclStubStreamLaunch(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg)) {
-    return launch(stream, NULL, fn, arg, release, "aclStubStreamLaunch", NULL, 0, false);
+    return launch(stream, NULL, fn, arg, release, "aclStubStreamLaunch", NULL, 0, false, false);
 }
 
 aclError aclStubStreamLaunchUsing(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
                                   const char *call, const aclStubCheckSpan *spans, size_t n) {
-    return launch(stream, NULL, fn, arg, release, call, spans, n, false);
+    return launch(stream, NULL, fn, arg, release, call, spans, n, false, true);
 }
 
 aclError aclStubStreamLaunchChecked(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
                                     const char *call, const aclStubCheckSpan *spans, size_t n) {
     static const aclStubCheckSpan none[1];
-    return launch(stream, NULL, fn, arg, release, call, spans != NULL ? spans : none, spans != NULL ? n : 0, true);
+    return launch(stream, NULL, fn, arg, release, call, spans != NULL ? spans : none, spans != NULL ? n : 0, true,
+                  true);
+}
+
+aclError aclStubStreamLaunchQueued(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
+                                   const char *call, const aclStubCheckSpan *spans, size_t n) {
+    static const aclStubCheckSpan none[1];
+    bool checked = CHECK_ON(CHECK_INIT | CHECK_SYNC);
+    return launch(stream, NULL, fn, arg, release, call, spans != NULL ? spans : none, spans != NULL ? n : 0, checked,
+                  false);
 }
 
 aclError aclStubStreamLaunchGated(aclrtStream stream, aclStubGateFn ready, aclStubWorkFn fn, void *arg,
@@ -601,7 +654,8 @@ aclError aclStubStreamLaunchGated(aclrtStream stream, aclStubGateFn ready, aclSt
                                   size_t n) {
     static const aclStubCheckSpan none[1];
     bool checked = CHECK_ON(CHECK_INIT | CHECK_SYNC);
-    return launch(stream, ready, fn, arg, release, call, spans != NULL ? spans : none, spans != NULL ? n : 0, checked);
+    return launch(stream, ready, fn, arg, release, call, spans != NULL ? spans : none, spans != NULL ? n : 0, checked,
+                  false);
 }
 
 void aclStubStreamPoke(void) {

@@ -129,6 +129,11 @@ aclnnStatus aclStubOpNothingToDo(aclStubOpCall *call) {
     return OK;
 }
 
+aclnnStatus aclStubOpWaitsForPeers(aclStubOpCall *call) {
+    executor_of(call)->waits_for_peers = true;
+    return OK;
+}
+
 void aclStubOpRequestWorkspace(aclStubOpCall *call, uint64_t bytes) {
     if (bytes > call->workspace_size) call->workspace_size = bytes;
 }
@@ -206,7 +211,7 @@ aclnnStatus aclStubOpPlan(const aclStubOpDef *op, const aclStubArg *args, size_t
     size_t at_extra = at_descs + num_tensors * sizeof(aclStubTensorDesc);
     size_t at_plan = at_extra + extra;
     size_t bytes = at_plan + align_up(op->plan_size);
-    aclOpExecutor *ex = calloc(1, bytes);
+    aclOpExecutor *ex = sdk_executor_alloc(bytes);
     if (!ex) return aclStubOpFail(&msg, ACLNN_ERR_INNER_CREATE_EXECUTOR, "out of host memory for the executor");
     char *base = (char *)ex;
     ex->op = op;
@@ -245,7 +250,7 @@ aclnnStatus aclStubOpPlan(const aclStubOpDef *op, const aclStubArg *args, size_t
     for (size_t i = 0; i < n && status == OK; i++) status = sdk_check_rank(call, (int)i);
     if (status == OK) status = op->check(&ex->call);
     if (status != OK) {
-        free(ex);
+        sdk_executor_free(ex);
         return status;
     }
 
@@ -257,7 +262,7 @@ aclnnStatus aclStubOpPlan(const aclStubOpDef *op, const aclStubArg *args, size_t
     uint64_t workspace = ex->workspace_size = ex->nothing_to_do ? 0 : ex->call.workspace_size;
     aclOpExecutor *token = handle_insert(&sdk_executors, ex); /* published only once complete */
     if (!token) {
-        free(ex);
+        sdk_executor_free(ex);
         return aclStubOpFail(&msg, ACLNN_ERR_INNER_CREATE_EXECUTOR, "out of host memory for the executor");
     }
     *workspaceSize = workspace;

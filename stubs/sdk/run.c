@@ -175,16 +175,18 @@ static aclnnStatus launch(aclOpExecutor *w, aclrtStream stream) {
     aclStubCheckSpan *spans = cap <= sizeof local / sizeof local[0] ? local : malloc(cap * sizeof *spans);
     if (spans == NULL) {
         const char *name = w->op->name;
-        free(w);
+        sdk_executor_free(w);
         return sdk_fail(ACLNN_ERR_INNER, "%s: out of host memory for the work item", name);
     }
     size_t n = kernel_spans(w, spans);
     if (CHECK_ON(CHECK_MEM)) aclStubCheckPadding(w->op->name, spans, n);
     aclnnStatus status;
-    if (CHECK_ON(CHECK_INIT | CHECK_SYNC))
-        status = aclStubStreamLaunchChecked(stream, run_kernel, w, free, w->op->name, spans, n);
+    if (w->waits_for_peers) /* never in the caller's thread: the peers' calls may come from this very thread */
+        status = aclStubStreamLaunchQueued(stream, run_kernel, w, sdk_executor_free, w->op->name, spans, n);
+    else if (CHECK_ON(CHECK_INIT | CHECK_SYNC))
+        status = aclStubStreamLaunchChecked(stream, run_kernel, w, sdk_executor_free, w->op->name, spans, n);
     else
-        status = aclStubStreamLaunchUsing(stream, run_kernel, w, free, w->op->name, spans, n);
+        status = aclStubStreamLaunchUsing(stream, run_kernel, w, sdk_executor_free, w->op->name, spans, n);
     if (spans != local) free(spans);
     return status;
 }
@@ -238,7 +240,7 @@ aclnnStatus aclStubOpRun(const aclStubOpDef *op, void *workspace, uint64_t works
         return sdk_fail(ACLNN_ERR_PARAM_INVALID, "%s: argument 'executor' (%p) was consumed concurrently", name,
                         (void *)executor);
     if (work->nothing_to_do || (status = recheck(work)) != OK) {
-        free(work);
+        sdk_executor_free(work);
         return status;
     }
     work->call.workspace = workspace;

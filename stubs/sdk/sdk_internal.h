@@ -17,7 +17,9 @@ struct aclOpExecutor {
     int repeatable; /* read and written atomically: aclSetAclOpExecutorRepeatable runs under a read lock */
     bool nothing_to_do;
     uint64_t workspace_size; /* what phase 2 must be given */
-    size_t bytes;            /* of the whole allocation */
+    size_t bytes;            /* of the whole allocation (its contents) */
+    size_t capacity;         /* what the block holds: its pool class (sdk_executor_alloc) */
+    bool waits_for_peers;    /* aclStubOpWaitsForPeers: phase 2 always queues the kernel for a stream worker */
     const void **handles;    /* per parameter: the token phase 2 checks again, or NULL */
     const void *const **elems; /* per tensor-list parameter: its element tokens (NULL entries allowed) */
     aclStubValue *values;    /* per parameter */
@@ -56,6 +58,13 @@ aclnnStatus sdk_recheck_tensor(const char *op, const char *name, const void *tok
 
 /* A copy of executor ex (the caller holds it, e.g. under the table's read lock); NULL when out of memory. */
 aclOpExecutor *sdk_block_copy(const aclOpExecutor *ex);
+
+/* Executor blocks: `bytes` zeroed bytes with ->capacity set, from a pool of blocks freed earlier (a call's snapshot
+ * allocates nothing in steady state), and back to it; NULL when out of memory. The pool recycles memory, never
+ * handles: every executor gets a new token (handle_table.h). sdk_executor_free takes NULL, and suits a work
+ * item's release. */
+aclOpExecutor *sdk_executor_alloc(size_t bytes);
+void sdk_executor_free(void *ex);
 
 /* Record "<fmt>" as the calling thread's error message and return status (no operator prefix). */
 aclnnStatus sdk_fail(aclnnStatus status, const char *fmt, ...) STUB_PRINTF(2, 3);

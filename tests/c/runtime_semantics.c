@@ -935,6 +935,153 @@ static void group_lend(void) {
     free(other);
 }
 
+/* ---- work run by the launching thread on an idle stream ------------------------------------------- */
+
+/* Kernels and copies (aclStubStreamLaunchUsing) run in the launching thread when their stream is idle, and are
+ * queued otherwise; the order, the counts and the failure reports are those of queued work either way. */
+extern aclError aclStubStreamLaunchUsing(aclrtStream stream, aclStubWorkFn fn, void *arg, void (*release)(void *arg),
+                                         const char *call, const void *spans, size_t n);
+
+typedef struct {
+    pthread_t thread;
+    int seq, ran, started;
+    int sleep_ms;
+} Note;
+
+static int note_counter, hold_open;
+
+/* Records which thread ran it, and when in the order of the group's work items. */
+static aclError note_work(void *arg) {
+    Note *r = arg;
+    __atomic_store_n(&r->started, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < r->sleep_ms * 2; i++) usleep(500);
+    r->thread = pthread_self();
+    r->seq = __atomic_add_fetch(&note_counter, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&r->ran, 1, __ATOMIC_SEQ_CST);
+    return ACL_SUCCESS;
+}
+
+/* Holds its stream until hold_open (bounded: a failing test does not hang), then records its place. */
+static aclError hold_work(void *arg) {
+    for (int i = 0; i < 4000 && !__atomic_load_n(&hold_open, __ATOMIC_SEQ_CST); i++) usleep(500);
+    return note_work(arg);
+}
+
+static aclError failing_inline_work(void *arg) {
+    (void)arg;
+    aclStubSetErrMsg("inline work failed on purpose");
+    return ACL_ERROR_INVALID_PARAM;
+}
+
+static int launch_note(aclrtStream s, Note *r) {
+    return aclStubStreamLaunchUsing(s, note_work, r, NULL, "note_work", NULL, 0) == ACL_SUCCESS;
+}
+
+/* Queued work (on a worker) launching onto an idle stream: never run inline there. */
+typedef struct {
+    aclrtStream target;
+    Note inner;
+    pthread_t thread;
+    int ran_at_return;
+} Nested;
+
+static aclError nested_work(void *arg) {
+    Nested *n = arg;
+    n->thread = pthread_self();
+    if (!launch_note(n->target, &n->inner)) return ACL_ERROR_INVALID_PARAM;
+    n->ran_at_return = __atomic_load_n(&n->inner.ran, __ATOMIC_SEQ_CST);
+    return ACL_SUCCESS;
+}
+
+typedef struct {
+    aclrtStream s;
+    Note *r;
+    int ok;
+} LaunchArg;
+
+static void *launch_in_thread(void *arg) {
+    LaunchArg *a = arg;
+    MUST(aclrtSetDevice(0));
+    a->ok = launch_note(a->s, a->r);
+    MUST(aclrtResetDevice(0));
+    return NULL;
+}
+
+static void group_inline(void) {
+    aclrtStream s, s2;
+    aclrtEvent e;
+    MUST(aclrtCreateStream(&s));
+    MUST(aclrtCreateStream(&s2));
+    MUST(aclrtCreateEvent(&e));
+
+    /* An idle stream: the work has run, in this thread, when the launch returns; the stream counts it done. */
+    Note a = {0};
+    aclrtStreamStatus st = ACL_STREAM_STATUS_RESERVED;
+    check("inline_idle_runs_in_caller", launch_note(s, &a) && a.ran && pthread_equal(a.thread, pthread_self()) &&
+                                            aclrtStreamQuery(s, &st) == ACL_SUCCESS &&
+                                            st == ACL_STREAM_STATUS_COMPLETE);
+    check("inline_idle_sync", aclrtSynchronizeStreamWithTimeout(s, 1000) == ACL_SUCCESS);
+
+    /* Work queued ahead (still running): the new work waits its turn and runs after it. */
+    Note held = {0}, b = {0};
+    __atomic_store_n(&hold_open, 0, __ATOMIC_SEQ_CST);
+    MUST(aclStubStreamLaunch(s, hold_work, &held, NULL));
+    bool queued = launch_note(s, &b) && !__atomic_load_n(&b.ran, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&hold_open, 1, __ATOMIC_SEQ_CST);
+    check("inline_behind_queued_work", queued && aclrtSynchronizeStream(s) == ACL_SUCCESS && b.ran &&
+                                           held.ran && b.seq > held.seq);
+
+    /* A stream waiting for an event: the work waits for the record (on another stream, held) and runs after. */
+    Note held2 = {0}, c = {0};
+    __atomic_store_n(&hold_open, 0, __ATOMIC_SEQ_CST);
+    MUST(aclStubStreamLaunch(s, hold_work, &held2, NULL));
+    MUST(aclrtRecordEvent(e, s));
+    MUST(aclrtStreamWaitEvent(s2, e));
+    queued = launch_note(s2, &c) && !__atomic_load_n(&c.ran, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&hold_open, 1, __ATOMIC_SEQ_CST);
+    check("inline_behind_event_wait", queued && aclrtSynchronizeStream(s2) == ACL_SUCCESS && c.ran &&
+                                          held2.ran && c.seq > held2.seq);
+    MUST(aclrtSynchronizeStream(s));
+
+    /* A failure of inline work: the launch succeeds, the caller's pending message is untouched, and the next
+     * synchronisation reports 507015 with the work's message (once). */
+    aclStubSetErrMsg("the caller's own message");
+    aclError launched = aclStubStreamLaunchUsing(s, failing_inline_work, NULL, NULL, "failing_inline_work", NULL, 0);
+    const char *mine = aclGetRecentErrMsg();
+    bool kept = launched == ACL_SUCCESS && mine != NULL && strcmp(mine, "the caller's own message") == 0;
+    aclError first = aclrtSynchronizeStream(s);
+    const char *msg = aclGetRecentErrMsg();
+    check("inline_failure_reported_at_sync", kept && first == ACL_ERROR_RT_AICORE_EXCEPTION && msg != NULL &&
+                                                 strstr(msg, "inline work failed on purpose") != NULL &&
+                                                 aclrtSynchronizeStream(s) == ACL_SUCCESS);
+
+    /* Work launched from queued work is queued, never run inline by the worker (it would hold its stream). */
+    Nested nested = {s2, {0}, 0, 0};
+    MUST(aclStubStreamLaunch(s, nested_work, &nested, NULL));
+    MUST(aclrtSynchronizeStream(s));
+    MUST(aclrtSynchronizeStream(s2));
+    check("inline_not_from_queued_work", nested.inner.ran &&
+                                             !(nested.ran_at_return && pthread_equal(nested.inner.thread,
+                                                                                     nested.thread)));
+
+    /* Two threads on one stream: while one runs its work inline, the other's launch queues behind it. */
+    Note slow = {0}, after = {0};
+    slow.sleep_ms = 100;
+    LaunchArg la = {s, &slow, 0};
+    pthread_t tid;
+    pthread_create(&tid, NULL, launch_in_thread, &la);
+    for (int i = 0; i < 20000 && !__atomic_load_n(&slow.started, __ATOMIC_SEQ_CST); i++) usleep(100);
+    queued = launch_note(s, &after) && !__atomic_load_n(&after.ran, __ATOMIC_SEQ_CST);
+    pthread_join(tid, NULL);
+    check("inline_second_thread_queues", la.ok && slow.started && queued &&
+                                             aclrtSynchronizeStream(s) == ACL_SUCCESS && after.ran &&
+                                             after.seq > slow.seq);
+
+    MUST(aclrtDestroyEvent(e));
+    MUST(aclrtDestroyStream(s2));
+    MUST(aclrtDestroyStream(s));
+}
+
 /* ---- main ---------------------------------------------------------------------------------------- */
 
 static const struct {
@@ -945,7 +1092,7 @@ static const struct {
     {"capacity", group_capacity}, {"environment", group_environment}, {"streams", group_streams},
     {"events", group_events},     {"callbacks", group_callbacks}, {"fork", group_fork},
     {"lend", group_lend},         {"padding", group_padding}, {"hangs", group_hangs},
-    {"deadlines", group_deadlines},
+    {"deadlines", group_deadlines}, {"inline", group_inline},
 };
 
 int main(int argc, char **argv) {

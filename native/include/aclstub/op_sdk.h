@@ -188,6 +188,10 @@ ACLSTUB_API aclnnStatus aclStubCallFail(const aclStubOpCall *call, int in_kernel
 
 /* From check: every output is empty (or nothing else to do): phase 2 checks nothing and runs no kernel. */
 ACLSTUB_API aclnnStatus aclStubOpNothingToDo(aclStubOpCall *call);
+/* From check: the kernel waits for other ranks (an exchange through libhccl): phase 2 always queues it for a stream
+ * worker. Other kernels run in the caller's thread when their stream is idle (their order, checks and failures
+ * those of queued work), which a kernel that waits for a call still to come from the same thread would deadlock. */
+ACLSTUB_API aclnnStatus aclStubOpWaitsForPeers(aclStubOpCall *call);
 /* From check: the kernel needs `bytes` of the caller's workspace (phase 1 reports the largest request). */
 ACLSTUB_API void aclStubOpRequestWorkspace(aclStubOpCall *call, uint64_t bytes);
 /* From check: tensor parameter i is not used by this call: not recorded, not checked in phase 2, and

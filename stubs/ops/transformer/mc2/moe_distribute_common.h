@@ -95,7 +95,7 @@ static inline aclnnStatus md_comm(aclStubOpCall *call, const char *what, const c
                             "%s '%s' has %u ranks and this is rank %u, but the call says size %lld and rank %lld", what,
                             group, n, r, (long long)size, (long long)rank);
     *out = comm;
-    return OK;
+    return aclStubOpWaitsForPeers(call); /* the kernel exchanges with the other ranks: never run inline */
 }
 
 /* The group names' rules of the op_api (161001 for an empty or overlong name). */
