@@ -294,7 +294,8 @@ def test_rank_above_8_is_refused(name):
         expected = expected_result(info, dtype, sample)
         out = np.array(operands[0], copy=True) if name.startswith("aclnnInplace") else np.zeros_like(expected)
         args = (out,) + operands[1:] if name.startswith("aclnnInplace") else operands
-        aclnn_py.run(name, *args, *info.attrs[0], **({} if name.startswith("aclnnInplace") else {"out": out}))
+        aclnn_py.run(name, *args, *info.attrs[0], **({} if name.startswith("aclnnInplace") else {"out": out}),
+                     **info.kwargs)
         assert_close(info, dtype, out, expected, f"{name} rank 9")
         return
     out = np.zeros(shape, opdb.np_dtype(dtype))

@@ -70,6 +70,13 @@ def tokenize(text):
     return out
 
 
+class Double(float):
+    """A floating literal without an f suffix: C's double (ScalarDesc(1.0) is the harness's ACL_DOUBLE scalar)."""
+
+    def __neg__(self):
+        return Double(-float(self))
+
+
 def number(text):
     t = text.rstrip("fFuUlL") if not text.lower().startswith("0x") else text.rstrip("uUlL")
     if t.lower().startswith("0x"):
@@ -78,7 +85,7 @@ def number(text):
         return int(t, 8), True
     if re.fullmatch(r"\d+", t):
         return int(t), not text.lower().endswith("f")
-    return float(t), False
+    return (float(t) if text.lower().endswith("f") else Double(t)), False
 
 
 class Parser:
@@ -309,8 +316,8 @@ def construct(name, args):
             return {"kind": "scalar", "dtype": 12, "value": v}
         if isinstance(v, int):  # an int literal: the int32_t constructor
             return {"kind": "scalar", "dtype": 3, "value": v}
-        if isinstance(v, float):
-            return {"kind": "scalar", "dtype": 0, "value": v}
+        if isinstance(v, float):  # the float constructor; a double literal takes the double one (ACL_DOUBLE)
+            return {"kind": "scalar", "dtype": 11 if isinstance(v, Double) else 0, "value": float(v)}
         raise Unparsed("ScalarDesc")
     if name == "ScalarListDesc":
         items = args[0] if args and isinstance(args[0], list) else args

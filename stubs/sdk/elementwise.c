@@ -172,6 +172,7 @@ aclnnStatus aclStubEwCheck(aclStubOpCall *call) {
             dt = call->v[p].dtype;
         else
             continue;
+        if (k == 0 && (fam->flags & ACLSTUB_EW_FIRST_APART)) continue;
         if (first < 0) {
             first = p;
             result = dt;

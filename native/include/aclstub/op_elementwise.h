@@ -92,6 +92,7 @@ typedef struct {
 #define ACLSTUB_EW_ATTRS_TO_FLOAT 262144u /* every scalar attribute must cast to FLOAT */
 #define ACLSTUB_EW_TENSOR_OPERANDS 524288u /* the operands are the first num_operands tensor parameters, wherever they
                                               are (a backward operator with attributes between its tensors) */
+#define ACLSTUB_EW_FIRST_APART 2097152u /* operand 0 takes no part in the promotion (where's condition) */
 #define ACLSTUB_EW_EMPTY_BEFORE_SHAPES 1048576u /* an empty tensor operand: nothing to do, after the dtype rules and
                                                    before the shape rules */
 

@@ -152,8 +152,8 @@ static aclnnStatus where_check(aclStubOpCall *call) {
     return OK;
 }
 /* out in the list; the op_api checks no cast to it */
-static const aclStubElementwise SWHERE = {3, WHERE_DT, ACLSTUB_EW_OUT_IN_LIST | ACLSTUB_EW_OUT_ANY, &where_loops,
-                                          where_check, where_dtype};
+static const aclStubElementwise SWHERE = {3, WHERE_DT, ACLSTUB_EW_OUT_IN_LIST | ACLSTUB_EW_OUT_ANY | ACLSTUB_EW_FIRST_APART,
+                                          &where_loops, where_check, where_dtype};
 ACLSTUB_EW_OP(aclnnSWhere, SWHERE, (const aclTensor *, condition), (const aclTensor *, self),
               (const aclTensor *, other), (aclTensor *, out))
 

@@ -137,14 +137,6 @@ static aclnnStatus null_inner(aclStubOpCall *call) {
     }
     return OK;
 }
-#define OP_NULL_INNER_(NAME, ROWNAME, ROLE, ...)                                                              \
-    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                     \
-    static const aclStubParam NAME##_params_[] = {ACLSTUB_MAP_(ACLSTUB_PARAM_OF_, __VA_ARGS__), ROLE};       \
-    _Pragma("GCC diagnostic pop")                                                                             \
-    static const aclStubFamilyOp NAME##_op_ = {{#NAME, NAME##_params_, ACLSTUB_LEN(NAME##_params_), null_inner, \
-                                                aclStubEwCheck, aclStubEwKernel, sizeof(aclStubEwPlan)},        \
-                                               &(ROWNAME.ew)};                                                \
-    ACLSTUB_DEFINE_OP(NAME, NAME##_op_.def, __VA_ARGS__)
 
 /* ---- loops ----------------------------------------------------------------------------------------------- */
 
@@ -416,9 +408,8 @@ OP(aclnnSqrt, SQRT, (const aclTensor *, self), (aclTensor *, out))
 INPLACE(aclnnInplaceSqrt, SQRT, (aclTensor *, self))
 OP_PAIR(Rsqrt, RSQRT, const aclTensor *, aclTensor *, aclTensor *)
 OP_PAIR(Reciprocal, RECIPROCAL, const aclTensor *, aclTensor *, const aclTensor *)
-OP_NULL_INNER_(aclnnSinc, SINC, [ACLSTUB_NARGS_(2) - 1].role = ACLSTUB_OUTPUT, (const aclTensor *, self),
-               (aclTensor *, out))
-OP_NULL_INNER_(aclnnInplaceSinc, SINC, [0].role = ACLSTUB_INPLACE, (aclTensor *, selfRef))
+ACLSTUB_EW_OP_PRECHECK(aclnnSinc, SINC.ew, null_inner, (const aclTensor *, self), (aclTensor *, out))
+ACLSTUB_EW_INPLACE_OP_PRECHECK(aclnnInplaceSinc, SINC.ew, null_inner, (aclTensor *, selfRef))
 OP(aclnnDigamma, DIGAMMA, (const aclTensor *, self), (aclTensor *, out))
 OP(aclnnLgamma, LGAMMA, (const aclTensor *, self), (aclTensor *, out))
 
