@@ -252,7 +252,11 @@ static inline const aclStubEwPlan *aclStubEwPlanOf(const aclStubOpCall *call) {
  * result the op_api's kernel chain stores in the 16-bit dtype (e.g. alpha * other before the add). */
 static inline float aclStubEwRoundF32(float x, aclDataType compute) {
     if (compute == ACL_BF16) return aclStubBf16ToF32(aclStubF32ToBf16(x));
-    if (compute == ACL_FLOAT16) return (float)(_Float16)x;
+#if defined(__FLT16_MAX__) /* the compiler's _Float16 (vectorised conversions) */
+    if (compute == ACL_FLOAT16) return __extension__(float)(_Float16)x;
+#else
+    if (compute == ACL_FLOAT16) return aclStubF16ToF32(aclStubF32ToF16(x));
+#endif
     return x;
 }
 /* In a loop expression: ACLSTUB_EW_ROUND(v) (only float values are rounded). */
