@@ -216,7 +216,9 @@ def check_outputs(info, dtype, sample, what):
         sig = generic.signature(info.name)
         by_name = {**inputs, **outs}
         order = [sig.params[i][0] for i in sig.outputs]
-        aclnn_py.run(info.name, *sample.operands, *sample.attrs, out=tuple(by_name.get(n) for n in order),
+        outs_in_order = tuple(by_name.get(n) for n in order)
+        aclnn_py.run(info.name, *sample.operands, *sample.attrs,
+                     out=outs_in_order if len(order) > 1 else outs_in_order[0],
                      **{k: v for k, v in by_name.items() if k not in order})
     else:
         aclnn_py.run(info.name, *sample.operands, *sample.attrs, **inputs, **outs)

@@ -227,3 +227,103 @@ ENTRIES = [
     OpInfo("aclnnKlDivTargetBackward", grad_of(kl_loss, wrt=2), FLOATS, kind="custom", outputs=("gradTarget",),
            samples=kl_backward_samples, tol=TOL),
 ]
+
+
+# ---- NLLLoss, NLLLoss2d and their backward operators --------------------------------------------------------------
+# One class per sample (INT64, INT32 or UINT8 targets, some equal to ignoreIndex); the oracle is
+# torch.nn.functional.nll_loss in float64; the total weight (sum of the weights of the counted samples) is written
+# for every reduction; the gradient is -weight[target] * grad (mean: divided by the total weight) at the target.
+
+NLL_TOL = {"float32": (2e-5, 2e-5), "float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2)}
+TARGET_DT = (np.int64, np.int32, np.uint8)
+
+
+def nll_cases(two_d):
+    # (self shape, ignoreIndex)
+    if two_d:
+        return [((2, 4, 3, 5), -100), ((1, 3, 2, 2), 1), ((2, 5, 40, 30), -100)]
+    return [((6, 5), -100), ((7,), -100), ((4, 3), 1), ((300, 40), 2)]
+
+
+def nll_samples(two_d, backward):
+    def make(dtype, rng):
+        res = []
+        k = 0
+        for shape, ignore in nll_cases(two_d):
+            c = shape[1] if len(shape) > 1 else shape[0]
+            tshape = (shape[0],) + shape[2:] if len(shape) > 1 else ()
+            for red in (0, 1, 2):
+                tdt = TARGET_DT[k % 3]
+                k += 1
+                target = rng.integers(0, c, tshape).astype(tdt)
+                if ignore >= 0 or target.ndim:
+                    flat = target.reshape(-1)
+                    flat[:: 3] = ignore if ignore >= 0 else flat[:: 3]
+                kw = {"self": arr(rng, shape, dtype, -3.0, 0.0), "target": target,
+                      "weight": arr(rng, (c,), dtype, 0.5, 2.0), "reduction": red, "ignoreIndex": ignore,
+                      "_dtype": dtype}
+                if backward:
+                    per = red == 0 and len(shape) >= 2
+                    kw["gradOutput"] = arr(rng, tshape if per else (), dtype)
+                    t = torch.from_numpy(target.astype(np.int64))
+                    w = torch.from_numpy(kw["weight"].astype(np.float32)).double()
+                    counted = t != ignore
+                    tw = w[t.clamp(0, c - 1)][counted].sum()
+                    kw["totalWeight"] = np.array([tw], np.float32).astype(kw["self"].dtype)
+                res.append(Sample((), (), f"{shape} {RED[red]} ignore {ignore} target {np.dtype(tdt).name}", kw))
+        return res
+    return make
+
+
+def nll_torch(x, target, ignore):
+    """(N, C, ...) views of a [C] self: one sample."""
+    if x.ndim == 1:
+        return x.unsqueeze(0), target.reshape(1)
+    return x, target
+
+
+def to_np(t, dtype):
+    t = t.to({"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype])
+    if dtype == "bfloat16":
+        from aclnn_py.dtypes import bfloat16
+        return t.view(torch.int16).numpy().view(bfloat16)
+    return t.numpy()
+
+
+def ref_nll(self, target, weight, reduction, ignoreIndex, _dtype):
+    x, t = nll_torch(self.double(), target.long(), ignoreIndex)
+    w = weight.double()
+    loss = F.nll_loss(x, t, w, ignore_index=ignoreIndex, reduction=RED[reduction])
+    counted = t != ignoreIndex
+    tw = w[t.clamp(0, w.numel() - 1)][counted].sum()
+    if self.ndim == 1 and reduction == 0:
+        loss = loss.reshape(())
+    return to_np(loss, _dtype), to_np(tw.reshape(1), _dtype)
+
+
+def ref_nll_grad(gradOutput, self, target, weight, reduction, ignoreIndex, totalWeight, _dtype):
+    x = self.double().detach().requires_grad_(True)
+    xs, t = nll_torch(x, target.long(), ignoreIndex)
+    w = weight.double()
+    g = gradOutput.double()
+    if reduction == 1:  # the operator divides by the totalWeight it is given
+        tc = t.clamp(0, w.numel() - 1)
+        counted = t != ignoreIndex
+        loss = (-w[tc][counted] * xs.gather(1, tc.unsqueeze(1)).squeeze(1)[counted]).sum()
+        loss = loss / totalWeight.double().reshape(())
+    else:
+        loss = F.nll_loss(xs, t, w, ignore_index=ignoreIndex, reduction=RED[reduction])
+    loss.backward(g.reshape(loss.shape))
+    return (to_np(x.grad, _dtype),)
+
+
+ENTRIES += [
+    OpInfo("aclnnNLLLoss", ref_nll, FLOATS, kind="custom", samples=nll_samples(False, False), tol=NLL_TOL,
+           named_outputs=("out", "totalWeightOut")),
+    OpInfo("aclnnNLLLoss2d", ref_nll, FLOATS, kind="custom", samples=nll_samples(True, False), tol=NLL_TOL,
+           named_outputs=("out", "totalWeightOut")),
+    OpInfo("aclnnNLLLossBackward", ref_nll_grad, FLOATS, kind="custom", samples=nll_samples(False, True),
+           tol=NLL_TOL, named_outputs=("out",)),
+    OpInfo("aclnnNLLLoss2dBackward", ref_nll_grad, FLOATS, kind="custom", samples=nll_samples(True, True),
+           tol=NLL_TOL, named_outputs=("out",)),
+]
