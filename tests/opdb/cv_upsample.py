@@ -57,7 +57,22 @@ def upsample_samples(k, align, backward):
     return samples
 
 
+def linear1d_samples(dtype, rng):
+    """aclnnUpsampleLinear1d refuses a scale that does not give outputSize (scale 0 among them): -1 is "not given"."""
+    out = []
+    for s in upsample_samples(1, True, False)(dtype, rng):
+        x, osize, al, scale = s.operands
+        if scale == 0.0:
+            scale = -1.0
+        elif int(x.shape[-1] * scale) != osize[0]:
+            continue
+        out.append(Sample((x, osize, al, scale), (), s.name))
+    return out
+
+
 def entry(name, fn, dtypes, k, align=False, backward=False, no_scales=False, tol=None):
+    if name == "aclnnUpsampleLinear1d":
+        return OpInfo(name, fn, dtypes, kind="custom", samples=linear1d_samples, tol=tol or {})
     if no_scales:
         samples = upsample_samples(k, align, backward)
 

@@ -58,6 +58,12 @@ typedef enum { NEAREST, NEAREST_EXACT, LINEAR, CUBIC } UpMode;
 #define UP_F64_NHWC_ONLY 4u  /* DOUBLE data only in NHWC format */
 #define UP_NULL_INNER 8u     /* NULL tensors answer ACLNN_ERR_INNER_NULLPTR */
 #define UP_SCALES_POSITIVE 16u /* negative scales are refused */
+#define UP_NONEMPTY_C 32u    /* a zero among self's non-batch dimensions is refused */
+#define UP_EMPTY_FIRST 128u  /* an empty self or output is a call with nothing to do, whatever the other shapes */
+#define UP_PRIVATE_FORMATS 256u /* private (C0-blocked) formats are refused */
+#define UP_SCALE_AGREES 1024u /* scale >= 0 must give outputSize: (int64)(in * scale) == out (1-D) */
+#define UP_MAX_SCALE_500 512u /* an effective scale above 500 is refused (outputs below 10^6 elements, scales that
+                                 agree with the sizes) */
 
 typedef struct {
     UpMode mode;
@@ -330,13 +336,21 @@ static aclnnStatus up_check(aclStubOpCall *call) {
         for (int s = 0; s < k; s++)
             if (call->v[row->scales + s].f < 0)
                 return aclStubOpFail(call, INVALID, "scales must not be negative, got %g", call->v[row->scales + s].f);
+    if ((row->flags & UP_PRIVATE_FORMATS) && aclStubIsPrivateFormat(x->format))
+        return aclStubOpFail(call, INVALID, "format of '%s' must not be a private format", xname);
+    if ((row->flags & UP_EMPTY_FIRST) && (aclStubNumel(x) == 0 || aclStubNumel(y) == 0))
+        return aclStubOpNothingToDo(call);
+    bool nonempty = (row->flags & UP_NONEMPTY_C) != 0;
+    for (uint32_t d = 1; nonempty && d < x->ndim; d++)
+        if (x->dims[d] == 0)
+            return aclStubOpFail(call, INVALID, "argument '%s' must not be empty at dimension %u", xname, d);
     bool cl = is_channels_last(row, x->format);
     /* the forward direction's shapes: input (N, C, in...) and output (N, C, outputSize) */
     const aclStubTensorDesc *fin = row->backward ? y : x, *fout = row->backward ? x : y;
     int64_t n = fin->dims[0], c = channels(fin, cl);
     for (int s = 0; s < k; s++) {
         int64_t o = osize->ints[s];
-        int64_t i = isize != NULL ? isize->ints[2 + s] : spatial(fin, cl, s);
+        int64_t i = isize != NULL ? isize->ints[(cl && k == 2 ? 1 : 2) + s] : spatial(fin, cl, s);
         if (o <= 0 || i <= 0)
             return aclStubOpFail(call, INVALID, "input and output sizes must be greater than 0, got input %lld and "
                                  "output %lld at spatial dimension %d", (long long)i, (long long)o, s);
@@ -350,9 +364,20 @@ static aclnnStatus up_check(aclStubOpCall *call) {
         p->out[3 - k + s] = o;
         if (row->scales >= 0) p->scales[3 - k + s] = call->v[row->scales + s].f;
     }
-    if (isize != NULL && (isize->ints[0] != n || isize->ints[1] != c))
+    if (isize != NULL && (isize->ints[0] != n || isize->ints[cl && k == 2 ? 3 : 1] != c))
         return aclStubOpFail(call, INVALID, "inputSize's N and C (%lld, %lld) must be those of '%s' (%lld, %lld)",
-                             (long long)isize->ints[0], (long long)isize->ints[1], yname, (long long)n, (long long)c);
+                             (long long)isize->ints[0], (long long)isize->ints[cl && k == 2 ? 3 : 1], yname, (long long)n,
+                             (long long)c);
+    if ((row->flags & UP_SCALE_AGREES) && p->scales[2] >= 0 && (int64_t)((double)p->in[2] * p->scales[2]) != p->out[2])
+        return aclStubOpFail(call, INVALID, "scale %f conflicts with outputSize %lld: scale * input size must equal it",
+                             p->scales[2], (long long)p->out[2]);
+    if (row->flags & UP_MAX_SCALE_500) {
+        int64_t i = p->in[2], o = p->out[2];
+        double given = p->scales[2], eff = given > 0 ? given : (double)o / (double)i;
+        bool agrees = given == 0 || o == (int64_t)floor((double)i * given);
+        if (eff > 500.0 && o < 1000000 && agrees)
+            return aclStubOpFail(call, INVALID, "scales is too large: %f (at most 500)", eff);
+    }
     if (fout->dims[0] != n || channels(fout, cl) != c)
         return aclStubOpFail(call, INVALID, "N and C of '%s' and '%s' must be equal", xname, yname);
     for (int s = k; s < 3; s++) p->in[2 - s] = p->out[2 - s] = 1;
@@ -422,27 +447,28 @@ ACLSTUB_DEFINE_OP(aclnnUpsampleNearest1d, aclnnUpsampleNearest1d_op_.def, (const
 UP_OP(aclnnUpsampleNearest2d, kFwd, NEAREST, 2, false, -1, -1, F_ALL_U8, CL | UP_NCHW_FORMATS);
 ACLSTUB_DEFINE_OP(aclnnUpsampleNearest2d, aclnnUpsampleNearest2d_op_.def, (const aclTensor *, self),
                   (const aclIntArray *, outputSize), (aclTensor *, out))
-UP_OP(aclnnUpsampleNearest1dV2, kFwdS1L, NEAREST, 1, false, -1, 2, F_ALL_U8, 0);
+UP_OP(aclnnUpsampleNearest1dV2, kFwdS1L, NEAREST, 1, false, -1, 2, F_ALL_U8, UP_NONEMPTY_C);
 ACLSTUB_DEFINE_OP(aclnnUpsampleNearest1dV2, aclnnUpsampleNearest1dV2_op_.def, (const aclTensor *, self),
                   (const aclIntArray *, outputSize), (float, scaleL), (aclTensor *, out))
-UP_OP(aclnnUpsampleNearest2dV2, kFwdS2, NEAREST, 2, false, -1, 2, F_ALL_U8, CL);
+UP_OP(aclnnUpsampleNearest2dV2, kFwdS2, NEAREST, 2, false, -1, 2, F_ALL_U8,
+      CL | UP_EMPTY_FIRST | UP_PRIVATE_FORMATS);
 ACLSTUB_DEFINE_OP(aclnnUpsampleNearest2dV2, aclnnUpsampleNearest2dV2_op_.def, (const aclTensor *, self),
                   (const aclIntArray *, outputSize), (float, scalesH), (float, scalesW), (aclTensor *, out))
-UP_OP(aclnnUpsampleNearest3d, kFwdS3, NEAREST, 3, false, -1, 2, F_ALL, CL);
+UP_OP(aclnnUpsampleNearest3d, kFwdS3, NEAREST, 3, false, -1, 2, F_ALL, CL | UP_NONEMPTY_C);
 ACLSTUB_DEFINE_OP(aclnnUpsampleNearest3d, aclnnUpsampleNearest3d_op_.def, (const aclTensor *, self),
                   (const aclIntArray *, outputSize), (double, scalesD), (double, scalesH), (double, scalesW),
                   (aclTensor *, out))
 UP_OP(aclnnUpsampleNearestExact1d, kFwdS1, NEAREST_EXACT, 1, false, -1, 2, F_U8, 0);
 ACLSTUB_DEFINE_OP(aclnnUpsampleNearestExact1d, aclnnUpsampleNearestExact1d_op_.def, (const aclTensor *, self),
                   (const aclIntArray *, outputSize), (double, scales), (aclTensor *, out))
-UP_OP(aclnnUpsampleNearestExact2d, kFwdS2, NEAREST_EXACT, 2, false, -1, 2, F_U8, CL);
+UP_OP(aclnnUpsampleNearestExact2d, kFwdS2, NEAREST_EXACT, 2, false, -1, 2, F_U8, CL | UP_EMPTY_FIRST);
 ACLSTUB_DEFINE_OP(aclnnUpsampleNearestExact2d, aclnnUpsampleNearestExact2d_op_.def, (const aclTensor *, self),
                   (const aclIntArray *, outputSize), (double, scalesH), (double, scalesW), (aclTensor *, out))
-UP_OP(aclnnUpsampleNearestExact3d, kFwdS3, NEAREST_EXACT, 3, false, -1, 2, F16_32_BF16, CL);
+UP_OP(aclnnUpsampleNearestExact3d, kFwdS3, NEAREST_EXACT, 3, false, -1, 2, F16_32_BF16, CL | UP_NONEMPTY_C);
 ACLSTUB_DEFINE_OP(aclnnUpsampleNearestExact3d, aclnnUpsampleNearestExact3d_op_.def, (const aclTensor *, self),
                   (const aclIntArray *, outputSize), (double, scalesD), (double, scalesH), (double, scalesW),
                   (aclTensor *, out))
-UP_OP(aclnnUpsampleLinear1d, kFwdA1, LINEAR, 1, false, 2, 3, F16_32_BF16, 0);
+UP_OP(aclnnUpsampleLinear1d, kFwdA1, LINEAR, 1, false, 2, 3, F16_32_BF16, UP_NONEMPTY_C | UP_SCALE_AGREES);
 ACLSTUB_DEFINE_OP(aclnnUpsampleLinear1d, aclnnUpsampleLinear1d_op_.def, (const aclTensor *, self),
                   (const aclIntArray *, outputSize), (const bool, alignCorners), (const double, scale),
                   (aclTensor *, out))
@@ -455,7 +481,7 @@ UP_OP(aclnnUpsampleBicubic2d, kFwdA2, CUBIC, 2, false, 2, 3, F16_32_BF16, CL | U
 ACLSTUB_DEFINE_OP(aclnnUpsampleBicubic2d, aclnnUpsampleBicubic2d_op_.def, (const aclTensor *, self),
                   (const aclIntArray *, outputSize), (const bool, alignCorners), (const double, scalesH),
                   (const double, scalesW), (aclTensor *, out))
-UP_OP(aclnnUpsampleTrilinear3d, kFwdA3, LINEAR, 3, false, 2, 3, F_ALL, CL);
+UP_OP(aclnnUpsampleTrilinear3d, kFwdA3, LINEAR, 3, false, 2, 3, F_ALL, CL | UP_NONEMPTY_C);
 ACLSTUB_DEFINE_OP(aclnnUpsampleTrilinear3d, aclnnUpsampleTrilinear3d_op_.def, (const aclTensor *, self),
                   (const aclIntArray *, outputSize), (bool, alignCorners), (double, scalesD), (double, scalesH),
                   (double, scalesW), (aclTensor *, out))
@@ -478,7 +504,7 @@ ACLSTUB_DEFINE_OP(aclnnUpsampleNearestExact1dBackward, aclnnUpsampleNearestExact
                   (const aclTensor *, gradOutput), (const aclIntArray *, outputSize), (const aclIntArray *, inputSize),
                   (double, scales), (aclTensor *, out))
 UP_OP(aclnnUpsampleNearestExact2dBackward, kBwdS2Exact, NEAREST_EXACT, 2, true, -1, 3, F16_32_BF16,
-      CL | UP_SCALES_POSITIVE);
+      CL | UP_SCALES_POSITIVE | UP_EMPTY_FIRST);
 ACLSTUB_DEFINE_OP(aclnnUpsampleNearestExact2dBackward, aclnnUpsampleNearestExact2dBackward_op_.def,
                   (const aclTensor *, gradOutput), (const aclIntArray *, outputSize), (const aclIntArray *, inputSize),
                   (double, scalesH), (double, scalesW), (aclTensor *, out))
@@ -486,7 +512,7 @@ UP_OP(aclnnUpsampleNearestExact3dBackward, kBwdS3, NEAREST_EXACT, 3, true, -1, 3
 ACLSTUB_DEFINE_OP(aclnnUpsampleNearestExact3dBackward, aclnnUpsampleNearestExact3dBackward_op_.def,
                   (const aclTensor *, gradOut), (const aclIntArray *, outputSize), (const aclIntArray *, inputSize),
                   (double, scalesD), (double, scalesH), (double, scalesW), (aclTensor *, gradInput))
-UP_OP(aclnnUpsampleLinear1dBackward, kBwdA1, LINEAR, 1, true, 3, 4, F16_32_BF16, 0);
+UP_OP(aclnnUpsampleLinear1dBackward, kBwdA1, LINEAR, 1, true, 3, 4, F16_32_BF16, UP_MAX_SCALE_500);
 ACLSTUB_DEFINE_OP(aclnnUpsampleLinear1dBackward, aclnnUpsampleLinear1dBackward_op_.def, (const aclTensor *, gradOut),
                   (const aclIntArray *, outputSize), (const aclIntArray *, inputSize), (bool, alignCorners),
                   (double, scales), (aclTensor *, out))
