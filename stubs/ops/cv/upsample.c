@@ -54,7 +54,8 @@ typedef enum { NEAREST, NEAREST_EXACT, LINEAR, CUBIC } UpMode;
 
 /* UpRow.flags */
 #define UP_CHANNELS_LAST 1u  /* NHWC (2-D) / NDHWC (3-D) storage formats put the channels last */
-#define UP_NCHW_FORMATS 2u   /* only NCHW and NHWC formats are accepted */
+#define UP_NCHW_FORMATS 2u   /* only NCHW and NHWC formats (and ND, read as NCHW) are accepted */
+#define UP_NO_ND 2048u       /* with UP_NCHW_FORMATS: ND refused too */
 #define UP_F64_NHWC_ONLY 4u  /* DOUBLE data only in NHWC format */
 #define UP_NULL_INNER 8u     /* NULL tensors answer ACLNN_ERR_INNER_NULLPTR */
 #define UP_SCALES_POSITIVE 16u /* negative scales are refused */
@@ -326,7 +327,8 @@ static aclnnStatus up_check(aclStubOpCall *call) {
     if (isize != NULL && isize->size != (uint64_t)k + 2)
         return aclStubOpFail(call, INVALID, "inputSize must have %d entries, got %llu", k + 2,
                              (unsigned long long)isize->size);
-    if ((row->flags & UP_NCHW_FORMATS) && x->format != ACL_FORMAT_NCHW && x->format != ACL_FORMAT_NHWC)
+    if ((row->flags & UP_NCHW_FORMATS) && x->format != ACL_FORMAT_NCHW && x->format != ACL_FORMAT_NHWC &&
+        (x->format != ACL_FORMAT_ND || (row->flags & UP_NO_ND)))
         return aclStubOpFail(call, INVALID, "format of '%s' must be NCHW or NHWC", xname);
     if ((row->flags & (UP_NCHW_FORMATS | UP_CHANNELS_LAST)) && x->format != y->format)
         return aclStubOpFail(call, INVALID, "format of '%s' and '%s' must be equal", xname, yname);
@@ -473,7 +475,7 @@ ACLSTUB_DEFINE_OP(aclnnUpsampleLinear1d, aclnnUpsampleLinear1d_op_.def, (const a
                   (const aclIntArray *, outputSize), (const bool, alignCorners), (const double, scale),
                   (aclTensor *, out))
 UP_OP(aclnnUpsampleBilinear2d, kFwdA2Null, LINEAR, 2, false, 2, 3, F_ALL,
-      CL | UP_NCHW_FORMATS | UP_F64_NHWC_ONLY | UP_NULL_INNER | UP_SCALES_POSITIVE);
+      CL | UP_NCHW_FORMATS | UP_NO_ND | UP_F64_NHWC_ONLY | UP_NULL_INNER | UP_SCALES_POSITIVE);
 ACLSTUB_DEFINE_OP(aclnnUpsampleBilinear2d, aclnnUpsampleBilinear2d_op_.def, (const aclTensor *, self),
                   (const aclIntArray *, outputSize), (const bool, alignCorners), (const double, scalesH),
                   (const double, scalesW), (aclTensor *, out))
