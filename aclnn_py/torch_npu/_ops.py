@@ -1,0 +1,165 @@
+"""From the table to torch operators and Python functions.
+
+Each row with an operator becomes a torch custom operator `torch.ops.aclnn_npu.<name>` defined by the row's schema:
+its CPU kernel allocates the outputs with torch (the row's shape rule) and calls the aclnn operator through
+`aclnn_py.run` (torch CPU tensors are lent to the stub in place, through DLPack), its fake kernel applies the same
+shape rule to fake tensors. Each row becomes a Python function with torch_npu's signature that binds the
+arguments and calls the operator (or raises NotImplementedError naming what the stub lacks).
+"""
+from __future__ import annotations
+
+import functools
+from types import SimpleNamespace
+
+import torch
+
+from . import _schema
+from ._table import ROWS, SCALAR_TYPES, Row
+
+NAMESPACE = "aclnn_npu"
+_lib = torch.library.Library(NAMESPACE, "DEF")
+
+
+def _bind(row: Row, params, args, kwargs) -> SimpleNamespace:
+    sig = _schema.signature(params)
+    b = sig.bind(*args, **kwargs)
+    b.apply_defaults()
+    return SimpleNamespace(**b.arguments)
+
+
+def _op_name(row: Row, a) -> str:
+    return row.op(a) if callable(row.op) else row.op
+
+
+def _allocate(row: Row, a, device):
+    """{C output name: tensor, list of tensors or None} by the row's shape rule."""
+    outs = {}
+    for name, shape, dtype in row.outs(a):
+        if shape is None:
+            outs[name] = None
+        elif isinstance(shape, str):  # the caller's tensor (an argument written in place)
+            outs[name] = getattr(a, shape)
+        elif shape and isinstance(shape[0], list):  # a tensor list
+            outs[name] = [torch.empty(s, dtype=dtype, device=device) for s in shape]
+        else:
+            outs[name] = torch.empty(shape, dtype=dtype, device=device)
+    return outs
+
+
+def _result(row: Row, a, outs):
+    if row.ret is not None:
+        return row.ret(a, outs)
+    vals = tuple(outs.values())
+    return vals[0] if len(vals) == 1 else vals
+
+
+def _device(a):
+    for v in vars(a).values():
+        if isinstance(v, torch.Tensor):
+            return v.device
+        if isinstance(v, (list, tuple)) and v and isinstance(v[0], torch.Tensor):
+            return v[0].device
+    return torch.device("cpu")
+
+
+def _kernel(row: Row, params):
+    from .. import generic
+
+    def kernel(*args, **kwargs):
+        a = _bind(row, params, args, kwargs)
+        if row.check is not None:
+            row.check(a)
+        outs = _allocate(row, a, _device(a))
+        name = _op_name(row, a)
+        sig = generic.signature(name)
+        out_names = [sig.params[i][0] for i in sig.outputs]
+        extra = set(outs) - set(out_names)
+        if extra:
+            raise AssertionError(f"{row.name}: {sorted(extra)} are not outputs of {name} ({out_names})")
+        ins = row.args(a)
+        out = tuple(outs.get(n) for n in out_names)
+        generic.run(name, **ins, out=out[0] if len(out) == 1 else out)
+        return _result(row, a, outs)
+
+    return kernel
+
+
+def _fake(row: Row, params):
+    def fake(*args, **kwargs):
+        a = _bind(row, params, args, kwargs)
+        if row.check is not None:
+            row.check(a)
+        return _result(row, a, _allocate(row, a, _device(a)))
+
+    return fake
+
+
+def _normalise(v):
+    """torch_npu's int dtype arguments also take torch.dtype; ours take the ScalarType number."""
+    if isinstance(v, torch.dtype):
+        return SCALAR_TYPES.index(v)
+    return v
+
+
+def _python_function(row: Row, params, op):
+    sig = _schema.signature(params, row.renames)
+    names = [p.name for p in params]
+    dtype_params = {p.name for p in params if p.type == "ScalarType"}
+
+    def fn(*args, **kwargs):
+        b = sig.bind(*args, **kwargs)
+        b.apply_defaults()
+        values = [b.arguments[row.renames.get(n, n)] for n in names]
+        if row.via is not None:
+            return row.via(getattr(torch.ops, NAMESPACE), SimpleNamespace(**dict(zip(names, values))))
+        if op is None:
+            return _missing(row, values)
+        return op(*[v if n in dtype_params else _normalise(v) for n, v in zip(names, values)])
+
+    fn.__signature__ = sig
+    fn.__name__ = fn.__qualname__ = row.name
+    what = f"the aclnn operator {row.op}" if isinstance(row.op, str) else (
+        "an aclnn operator chosen by the arguments" if row.op else "the functions it is made of" if row.via
+        else f"nothing: the stub lacks {row.missing}")
+    fn.__doc__ = f"torch_npu.{row.name}: `{row.schema}`.\n\nComputed by {what}."
+    return fn
+
+
+def _missing(row: Row, values):
+    if row.name == "npu_format_cast":
+        # A CPU tensor has no storage format: every format reads the same elements, so the cast is the identity.
+        return values[0]
+    raise NotImplementedError(f"torch_npu.{row.name}: the stub has no {row.missing}")
+
+
+def _autograd_rules():
+    from . import _autograd
+    return _autograd.RULES
+
+
+@functools.lru_cache(maxsize=None)
+def build() -> dict:
+    """{name: Python function}; defines and registers the torch operators once."""
+    functions = {}
+    rules = _autograd_rules()
+    for row in ROWS:
+        name, params, _ = _schema.parse(row.schema)
+        assert name == row.name, (name, row.name)
+        op = None
+        if row.op is not None:
+            # The operator takes every argument positionally (register_autograd refuses keyword-only tensors);
+            # the Python function keeps torch_npu's keyword-only ones.
+            op_schema = row.schema.replace(", *,", ",")
+            params = _schema.parse(op_schema)[1]
+            _lib.define(op_schema)
+            qualname = f"{NAMESPACE}::{name}"
+            _lib.impl(name, _kernel(row, params), "CPU")
+            torch.library.register_fake(qualname, _fake(row, params), lib=_lib)
+            if name in rules:
+                setup, backward = rules[name]
+                torch.library.register_autograd(qualname, backward, setup_context=setup, lib=_lib)
+            op = getattr(getattr(torch.ops, NAMESPACE), name)
+        functions[name] = _python_function(row, _schema.parse(row.schema)[1], op)
+    return functions
+
+
