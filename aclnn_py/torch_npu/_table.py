@@ -61,7 +61,7 @@ def _attn_dims(layout: str, q, heads: int):
 
 def _fa_outs(a):
     b, n, sq = _attn_dims(a.input_layout, a.query, a.head_num)
-    stat = [b, n, 8] if sq is None else [b, n, sq, 8]
+    stat = [n, b, 8] if sq is None else [b, n, sq, 8]  # TND: (N, T, 8)
     return [("softmaxMaxOut", stat, F32), ("softmaxSumOut", stat, F32), ("softmaxOutOut", [0], a.query.dtype),
             ("attentionOutOut", list(a.query.shape), a.query.dtype)]
 
@@ -168,7 +168,7 @@ def _self_attention_args(a):
     cum = [int(v) for v in torch.cumsum(a.seq_len.to(torch.int64), 0).tolist()]
     return dict(query=a.query, key=a.key, value=a.value, actualSeqQLenOptional=cum, actualSeqKvLenOptional=cum,
                 scaleValue=a.scale_value, keepProb=1.0, preTokens=2147483647, nextTokens=0, headNum=a.num_heads,
-                inputLayout="TND", innerPrecise=0, sparseMode=3, attenMaskOptional=a._causal)
+                inputLayout="TND", innerPrecise=0, sparseMode=3)
 
 
 def _self_attention_check(a):
@@ -181,7 +181,6 @@ def _self_attention_check(a):
     vis = (m[..., :n, :n] == 0) if m.dim() >= 2 else None
     if vis is not None and not torch.equal(vis.reshape(-1, n, n)[0], torch.ones(n, n, dtype=torch.bool).tril()):
         _nie("_npu_flash_attention: only the causal mask (0 on and below the diagonal) is implemented")
-    a._causal = torch.ones(2048, 2048, dtype=torch.bool).triu(1)
 
 
 def _ts(x):
@@ -298,6 +297,18 @@ def _quant_mm_outs(a):
              "implemented by the stub's aclnnQuantMatmulV4")
     batch = list(torch.broadcast_shapes(a.x1.shape[:-2], a.x2.shape[:-2]))
     return [("out", batch + [a.x1.shape[-2], a.x2.shape[-1]], dtype_of(a.output_dtype, I8))]
+
+
+def _quant_mm_scale(a):
+    """A float32 scale for a float16 output without per-token scales goes to the operator as the packed
+    uint64 quantisation parameter (aclnnTransQuantParamV2), as torch_npu converts it."""
+    if a.scale.dtype != F32 or a.pertoken_scale is not None or dtype_of(a.output_dtype, I8) == torch.bfloat16:
+        return a.scale
+    from .. import generic
+    packed = torch.empty(a.scale.shape, dtype=I64)
+    generic.run("aclnnTransQuantParamV2", scale=a.scale, offset=a.offset if dtype_of(a.output_dtype, I8) == I8
+                else None, out=packed)
+    return packed
 
 
 def _gmm_check(a):
@@ -599,8 +610,8 @@ ROWS = [
         "int? pertoken_scale_dtype=None, int? scale_dtype=None, int[]? group_sizes=None, Tensor? y_scale=None) -> "
         "Tensor",
         "aclnnQuantMatmulV4",
-        lambda a: dict(x1=a.x1, x2=a.x2, scale=a.scale, offset=a.offset, pertokenScaleOptional=a.pertoken_scale,
-                       bias=a.bias, transposeX1=False, transposeX2=False),
+        lambda a: dict(x1=a.x1, x2=a.x2, scale=_quant_mm_scale(a), offset=a.offset,
+                       pertokenScaleOptional=a.pertoken_scale, bias=a.bias, transposeX1=False, transposeX2=False),
         _quant_mm_outs),
     Row("npu_dynamic_quant",
         "npu_dynamic_quant(Tensor input, *, Tensor? smooth_scales=None, Tensor? group_index=None, "
@@ -676,8 +687,8 @@ ROWS = [
         "_npu_flash_attention(Tensor query, Tensor key, Tensor value, Tensor mask, Tensor seq_len, "
         "float scale_value, int num_heads, int num_kv_heads, Tensor(a!) out) -> ()",
         "aclnnFlashAttentionVarLenScore", _self_attention_args,
-        lambda a: [("softmaxMaxOut", [a.query.shape[0], a.num_heads, 8], F32),
-                   ("softmaxSumOut", [a.query.shape[0], a.num_heads, 8], F32),
+        lambda a: [("softmaxMaxOut", [a.num_heads, a.query.shape[0], 8], F32),
+                   ("softmaxSumOut", [a.num_heads, a.query.shape[0], 8], F32),
                    ("softmaxOutOut", [0], a.query.dtype), ("attentionOutOut", "out", None)],
         ret=lambda a, o: None, check=_self_attention_check),
     # -- our own operators for the backward of functions torch_npu differentiates without a public grad function ---
