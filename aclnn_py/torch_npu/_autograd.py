@@ -92,8 +92,15 @@ def _init_v2_backward(ctx, gx, *_others):
 
 
 def _finalize_setup(ctx, inputs, output):
-    expanded, skip1, skip2, bias, scales, row_idx, expert_idx, drop_pad, _k = inputs
+    expanded, skip1, skip2, bias, scales, row_idx, expert_idx, drop_pad, k = inputs
     drop_pad = drop_pad or 0
+    # The grad operator reads the slots row-major (t * k + j: forward modes 2 and 3, its modes 0 and 1); forward
+    # modes 0 and 1 index them column-major (t + j * N).
+    if drop_pad >= 2:
+        drop_pad -= 2
+    else:
+        k = scales.shape[1] if scales is not None else (k or 1)
+        row_idx = row_idx.reshape(k, -1).T.contiguous().reshape(-1)
     _save(ctx, expanded=expanded, skip1=skip1 is not None, skip2=skip2 is not None, bias=bias, scales=scales,
           row_idx=row_idx, expert_idx=expert_idx, drop_pad=drop_pad,
           active_num=expanded.shape[0] if drop_pad == 0 else 0,

@@ -123,7 +123,7 @@ def _python_function(row: Row, params, op):
     fn.__name__ = fn.__qualname__ = row.name
     what = f"the aclnn operator {row.op}" if isinstance(row.op, str) else (
         "an aclnn operator chosen by the arguments" if row.op else "the functions it is made of" if row.via
-        else f"nothing: the stub lacks {row.missing}")
+        else f"nothing yet: it raises NotImplementedError (it needs {row.missing})")
     fn.__doc__ = f"torch_npu.{row.name}: `{row.schema}`.\n\nComputed by {what}."
     return fn
 
@@ -132,7 +132,7 @@ def _missing(row: Row, values):
     if row.name == "npu_format_cast":
         # A CPU tensor has no storage format: every format reads the same elements, so the cast is the identity.
         return values[0]
-    raise NotImplementedError(f"torch_npu.{row.name}: the stub has no {row.missing}")
+    raise NotImplementedError(f"torch_npu.{row.name} is not implemented: it needs {row.missing}")
 
 
 def _autograd_rules():

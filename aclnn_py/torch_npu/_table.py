@@ -8,6 +8,7 @@ the stub lacks.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from types import SimpleNamespace as A  # noqa: N814  (the bound arguments of one call)
@@ -34,7 +35,7 @@ class Row:
 
 
 def _nie(what: str):
-    raise NotImplementedError(what)
+    raise NotImplementedError(what)  # an argument the stub's operator does not take
 
 
 # ---- shape helpers ------------------------------------------------------------------------------------------------
@@ -168,7 +169,14 @@ def _self_attention_args(a):
     cum = [int(v) for v in torch.cumsum(a.seq_len.to(torch.int64), 0).tolist()]
     return dict(query=a.query, key=a.key, value=a.value, actualSeqQLenOptional=cum, actualSeqKvLenOptional=cum,
                 scaleValue=a.scale_value, keepProb=1.0, preTokens=2147483647, nextTokens=0, headNum=a.num_heads,
-                inputLayout="TND", innerPrecise=0, sparseMode=3)
+                inputLayout="TND", innerPrecise=0, sparseMode=3,
+                attenMaskOptional=_causal_mask())
+
+
+@functools.lru_cache(maxsize=1)
+def _causal_mask():
+    """The (2048, 2048) compressed mask sparse modes 2 and 3 take (true above the diagonal)."""
+    return torch.ones(2048, 2048, dtype=torch.bool).triu(1)
 
 
 def _self_attention_check(a):
@@ -265,7 +273,7 @@ def _rm_rows(a):
     return _rm_num_out(a) // align * align
 
 
-_DISTRIBUTE = "torch_npu's group_ep -> HCCL communicator wiring for "
+_DISTRIBUTE = "the wiring of group_ep to an HCCL communicator (aclnn_py.hccl) for "
 
 
 def _finalize_rows(a):
