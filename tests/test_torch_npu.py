@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -393,6 +394,27 @@ def test_scatter_pa_kv_cache_default_mode_is_pa_nz():
         tnpu.npu_scatter_pa_kv_cache(_randn(1, 1, 4), _randn(1, 1, 4), kc, kc.clone(), torch.zeros(1, dtype=I32))
 
 
+def test_init_routing_quant_dynamic():
+    x, idx = _randn(6, 8), _topk_idx(6, 4)
+    order, dest = _slots(idx)
+    ex, row_idx, counts, before, scale = tnpu.npu_moe_init_routing_quant(x, idx, active_num=12, expert_num=4,
+                                                                          quant_mode=1)
+    assert ex.dtype == torch.int8 and ex.shape == (12, 8) and scale.shape == (12,)
+    assert torch.equal(row_idx, dest.to(I32))
+    rows = x[order // 2]
+    _close(scale, rows.abs().amax(-1) / 127, 1e-6, "dynamic scale")
+    assert (ex.float() * scale[:, None] - rows).abs().max() <= scale.max() / 2 + 1e-6
+    assert counts.count_nonzero() == 0 and before.count_nonzero() == 0  # their flags are off: zeros
+
+
+def test_dynamic_quant_asymmetric_reconstructs():
+    x = _randn(4, 16, dtype=F16)
+    y, scale, offset = tnpu.npu_dynamic_quant_asymmetric(x)
+    assert y.dtype == torch.int8 and scale.shape == offset.shape == (4,)
+    _close(scale, (x.float().amax(-1) - x.float().amin(-1)) / 255, 1e-3, "scale")
+    assert ((y.float() - offset[:, None]) * scale[:, None] - x.float()).abs().max() <= scale.max() / 2 + 1e-3
+
+
 def test_format_cast_keeps_the_elements():
     x = _randn(4, 6)
     assert tnpu.npu_format_cast(x, tnpu.Format.FRACTAL_NZ) is x
@@ -536,6 +558,17 @@ def test_unsupported_arguments_raise_naming_them():
         tnpu.npu_fusion_attention(q, q, q, 2, "BSND", keep_prob=0.9)
 
 
+def test_guide_lists_what_raises_and_what_differentiates():
+    guide = (HERE.parent / "docs" / "guide" / "torch-npu.md").read_text()
+    raising = guide[guide.index("### What raises NotImplementedError"):guide.index("## The example")]
+    assert set(re.findall(r"`(_?npu_\w+)`", raising.split("Arguments an operator does not take")[0])) == set(
+        tnpu.MISSING)
+    from aclnn_py.torch_npu import _autograd
+    table = guide[guide.index("| function | backward operator |"):guide.index("None of these operators")]
+    documented = set(re.findall(r"^\| `(\w+)` \|", table, re.M))
+    assert documented == {n.lstrip("_") for n in _autograd.RULES}
+
+
 # ---- install -------------------------------------------------------------------------------------------------------
 
 def test_install_provides_import_torch_npu_and_uninstall_restores():
@@ -572,4 +605,5 @@ def test_moe_example():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     errors = module.main(verbose=False)
-    assert errors["forward"] < 1e-5 and errors["grad_x"] < 1e-5, errors
+    assert set(errors) == {"forward", "training_forward", "grad_x", "grad_gamma", "grad_w13", "grad_w2"}
+    assert max(errors.values()) < 1e-5, errors

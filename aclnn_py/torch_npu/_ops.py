@@ -40,9 +40,9 @@ def _allocate(row: Row, a, device):
         elif isinstance(shape, str):  # the caller's tensor (an argument written in place)
             outs[name] = getattr(a, shape)
         elif shape and isinstance(shape[0], list):  # a tensor list
-            outs[name] = [torch.empty(s, dtype=dtype, device=device) for s in shape]
-        else:
-            outs[name] = torch.empty(shape, dtype=dtype, device=device)
+            outs[name] = [torch.zeros(s, dtype=dtype, device=device) for s in shape]
+        else:  # zeros: what an operator leaves unwritten (an output its flags turn off) reads the same every time
+            outs[name] = torch.zeros(shape, dtype=dtype, device=device)
     return outs
 
 
