@@ -268,6 +268,17 @@ def _case_fusion_attention(layout, causal):
     return case
 
 
+def _case_fusion_attention_tnd():
+    n, d, lens = 2, 8, [3, 2]
+    q, k, v = (_randn(5, n, d, seed=i) for i in range(3))
+    refs, s = [], 0
+    for length in lens:
+        refs.append(_attn_ref(q[None, s:s + length], k[None, s:s + length], v[None, s:s + length])[0])
+        s += length
+    kw = {"scale": d ** -0.5, "actual_seq_qlen": [3, 5], "actual_seq_kvlen": [3, 5]}
+    return (q, k, v, n, "TND"), kw, (torch.cat(refs),)
+
+
 def _case_fia(layout):
     def case():
         b, s, n, d = 2, 4, 2, 8
@@ -321,6 +332,7 @@ CASES = {
     "fusion_attention_bsnd": ("npu_fusion_attention", _case_fusion_attention("BSND", False), 1e-5),
     "fusion_attention_bnsd_causal": ("npu_fusion_attention", _case_fusion_attention("BNSD", True), 1e-5),
     "fusion_attention_bsh": ("npu_fusion_attention", _case_fusion_attention("BSH", False), 1e-5),
+    "fusion_attention_tnd": ("npu_fusion_attention", _case_fusion_attention_tnd, 1e-5),
     "fused_infer_attention_bsnd": ("npu_fused_infer_attention_score", _case_fia("BSND"), 2e-3),
     "fused_infer_attention_bsh": ("npu_fused_infer_attention_score", _case_fia("BSH"), 2e-3),
 }
@@ -421,6 +433,25 @@ def test_format_cast_keeps_the_elements():
     assert tnpu.npu_format_cast(input=x, acl_format=2, customize_dtype=None) is x
 
 
+def test_grouped_matmul_group_list_as_ints():
+    (xs, ws), kw, (ref,) = _case_gmm_split()
+    kw = dict(kw, group_list=[3, 3, 10], group_list_type=0)  # the int[] overload, cumulative
+    _close(tnpu.npu_grouped_matmul(xs, ws, **kw)[0], ref[0], 1e-5, "group_list as ints")
+
+
+def test_fusion_attention_dropout_with_a_given_mask():
+    b, s, n, d = 1, 4, 2, 8
+    q, k, v = (_randn(b, s, n, d, seed=i) for i in range(3))
+    keep = torch.rand(b, n, s, s, generator=_gen(3)) < 0.7
+    bits = keep.flatten().view(-1, 8).to(torch.uint8)
+    packed = (bits << torch.arange(8, dtype=torch.uint8)).sum(1).to(torch.uint8)
+    out = tnpu.npu_fusion_attention(q, k, v, n, "BSND", scale=d ** -0.5, keep_prob=0.7, dropout_mask=packed)
+    p = torch.softmax(q.transpose(1, 2) @ k.transpose(1, 2).transpose(-1, -2) * d ** -0.5, -1)
+    ref = ((p * keep / 0.7) @ v.transpose(1, 2)).transpose(1, 2)
+    _close(out[0], ref, 1e-5, "dropout attention")
+    assert out[6] == b * n * s * s
+
+
 def test_dtype_arguments_take_torch_dtypes_and_numbers():
     g = torch.arange(6, dtype=F32).view(3, 2)
     idx = torch.tensor([1, 0, 2], dtype=I32)
@@ -502,6 +533,11 @@ GRADS = {
                                     x, _case_permute_routing_map()[0][1], probs=p, num_out_tokens=10)[:2])),
                             lambda x, p: sum(t.sum() * (i + 1) for i, t in enumerate(
                                 _case_permute_routing_map_ref(x, p))), 1e-5),
+    "fusion_attention_tnd": (_case_fusion_attention_tnd()[0][:3],
+                             lambda q, k, v: tnpu.npu_fusion_attention(q, k, v, *_case_fusion_attention_tnd()[0][3:],
+                                                                       **_case_fusion_attention_tnd()[1])[0],
+                             lambda q, k, v: torch.cat([_attn_ref(q[None, :3], k[None, :3], v[None, :3])[0],
+                                                        _attn_ref(q[None, 3:], k[None, 3:], v[None, 3:])[0]]), 1e-5),
     "fusion_attention": (tuple(_randn(1, 4, 2, 8, seed=i) for i in range(3)),
                          lambda q, k, v: tnpu.npu_fusion_attention(q, k, v, 2, "BSND", scale=8 ** -0.5)[0],
                          lambda q, k, v: _attn_ref(q, k, v), 1e-5),

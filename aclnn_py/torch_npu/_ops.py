@@ -20,8 +20,7 @@ NAMESPACE = "aclnn_npu"
 _lib = torch.library.Library(NAMESPACE, "DEF")
 
 
-def _bind(row: Row, params, args, kwargs) -> SimpleNamespace:
-    sig = _schema.signature(params)
+def _bind(sig, args, kwargs) -> SimpleNamespace:
     b = sig.bind(*args, **kwargs)
     b.apply_defaults()
     return SimpleNamespace(**b.arguments)
@@ -65,8 +64,10 @@ def _device(a):
 def _kernel(row: Row, params):
     from .. import generic
 
+    sig = _schema.signature(params)
+
     def kernel(*args, **kwargs):
-        a = _bind(row, params, args, kwargs)
+        a = _bind(sig, args, kwargs)
         for k, v in vars(a).items():  # DLPack exports no tensor that requires grad (autograd is above this kernel)
             if isinstance(v, torch.Tensor):
                 setattr(a, k, v.detach())
@@ -76,8 +77,8 @@ def _kernel(row: Row, params):
             row.check(a)
         outs = _allocate(row, a, _device(a))
         name = _op_name(row, a)
-        sig = generic.signature(name, tuple(outs))  # the row names the outputs (some headers declare them const)
-        out = tuple(outs[sig.params[i][0]] for i in sig.outputs)
+        c_sig = generic.signature(name, tuple(outs))  # the row names the outputs (some headers declare them const)
+        out = tuple(outs[c_sig.params[i][0]] for i in c_sig.outputs)
         if out:
             generic.run(name, **row.args(a), out=out[0] if len(out) == 1 else out, outputs=tuple(outs))
         else:
@@ -88,8 +89,10 @@ def _kernel(row: Row, params):
 
 
 def _fake(row: Row, params):
+    sig = _schema.signature(params)
+
     def fake(*args, **kwargs):
-        a = _bind(row, params, args, kwargs)
+        a = _bind(sig, args, kwargs)
         if row.check is not None:
             row.check(a)
         return _result(row, a, _allocate(row, a, _device(a)))
@@ -97,17 +100,20 @@ def _fake(row: Row, params):
     return fake
 
 
-def _normalise(v):
-    """torch_npu's int dtype arguments also take torch.dtype; ours take the ScalarType number."""
-    if isinstance(v, torch.dtype):
+def _normalise(v, typ: str):
+    """torch_npu's int dtype arguments also take torch.dtype (ours take the ScalarType number); a Tensor argument
+    given as a list of ints (npu_grouped_matmul's group_list overload) becomes an int64 tensor."""
+    if isinstance(v, torch.dtype) and typ.startswith("int"):
         return SCALAR_TYPES.index(v)
+    if typ.startswith("Tensor") and not typ.startswith("Tensor[]") and isinstance(v, (list, tuple)):
+        return torch.tensor(v, dtype=torch.int64)
     return v
 
 
 def _python_function(row: Row, params, op):
     sig = _schema.signature(params, row.renames)
     names = [p.name for p in params]
-    dtype_params = {p.name for p in params if p.type == "ScalarType"}
+    types = [p.type for p in params]
 
     def fn(*args, **kwargs):
         b = sig.bind(*args, **kwargs)
@@ -117,7 +123,7 @@ def _python_function(row: Row, params, op):
             return row.via(getattr(torch.ops, NAMESPACE), SimpleNamespace(**dict(zip(names, values))))
         if op is None:
             return _missing(row, values)
-        return op(*[v if n in dtype_params else _normalise(v) for n, v in zip(names, values)])
+        return op(*[_normalise(v, t) for v, t in zip(values, types)])
 
     fn.__signature__ = sig
     fn.__name__ = fn.__qualname__ = row.name

@@ -51,7 +51,7 @@ def _attn_dims(layout: str, q, heads: int):
         return s[0], heads, s[1]
     if layout == "SBH":
         return s[1], heads, s[0]
-    if layout in ("BSND", "BNSD_BSND") and layout != "BNSD_BSND":
+    if layout == "BSND":
         return s[0], s[2], s[1]
     if layout in ("BNSD", "BNSD_BSND"):
         return s[0], s[1], s[2]
@@ -92,9 +92,15 @@ def _fa_args(a):
 
 def _fa_ret(a, o):
     numels = 0
-    if a.keep_prob < 1:
-        b, n, sq = _attn_dims(a.input_layout, a.query, a.head_num)
-        numels = b * n * (sq or 1) * a.key.shape[1 if a.input_layout in ("BSH", "BSND") else 0]
+    if a.keep_prob < 1:  # the dropout mask's bits: B * N * Sq * Skv (TND: N * sum of Sq_i * Skv_i)
+        layout = a.input_layout
+        b, n, sq = _attn_dims(layout, a.query, a.head_num)
+        if layout == "TND":
+            q_lens = [e - s for s, e in zip([0] + list(a.actual_seq_qlen), a.actual_seq_qlen)]
+            kv_lens = [e - s for s, e in zip([0] + list(a.actual_seq_kvlen), a.actual_seq_kvlen)]
+            numels = n * sum(x * y for x, y in zip(q_lens, kv_lens))
+        else:
+            numels = b * n * sq * _attn_dims(layout, a.key, a.head_num)[2]
     return o["attentionOutOut"], o["softmaxMaxOut"], o["softmaxSumOut"], o["softmaxOutOut"], a.seed, a.offset, numels
 
 
