@@ -459,6 +459,45 @@ def test_dtype_arguments_take_torch_dtypes_and_numbers():
     assert a.dtype == F32 and torch.equal(a[idx.long()], g)
 
 
+@pytest.mark.parametrize("version", ["", "_v2"])
+def test_distribute_dispatch_then_combine_across_ranks(version):
+    """Four ranks (threads, one stub device each, set with torch_npu.npu.set_device as NPU code does), group_ep the
+    communicator's name: the experts scale their rows by (expert + 2), so the combine gives
+    sum_k scale * (expert + 2) * x for every token."""
+    import aclnn_py
+    if not aclnn_py.backend().is_stub:
+        pytest.skip("ranks as threads of the stub")
+    from helpers_hccl import Ranks
+
+    w, e, bs, k, h = 4, 8, 3, 2, 16
+    g = _gen(7)
+    xs = [torch.randint(-8, 9, (bs, h), generator=g).to(torch.bfloat16) for _ in range(w)]
+    ids = [torch.stack([torch.randperm(e, generator=g)[:k] for _ in range(bs)]).to(I32) for _ in range(w)]
+    scales = [torch.randint(1, 4, (bs, k), generator=g).to(F32) for _ in range(w)]
+    dispatch = getattr(tnpu, "npu_moe_distribute_dispatch" + version)
+    combine = getattr(tnpu, "npu_moe_distribute_combine" + version)
+
+    def rank(c):
+        tnpu.npu.set_device(c.rank)
+        out = dispatch(xs[c.rank], ids[c.rank], c.name, w, c.rank, e)
+        expand_x, _, assist, counts, recv, _, _ = out
+        per, start = e // w, 0
+        y = expand_x.float()
+        for local in range(per):
+            n = int(recv[(local + 1) * w - 1]) - start
+            y[start:start + n] *= c.rank * per + local + 2
+            start += n
+        assert int(counts.sum()) == start
+        return out, combine(y.to(torch.bfloat16), ids[c.rank], assist, recv, scales[c.rank], c.name, w, c.rank, e)
+
+    with Ranks(w) as ranks:
+        results = ranks.run(rank)
+    for r, (out, x) in enumerate(results):
+        assert len(out) == 7 and out[0].shape == (bs * w * min(e // w, k), h) and out[3].dtype == I64
+        want = (scales[r][..., None] * (ids[r][..., None].float() + 2) * xs[r][:, None, :].float()).sum(1)
+        assert torch.equal(x.float(), want.to(torch.bfloat16).float())
+
+
 # ---- shapes without data -------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("case", sorted(CASES))

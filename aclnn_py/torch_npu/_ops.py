@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import torch
 
-from . import _schema
+from . import _schema, npu
 from ._table import ROWS, SCALAR_TYPES, Row
 
 NAMESPACE = "aclnn_npu"
@@ -79,10 +79,12 @@ def _kernel(row: Row, params):
         name = _op_name(row, a)
         c_sig = generic.signature(name, tuple(outs))  # the row names the outputs (some headers declare them const)
         out = tuple(outs[c_sig.params[i][0]] for i in c_sig.outputs)
+        stream = npu._stream()
         if out:
-            generic.run(name, **row.args(a), out=out[0] if len(out) == 1 else out, outputs=tuple(outs))
+            generic.run(name, **row.args(a), out=out[0] if len(out) == 1 else out, outputs=tuple(outs),
+                        stream=stream)
         else:
-            generic.run(name, **row.args(a))
+            generic.run(name, **row.args(a), stream=stream)
         return _result(row, a, outs)
 
     return kernel

@@ -279,7 +279,107 @@ def _rm_rows(a):
     return _rm_num_out(a) // align * align
 
 
-_DISTRIBUTE = "the wiring of group_ep to an HCCL communicator (aclnn_py.hccl) for "
+def _dispatch_sizes(a, v2):
+    """(A, local experts, expandX rows, epRecvCounts length) as torch_npu sizes the dispatch outputs."""
+    bs, k = a.x.shape[0], a.expert_ids.shape[1]
+    w, s, tp = a.ep_world_size, a.shared_expert_rank_num, a.tp_world_size
+    gbs = a.global_bs or bs * w
+    if a.ep_rank_id < s and (a.expert_shard_type == 0 or not v2):
+        local = 1
+        if v2:
+            per = s // a.shared_expert_num
+            big = gbs // w * ((w + per - 1) // per)
+        else:
+            big = gbs // s
+    else:
+        local = a.moe_expert_num // (w - s)
+        big = gbs * min(local, k)
+    return big, local, max(big, big * tp), w * local * (tp if tp == 2 else 1)
+
+
+def _dispatch_check(a):
+    extra = [n for n in ("elastic_info", "performance_info", "y_dtype", "x_dtype", "scales_dtype")
+             if getattr(a, n, None) is not None]
+    extra += [n for n in ("zero_expert_num", "copy_expert_num", "const_expert_num") if getattr(a, n, 0)]
+    if getattr(a, "comm_alg", ""):
+        extra.append("comm_alg")
+    if extra:
+        _nie(f"{', '.join(extra)}: not arguments of the stub's MoeDistributeDispatch operators")
+
+
+def _dispatch_args(a, v2):
+    d = dict(x=a.x, expertIds=a.expert_ids, xActiveMaskOptional=a.x_active_mask, groupEp=a.group_ep,
+             epWorldSize=a.ep_world_size, epRankId=a.ep_rank_id, moeExpertNum=a.moe_expert_num, groupTp=a.group_tp,
+             tpWorldSize=a.tp_world_size, tpRankId=a.tp_rank_id, expertShardType=a.expert_shard_type,
+             sharedExpertNum=a.shared_expert_num, sharedExpertRankNum=a.shared_expert_rank_num,
+             quantMode=a.quant_mode, globalBs=a.global_bs, expertTokenNumsType=a.expert_token_nums_type)
+    if v2:
+        d.update(scalesOptional=a.scales, expertScalesOptional=a.expert_scales, commAlg=a.comm_alg)
+    else:
+        d.update(xActiveMask=a.x_active_mask, scales=a.scales, expertScales=a.expert_scales)
+        del d["xActiveMaskOptional"]
+    return d
+
+
+def _dispatch_outs(a, v2):
+    big, local, rows, recv = _dispatch_sizes(a, v2)
+    bs, k = a.x.shape[0], a.expert_ids.shape[1]
+    sfx = "Out" if v2 else ""
+    return [("expandX" + sfx, [rows, a.x.shape[1]], I8 if a.quant_mode else a.x.dtype),
+            ("dynamicScales" + sfx, [rows] if a.quant_mode else None, F32),
+            ("assistInfoForCombineOut", [max(bs * k, big * 128)], I32) if v2 else ("expandIdx", [bs * k], I32),
+            ("expertTokenNums" + sfx, [local], I64),
+            ("epRecvCounts" + sfx, [recv], I32),
+            ("tpRecvCounts" + sfx, [max(a.tp_world_size, 1)], I32),
+            ("expandScales" + sfx, [big] if a.expert_scales is not None else None, F32)]
+
+
+def _dispatch_ret(a, o, v2):
+    big, _, rows, _ = _dispatch_sizes(a, v2)
+    vals = list(o.values())
+    dev = a.x.device
+    if vals[1] is None:
+        vals[1] = torch.zeros(rows, dtype=F32, device=dev)
+    vals[5] = vals[5][:a.tp_world_size]
+    if vals[6] is None:
+        vals[6] = torch.zeros(big, dtype=F32, device=dev)
+    return tuple(vals)
+
+
+def _combine_check(a, v2):
+    extra = [n for n in ("elastic_info", "ori_x", "const_expert_alpha_1", "const_expert_alpha_2", "const_expert_v",
+                         "performance_info") + (() if v2 else ("shared_expert_x",))
+             if getattr(a, n, None) is not None]
+    extra += [n for n in ("zero_expert_num", "copy_expert_num", "const_expert_num") if getattr(a, n, 0)]
+    if getattr(a, "comm_alg", ""):
+        extra.append("comm_alg")
+    if extra:
+        _nie(f"{', '.join(extra)}: not arguments the shim passes to the stub's MoeDistributeCombine operators")
+
+
+def _combine_args(a, v2):
+    d = dict(expandX=a.expand_x, expertIds=a.expert_ids, epSendCounts=a.ep_send_counts,
+             expertScales=a.expert_scales, groupEp=a.group_ep, epWorldSize=a.ep_world_size, epRankId=a.ep_rank_id,
+             moeExpertNum=a.moe_expert_num, groupTp=a.group_tp, tpWorldSize=a.tp_world_size,
+             tpRankId=a.tp_rank_id, expertShardType=a.expert_shard_type, sharedExpertNum=a.shared_expert_num,
+             sharedExpertRankNum=a.shared_expert_rank_num, globalBs=a.global_bs,
+             commQuantMode=a.comm_quant_mode)
+    if v2:
+        d.update(assistInfoForCombine=a.assist_info_for_combine, tpSendCountsOptional=a.tp_send_counts,
+                 xActiveMaskOptional=a.x_active_mask, expandScalesOptional=a.expand_scales,
+                 sharedExpertXOptional=a.shared_expert_x, outDtype=0, groupListType=0, commAlg=a.comm_alg)
+    else:
+        d.update(expandIdx=a.expand_idx, tpSendCounts=a.tp_send_counts, xActiveMask=a.x_active_mask,
+                 activationScale=a.activation_scale, weightScale=a.weight_scale, groupList=a.group_list,
+                 expandScales=a.expand_scales, outDtype=a.out_dtype, groupListType=a.group_list_type)
+    return d
+
+
+def _combine_outs(a, v2):
+    dt = a.expand_x.dtype
+    if dt == I32:
+        dt = torch.float16 if (not v2 and a.out_dtype == 1) else torch.bfloat16
+    return [("xOut" if v2 else "x", [a.expert_ids.shape[0], a.expand_x.shape[1]], dt)]
 
 
 def _finalize_rows(a):
@@ -775,7 +875,8 @@ ROWS = [
         "Tensor? expand_scales=None, Tensor? shared_expert_x=None, str group_tp=\"\", int tp_world_size=0, "
         "int tp_rank_id=0, int expert_shard_type=0, int shared_expert_num=1, int shared_expert_rank_num=0, "
         "int global_bs=0, int out_dtype=0, int comm_quant_mode=0, int group_list_type=0) -> Tensor",
-        missing=_DISTRIBUTE + "aclnnMoeDistributeCombine"),
+        "aclnnMoeDistributeCombine", lambda a: _combine_args(a, False), lambda a: _combine_outs(a, False),
+        check=lambda a: _combine_check(a, False)),
     Row("npu_moe_distribute_combine_add_rms_norm",
         "npu_moe_distribute_combine_add_rms_norm(Tensor expand_x, Tensor expert_ids, Tensor expand_idx, "
         "Tensor ep_send_counts, Tensor expert_scales, Tensor residual_x, Tensor gamma, str group_ep, "
@@ -813,7 +914,8 @@ ROWS = [
         "int tp_rank_id=0, int expert_shard_type=0, int shared_expert_num=1, int shared_expert_rank_num=0, "
         "int global_bs=0, int comm_quant_mode=0, str comm_alg=\"\", int zero_expert_num=0, "
         "int copy_expert_num=0, int const_expert_num=0) -> Tensor",
-        missing=_DISTRIBUTE + "aclnnMoeDistributeCombineV2"),
+        "aclnnMoeDistributeCombineV2", lambda a: _combine_args(a, True), lambda a: _combine_outs(a, True),
+        check=lambda a: _combine_check(a, True)),
     Row("npu_moe_distribute_dispatch",
         "npu_moe_distribute_dispatch(Tensor x, Tensor expert_ids, str group_ep, int ep_world_size, "
         "int ep_rank_id, int moe_expert_num, *, Tensor? scales=None, Tensor? x_active_mask=None, "
@@ -821,7 +923,8 @@ ROWS = [
         "int expert_shard_type=0, int shared_expert_num=1, int shared_expert_rank_num=0, int quant_mode=0, "
         "int global_bs=0, int expert_token_nums_type=1) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, "
         "Tensor)",
-        missing=_DISTRIBUTE + "aclnnMoeDistributeDispatch"),
+        "aclnnMoeDistributeDispatch", lambda a: _dispatch_args(a, False), lambda a: _dispatch_outs(a, False),
+        ret=lambda a, o: _dispatch_ret(a, o, False), check=_dispatch_check),
     Row("npu_moe_distribute_dispatch_setup",
         "npu_moe_distribute_dispatch_setup(Tensor x, Tensor expert_ids, str group_ep, int ep_world_size, "
         "int ep_rank_id, int moe_expert_num, *, Tensor? scales=None, Tensor? x_active_mask=None, "
@@ -844,5 +947,6 @@ ROWS = [
         "int expert_token_nums_type=1, str comm_alg=\"\", int zero_expert_num=0, int copy_expert_num=0, "
         "int const_expert_num=0, int? y_dtype=None, int? x_dtype=None, int? scales_dtype=None) -> (Tensor, "
         "Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)",
-        missing=_DISTRIBUTE + "aclnnMoeDistributeDispatchV2"),
+        "aclnnMoeDistributeDispatchV2", lambda a: _dispatch_args(a, True), lambda a: _dispatch_outs(a, True),
+        ret=lambda a, o: _dispatch_ret(a, o, True), check=_dispatch_check),
 ]

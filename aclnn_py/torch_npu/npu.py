@@ -4,8 +4,30 @@ on the calling thread, so synchronising and stream switching have nothing to wai
 from __future__ import annotations
 
 import contextlib
+import threading
 
-_current = 0
+_tls = threading.local()   # the calling thread's device index (CANN's current device is per thread)
+_devices: dict = {}        # index -> aclnn_py.Device, made on first use
+_lock = threading.Lock()
+
+
+def _device_object(index: int):
+    from .. import runtime
+    with _lock:
+        device = _devices.get(index)
+        if device is None or device.closed:
+            device = _devices[index] = runtime.Device(index)
+    return device
+
+
+def _stream():
+    """The stub stream the operators run on: the default stream of the thread's device (set_device), else None
+    (aclnn_py's default device)."""
+    index = getattr(_tls, "index", None)
+    if index is None:
+        return None
+    from .. import runtime
+    return runtime.Stream.default(_device_object(index))
 
 
 def is_available() -> bool:
@@ -20,21 +42,25 @@ def device_count() -> int:
 
 
 def current_device() -> int:
-    return _current
+    return getattr(_tls, "index", None) or 0
 
 
 def set_device(device) -> None:
-    global _current
+    """The calling thread's device (as on CANN, per thread): the operators it calls run on that stub device,
+    where an HCCL communicator made for it (`aclnn_py.hccl`) is found by its name."""
     index = device if isinstance(device, int) else getattr(device, "index", None) or 0
+    if isinstance(device, str):
+        index = int(device.rsplit(":", 1)[1]) if ":" in device else 0
     if not 0 <= index < device_count():
         raise ValueError(f"set_device: device {index} is outside [0, {device_count()})")
-    _current = index
+    _device_object(index).activate()
+    _tls.index = index
 
 
 def synchronize(device=None) -> None:
     """Waits for the stub's default stream (the operators have already finished: their calls are synchronous)."""
     from .. import runtime
-    runtime.Stream.default().synchronize()
+    (_stream() or runtime.Stream.default()).synchronize()
 
 
 def get_device_name(device=None) -> str:
