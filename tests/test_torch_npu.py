@@ -382,6 +382,37 @@ def test_self_attention_refuses_other_masks():
         tnpu._npu_flash_attention(*args)
 
 
+def _case_splitfuse():
+    n, kvn, d, bs, q_lens, kv_lens = 4, 2, 16, 4, [3, 1], [6, 5]
+    q = _randn(4, n, d, dtype=F16)
+    kc, vc = _randn(8, bs, kvn, d, dtype=F16, seed=1), _randn(8, bs, kvn, d, dtype=F16, seed=2)
+    table = torch.tensor([[0, 1], [5, 3]], dtype=I32)
+    positions = torch.tensor([3, 4, 5, 4])   # each query token's position in its sequence
+    mask = torch.where(torch.arange(8)[None, :] <= positions[:, None], 0.0, -10000.0).to(F16)
+    refs, s = [], 0
+    for b, (q_len, kv_len) in enumerate(zip(q_lens, kv_lens)):
+        k = kc[table[b].long()].reshape(-1, kvn, d)[:kv_len].float().repeat_interleave(n // kvn, 1)
+        v = vc[table[b].long()].reshape(-1, kvn, d)[:kv_len].float().repeat_interleave(n // kvn, 1)
+        scores = torch.einsum("ind,jnd->nij", q[s:s + q_len].float(), k) * d ** -0.5
+        hidden = torch.arange(kv_len)[None, :] > torch.arange(q_len)[:, None] + kv_len - q_len
+        refs.append(torch.einsum("nij,jnd->ind", scores.masked_fill(hidden, float("-inf")).softmax(-1), v))
+        s += q_len
+    out = torch.empty(4, n, d, dtype=F16)
+    args = (q, kc, vc, table, torch.tensor(kv_lens, dtype=I32), mask, torch.tensor(q_lens, dtype=I32), kvn, n,
+            d ** -0.5, out)
+    return args, torch.cat(refs)
+
+
+def test_paged_attention_splitfuse():
+    args, ref = _case_splitfuse()
+    assert tnpu._npu_paged_attention_splitfuse(*args) is None
+    _close(args[-1], ref, 2e-3, "_npu_paged_attention_splitfuse out")
+    args = list(args)
+    args[5] = torch.zeros_like(args[5])   # a mask hiding nothing is not the chunked-prefill one
+    with pytest.raises(NotImplementedError, match="chunked-prefill causal mask"):
+        tnpu._npu_paged_attention_splitfuse(*args)
+
+
 @pytest.mark.parametrize("fn", ["_npu_reshape_and_cache", "npu_scatter_pa_kv_cache"])
 def test_kv_cache_round_trip(fn):
     n, d = 2, 4

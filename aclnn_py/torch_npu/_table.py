@@ -197,6 +197,40 @@ def _self_attention_check(a):
         _nie("_npu_flash_attention: only the causal mask (0 on and below the diagonal) is implemented")
 
 
+def _splitfuse(ops, a):
+    """ATB's PagedAttention with splitfuse (chunked prefill): each sequence's seq_len[b] query tokens attend to
+    its context_lens[b] cached tokens through the block table, causally from the bottom-right. Run as
+    npu_fused_infer_attention_score on the queries padded to BSND, then unpadded into out."""
+    q_lens, kv_lens = [int(v) for v in a.seq_len.tolist()], [int(v) for v in a.context_lens.tolist()]
+    t, n, d = a.query.shape
+    if sum(q_lens) != t:
+        raise ValueError(f"_npu_paged_attention_splitfuse: sum(seq_len) = {sum(q_lens)} must equal the "
+                         f"{t} query tokens")
+    visible = torch.zeros(t, max(kv_lens, default=0), dtype=torch.bool)
+    start = 0
+    for q_len, kv_len in zip(q_lens, kv_lens):
+        rows = torch.arange(q_len)[:, None] + (kv_len - q_len)
+        visible[start:start + q_len, :kv_len] = torch.arange(kv_len)[None, :] <= rows
+        start += q_len
+    m = a.mask
+    if m.dim() != 2 or m.shape[0] != t or m.shape[1] < visible.shape[1] or not torch.equal(
+            m[:, :visible.shape[1]] == 0, visible):
+        _nie("_npu_paged_attention_splitfuse: only the chunked-prefill causal mask (num_tokens, >= max context; 0 "
+             "where a token sees a cached position) is implemented")
+    b, longest = len(q_lens), max(q_lens, default=0)
+    rows = torch.cat([torch.arange(q) + i * longest for i, q in enumerate(q_lens)])
+    padded = a.query.new_zeros(b * longest, n, d)
+    padded[rows] = a.query
+    blocks, block_size = a.key_cache.shape[:2]
+    o, _ = ops.npu_fused_infer_attention_score(
+        padded.view(b, longest, n, d), a.key_cache.reshape(blocks, block_size, -1),
+        a.value_cache.reshape(blocks, block_size, -1), atten_mask=_causal_mask(), actual_seq_lengths=q_lens,
+        actual_seq_lengths_kv=kv_lens, block_table=a.block_table, num_heads=a.num_heads, scale=a.scale_value,
+        next_tokens=0, input_layout="BSND", num_key_value_heads=a.num_kv_heads, sparse_mode=3,
+        block_size=block_size)
+    a.out.copy_(o.reshape(b * longest, n, d)[rows])
+
+
 def _ts(x):
     return list(x.shape)
 
@@ -833,7 +867,7 @@ ROWS = [
     Row("_npu_paged_attention_splitfuse",
         "_npu_paged_attention_splitfuse(Tensor query, Tensor key_cache, Tensor value_cache, Tensor block_table, "
         "Tensor context_lens, Tensor mask, Tensor seq_len, int num_kv_heads, int num_heads, float scale_value, "
-        "Tensor(a!) out) -> ()", missing="ATB PagedAttentionOperation (splitfuse)"),
+        "Tensor(a!) out) -> ()", via=lambda ops, a: _splitfuse(ops, a)),
     Row("npu_convert_weight_to_int4pack",
         "npu_convert_weight_to_int4pack(Tensor weight, int inner_k_tiles=0) -> Tensor",
         missing="aclnnConvertWeightToINT4Pack (and a torch dtype for packed int4)"),
