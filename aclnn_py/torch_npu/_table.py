@@ -499,10 +499,6 @@ def _dq_check(a):
         _nie("npu_dynamic_quant: only dst_type int8 is implemented (int4 outputs have no torch dtype)")
 
 
-def _dq_op(a):
-    return "aclnnDynamicQuant" if a.group_index is None and a.__dict__.get("_asym") is None else "aclnnDynamicQuantV2"
-
-
 def _dq_outs(a, asym=False):
     outs = [("yOut", _ts(a.input), I8), ("scaleOut", _rows(a.input), F32)]
     if asym:
@@ -863,7 +859,7 @@ ROWS = [
     # -- functions whose operator the stub does not have ------------------------------------------------------------
     Row("npu_format_cast",
         "npu_format_cast(Tensor self, int acl_format, int? customize_dtype=None) -> Tensor",
-        renames={"self": "input"}),
+        renames={"self": "input"}, via=lambda ops, a: a.self),  # a CPU tensor has no storage format: the same
     Row("_npu_paged_attention_splitfuse",
         "_npu_paged_attention_splitfuse(Tensor query, Tensor key_cache, Tensor value_cache, Tensor block_table, "
         "Tensor context_lens, Tensor mask, Tensor seq_len, int num_kv_heads, int num_heads, float scale_value, "
