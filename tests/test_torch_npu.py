@@ -362,6 +362,20 @@ def test_numbers_against_torch(case):
             _close(got[i], ref, tol, f"{name} result {i}")
 
 
+def test_torch_tensors_are_lent_not_copied():
+    """On the stub the inputs and outputs are lent to the operator in place (DLPack): the call takes no block of
+    the device pool, which the copying path (ACLNN_PY_ZERO_COPY=0) uploads every tensor into."""
+    import aclnn_py
+    if not aclnn_py.backend().lends_host_memory:
+        pytest.skip("the backend copies (a toolkit, or ACLNN_PY_ZERO_COPY=0)")
+    pool = aclnn_py.get_memory_pool()
+    x, g = _randn(256, 512), _randn(512, seed=1)
+    before = (pool.hits(), pool.misses())
+    y, _ = tnpu.npu_rms_norm(x, g)
+    assert (pool.hits(), pool.misses()) == before
+    _close(y, _rms(x, g)[0], 1e-5, "rms norm")
+
+
 def test_fusion_attention_returns_torch_npus_tuple():
     q = _randn(1, 3, 2, 4)
     out = tnpu.npu_fusion_attention(q, q, q, 2, "BSND", seed=5, offset=7)

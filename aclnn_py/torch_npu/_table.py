@@ -192,8 +192,8 @@ def _self_attention_check(a):
     n = int(a.seq_len.max()) if a.seq_len.numel() else 0
     # The mask ATB takes is additive (0 where visible); the only one vLLM passes is the causal one. Read it as such.
     m = a.mask
-    vis = (m[..., :n, :n] == 0) if m.dim() >= 2 else None
-    if vis is not None and not torch.equal(vis.reshape(-1, n, n)[0], torch.ones(n, n, dtype=torch.bool).tril()):
+    if m.dim() < 2 or m.shape[-1] < n or m.shape[-2] < n or not torch.equal(
+            (m[..., :n, :n] == 0).reshape(-1, n, n)[0], torch.ones(n, n, dtype=torch.bool).tril()):
         _nie("_npu_flash_attention: only the causal mask (0 on and below the diagonal) is implemented")
 
 
