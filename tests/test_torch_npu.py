@@ -427,6 +427,23 @@ def test_paged_attention_splitfuse():
         tnpu._npu_paged_attention_splitfuse(*args)
 
 
+def test_paged_attention_decode():
+    n, kvn, d, bs, kv_lens = 4, 2, 16, 4, [6, 1, 8]
+    q = _randn(3, n, d, dtype=F16)
+    kc, vc = _randn(8, bs, kvn, d, dtype=F16, seed=1), _randn(8, bs, kvn, d, dtype=F16, seed=2)
+    table = torch.tensor([[0, 1], [5, 3], [2, 7]], dtype=I32)
+    refs = []
+    for b, kv_len in enumerate(kv_lens):
+        k = kc[table[b].long()].reshape(-1, kvn, d)[:kv_len].float().repeat_interleave(n // kvn, 1)
+        v = vc[table[b].long()].reshape(-1, kvn, d)[:kv_len].float().repeat_interleave(n // kvn, 1)
+        p = (torch.einsum("nd,jnd->nj", q[b].float(), k) * d ** -0.5).softmax(-1)
+        refs.append(torch.einsum("nj,jnd->nd", p, v))
+    out = torch.empty(3, n, d, dtype=F16)
+    assert tnpu._npu_paged_attention(q, kc, vc, kvn, n, d ** -0.5, table, torch.tensor(kv_lens, dtype=I32),
+                                     out) is None
+    _close(out, torch.stack(refs), 2e-3, "_npu_paged_attention out")
+
+
 @pytest.mark.parametrize("fn", ["_npu_reshape_and_cache", "npu_scatter_pa_kv_cache"])
 def test_kv_cache_round_trip(fn):
     n, d = 2, 4

@@ -23,7 +23,7 @@ import yaml
 # whose operators the stub has, and every npu_moe_* function of the yaml (added below).
 NAMED = [
     "npu_fusion_attention", "npu_fusion_attention_grad", "npu_format_cast", "_npu_flash_attention",
-    "_npu_paged_attention_splitfuse", "_npu_reshape_and_cache", "npu_scatter_pa_kv_cache", "npu_gather_pa_kv_cache",
+    "_npu_paged_attention_splitfuse", "_npu_paged_attention", "_npu_reshape_and_cache", "npu_scatter_pa_kv_cache", "npu_gather_pa_kv_cache",
     "npu_fused_infer_attention_score", "npu_quant_matmul", "npu_rms_norm", "npu_rms_norm_backward",
     "npu_swiglu", "npu_swiglu_backward", "npu_convert_weight_to_int4pack", "npu_grouped_matmul",
     "npu_dynamic_quant", "npu_dynamic_quant_asymmetric", "npu_add_rms_norm", "npu_rotary_mul",

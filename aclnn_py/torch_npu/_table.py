@@ -199,10 +199,9 @@ def _self_attention_check(a):
 
 def _splitfuse(ops, a):
     """ATB's PagedAttention with splitfuse (chunked prefill): each sequence's seq_len[b] query tokens attend to
-    its context_lens[b] cached tokens through the block table, causally from the bottom-right. Run as
-    npu_fused_infer_attention_score on the queries padded to BSND, then unpadded into out."""
+    its context_lens[b] cached tokens through the block table, causally from the bottom-right."""
     q_lens, kv_lens = [int(v) for v in a.seq_len.tolist()], [int(v) for v in a.context_lens.tolist()]
-    t, n, d = a.query.shape
+    t = a.query.shape[0]
     if sum(q_lens) != t:
         raise ValueError(f"_npu_paged_attention_splitfuse: sum(seq_len) = {sum(q_lens)} must equal the "
                          f"{t} query tokens")
@@ -217,6 +216,14 @@ def _splitfuse(ops, a):
             m[:, :visible.shape[1]] == 0, visible):
         _nie("_npu_paged_attention_splitfuse: only the chunked-prefill causal mask (num_tokens, >= max context; 0 "
              "where a token sees a cached position) is implemented")
+    _paged_attention(ops, a, q_lens, kv_lens)
+
+
+def _paged_attention(ops, a, q_lens, kv_lens):
+    """ATB's paged attention as npu_fused_infer_attention_score: the queries (tokens, N, D) padded to BSND,
+    the caches (blocks, block_size, N_kv, D) read through the block table, causal from the bottom-right, the
+    result unpadded into out."""
+    t, n, d = a.query.shape
     b, longest = len(q_lens), max(q_lens, default=0)
     rows = torch.cat([torch.arange(q) + i * longest for i, q in enumerate(q_lens)])
     padded = a.query.new_zeros(b * longest, n, d)
@@ -864,6 +871,11 @@ ROWS = [
         "_npu_paged_attention_splitfuse(Tensor query, Tensor key_cache, Tensor value_cache, Tensor block_table, "
         "Tensor context_lens, Tensor mask, Tensor seq_len, int num_kv_heads, int num_heads, float scale_value, "
         "Tensor(a!) out) -> ()", via=lambda ops, a: _splitfuse(ops, a)),
+    Row("_npu_paged_attention",
+        "_npu_paged_attention(Tensor query, Tensor key_cache, Tensor value_cache, int num_kv_heads, int num_heads, "
+        "float scale_value, Tensor block_table, Tensor context_lens, Tensor(a!) out, *,Tensor? workspace=None) -> ()",
+        via=lambda ops, a: _paged_attention(ops, a, [1] * a.query.shape[0],
+                                            [int(v) for v in a.context_lens.tolist()])),
     Row("npu_convert_weight_to_int4pack",
         "npu_convert_weight_to_int4pack(Tensor weight, int inner_k_tiles=0) -> Tensor",
         missing="aclnnConvertWeightToINT4Pack (and a torch dtype for packed int4)"),
