@@ -749,6 +749,25 @@ def test_install_provides_import_torch_npu_and_uninstall_restores():
     assert hasattr(torch, "npu") == had_npu and getattr(torch, "npu", None) is npu_attr
 
 
+def test_a_suite_written_for_an_npu_runs_with_the_shim():
+    """examples/torch_npu_suite: NPU-style tests (`import torch_npu` at the top) and the conftest that installs the
+    shim, run by pytest in this process; afterwards torch_npu is gone from sys.modules again."""
+    suite = HERE.parent / "examples" / "torch_npu_suite"
+    outcomes = []
+
+    class Collect:
+        def pytest_runtest_logreport(self, report):
+            if report.when == "call" or report.outcome != "passed":
+                outcomes.append((report.nodeid, report.outcome))
+
+    saved = {k: sys.modules.get(k) for k in ("torch_npu", "torch_npu.npu")}
+    code = pytest.main([str(suite), "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:benchmark",
+                        "--import-mode=importlib", "-o", "addopts="], plugins=[Collect()])
+    assert code == 0, outcomes
+    assert sorted(o for _, o in outcomes) == ["passed"] * 4, outcomes
+    assert {k: sys.modules.get(k) for k in saved} == saved
+
+
 # ---- the example ---------------------------------------------------------------------------------------------------
 
 def test_moe_example():
