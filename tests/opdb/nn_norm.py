@@ -436,7 +436,7 @@ def samples_batch_norm_grad(dtype, rng):
 
 
 def ref_batch_norm_grad(gradOut, input, weight, runningMean, runningVar, saveMean, saveInvstd, training, eps,
-                        outputMask, _dtype):
+                        outputMask, _dtype, version=None):
     x, dy = f64(input), f64(gradOut)
     c = x.shape[1]
     shape = (1, c) + (1,) * (x.ndim - 2)
@@ -477,5 +477,9 @@ ENTRIES += [
     OpInfo("aclnnBatchNorm", ref_batch_norm, FLOATS, kind="custom", samples=samples_batch_norm, tol=NTOL,
            named_outputs=("output", "saveMean", "saveInvstd", "runningMean", "runningVar")),
     OpInfo("aclnnBatchNormBackward", ref_batch_norm_grad, FLOATS, kind="custom", samples=samples_batch_norm_grad,
+           tol=NTOL, named_outputs=("gradInput", "gradWeight", "gradBias")),
+    OpInfo("aclnnFastBatchNormBackward", ref_batch_norm_grad, FLOATS, kind="custom",
+           samples=lambda dtype, rng: [Sample((), (), s.name, {**s.kw, "version": 0})
+                                       for s in samples_batch_norm_grad(dtype, rng)],
            tol=NTOL, named_outputs=("gradInput", "gradWeight", "gradBias")),
 ]

@@ -1,6 +1,7 @@
 /*
  * The mean-and-variance norms of ops-nn norm/: LayerNorm (with LayerNormWithImplMode and FastLayerNorm),
- * LayerNormBackward, GroupNorm, GroupNormBackward, InstanceNorm, BatchNorm and BatchNormBackward.
+ * LayerNormBackward, GroupNorm, GroupNormBackward, InstanceNorm, BatchNorm and BatchNormBackward (with
+ * FastBatchNormBackward, whose version argument selects a device kernel: one result here).
  *
  * Layout. Every operator reads its input in row-major order as samples x channels x inner elements (inner: the
  * product of the dimensions after the channel; InstanceNorm's NHWC input is read through an NCHW view):
@@ -24,6 +25,7 @@
 #include "aclstub/op_reduce.h"
 #include "aclnnop/aclnn_batch_norm.h"
 #include "aclnnop/aclnn_batch_norm_backward.h"
+#include "aclnnop/aclnn_fast_batch_norm_backward.h"
 #include "aclnnop/aclnn_group_norm.h"
 #include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_instance_norm.h"
@@ -308,6 +310,9 @@ enum { BN_INPUT, BN_WEIGHT, BN_BIAS, BN_RMEAN, BN_RVAR, BN_TRAINING, BN_MOMENTUM
 enum { BB_DY, BB_INPUT, BB_WEIGHT, BB_RMEAN, BB_RVAR, BB_SMEAN, BB_SINV, BB_TRAINING, BB_EPS, BB_MASK, BB_DX, BB_DW,
        BB_DB };
 
+/* BatchNormBackward's gradInput; aclnnFastBatchNormBackward has an int version before it */
+static int bb_dx(const aclStubOpCall *c) { return c->op->num_params > BB_DB + 1 ? BB_DX + 1 : BB_DX; }
+
 /* ---- kernels ------------------------------------------------------------------------------------------------- */
 
 static aclnnStatus grouped_kernel(const aclStubOpCall *c) {
@@ -426,7 +431,7 @@ static aclnnStatus batch_grad_kernel(const aclStubOpCall *c) {
             return aclStubKernelOutOfMemory(c);
     }
     if (p->mask[0]) {
-        BatchRows r = {p, x, dy, mean, invstd, w, NULL, NULL, NULL, T(c, BB_DX), 0};
+        BatchRows r = {p, x, dy, mean, invstd, w, NULL, NULL, NULL, T(c, bb_dx(c)), 0};
         if (p->training) {
             for (int64_t k = 0; k < C; k++) k1[k] = sdy[k] / (float)count, k2[k] = sdyx[k] / (float)count;
             r.k1 = k1, r.k2 = k2;
@@ -434,9 +439,10 @@ static aclnnStatus batch_grad_kernel(const aclStubOpCall *c) {
         aclStubParallelFor(rows, chunk, batch_rows, &r);
         if (r.failed) return aclStubKernelOutOfMemory(c);
     }
-    for (int64_t k = 0; k < C; k++) {
-        if (p->mask[1]) store1(T(c, BB_DW), k, sdyx[k]);
-        if (p->mask[2]) store1(T(c, BB_DB), k, sdy[k]);
+    for (int j = 1; j < 3; j++) {
+        const aclStubTensorDesc *g = p->mask[j] ? T(c, bb_dx(c) + j) : NULL;
+        int64_t n = g ? aclStubNumel(g) : 0;
+        for (int64_t k = 0; k < C && k < n; k++) store1(g, k, j == 1 ? sdyx[k] : sdy[k]);
     }
     return OK;
 }
@@ -861,20 +867,20 @@ static aclnnStatus batch_norm_grad_check(aclStubOpCall *c) {
     bool mask[3];
     for (int k = 0; k < 3; k++) {
         mask[k] = mask_at(c, BB_MASK, (uint64_t)k);
-        ACLSTUB_RETURN_ERROR_IF(mask[k] && T(c, BB_DX + k) == NULL, c, NULLPTR, "%s must not be NULL when "
-                                "outputMask[%d] is true", NAME(c, BB_DX + k), k);
-        if (!mask[k]) aclStubOpIgnore(c, BB_DX + k);
+        ACLSTUB_RETURN_ERROR_IF(mask[k] && T(c, bb_dx(c) + k) == NULL, c, NULLPTR, "%s must not be NULL when "
+                                "outputMask[%d] is true", NAME(c, bb_dx(c) + k), k);
+        if (!mask[k]) aclStubOpIgnore(c, bb_dx(c) + k);
     }
     ACLSTUB_TRY(aclStubCheckParamDtypeIn(c, BB_DY, FLOATS));
     ACLSTUB_TRY(aclStubCheckParamDtypeIn(c, BB_INPUT, FLOATS));
     ACLSTUB_TRY(dtype_same(c, BB_INPUT, BB_DY));
-    static const int outs[] = {BB_DX, BB_DW, BB_DB};
+    const int outs[] = {bb_dx(c), bb_dx(c) + 1, bb_dx(c) + 2};
     ACLSTUB_TRY(check_all_dtypes_in(c, outs, 3, FLOATS));
     static const int opt[] = {BB_WEIGHT, BB_RMEAN, BB_RVAR, BB_SMEAN, BB_SINV};
     ACLSTUB_TRY(check_all_dtypes_in(c, opt, 5, FLOATS));
     const aclStubTensorDesc *dy = T(c, BB_DY), *x = T(c, BB_INPUT);
     ACLSTUB_RETURN_ERROR_IF(dy->format != x->format, c, INVALID, "gradOut and input must have one format");
-    if (mask[0]) ACLSTUB_RETURN_ERROR_IF(dy->format != T(c, BB_DX)->format, c, INVALID, "gradOut and gradInput must "
+    if (mask[0]) ACLSTUB_RETURN_ERROR_IF(dy->format != T(c, bb_dx(c))->format, c, INVALID, "gradOut and gradInput must "
                                          "have one format");
     ACLSTUB_TRY(aclStubCheckFormat(c, BB_DY));
     ACLSTUB_TRY(aclStubCheckFormat(c, BB_INPUT));
@@ -884,18 +890,16 @@ static aclnnStatus batch_norm_grad_check(aclStubOpCall *c) {
     ACLSTUB_TRY(min_dim(c, BB_DY, 2));
     ACLSTUB_TRY(same_shape(c, BB_DY, BB_INPUT));
     if (mask[0]) {
-        ACLSTUB_TRY(aclStubCheckMaxDim(c, BB_DX, MAX_DIMS));
-        ACLSTUB_TRY(min_dim(c, BB_DX, 2));
-        ACLSTUB_TRY(same_shape(c, BB_DX, BB_DY));
+        ACLSTUB_TRY(aclStubCheckMaxDim(c, bb_dx(c), MAX_DIMS));
+        ACLSTUB_TRY(min_dim(c, bb_dx(c), 2));
+        ACLSTUB_TRY(same_shape(c, bb_dx(c), BB_DY));
     }
     int64_t C = x->dims[1];
     for (int k = 0; k < 3; k++) ACLSTUB_TRY(vector_of(c, opt[k], C, "the channels of input"));
-    /* the shapes of the saved statistics and the weight and bias gradients: the op_api's rules of its other SoCs,
-       which keep every read and write within these tensors */
+    /* the saved statistics' shapes: the op_api's rule of its other SoCs, which keeps every read within them (the
+       weight and bias gradients are not checked on Atlas A2/A3: the kernel writes at most their element count) */
     if (training)
         for (int k = BB_SMEAN; k <= BB_SINV; k++) ACLSTUB_TRY(vector_of(c, k, C, "the channels of input"));
-    for (int k = 1; k < 3; k++)
-        if (mask[k]) ACLSTUB_TRY(vector_of(c, BB_DX + k, C, "the channels of input"));
     const char *missing = training ? (T(c, BB_SMEAN) == NULL ? "saveMean" : T(c, BB_SINV) == NULL ? "saveInvstd" : NULL)
                                    : (T(c, BB_RMEAN) == NULL ? "runningMean" : T(c, BB_RVAR) == NULL ? "runningVar"
                                                                                                      : NULL);
@@ -953,6 +957,11 @@ static const aclStubParam P_IN[] = {IN("x"), IN("gamma"), IN("beta"), NULLABLE("
 static const aclStubParam P_BN[] = {IN("input"), OPT("weight"), OPT("bias"), OPT("runningMean"), OPT("runningVar"),
                                     ATTR("training", ACLSTUB_BOOL), ATTR("momentum", ACLSTUB_FLOAT),
                                     ATTR("eps", ACLSTUB_FLOAT), OUT("output"), OOUT("saveMean"), OOUT("saveInvstd")};
+static const aclStubParam P_FBB[] = {IN("gradOut"), IN("input"), OPT("weight"), OPT("runningMean"), OPT("runningVar"),
+                                     OPT("saveMean"), OPT("saveInvstd"), ATTR("training", ACLSTUB_BOOL),
+                                     ATTR("eps", ACLSTUB_FLOAT), NULLABLE("outputMask", ACLSTUB_BOOL_ARRAY),
+                                     ATTR("version", ACLSTUB_INT), OOUT("gradInput"), OOUT("gradWeight"),
+                                     OOUT("gradBias")};
 static const aclStubParam P_BB[] = {IN("gradOut"), IN("input"), OPT("weight"), OPT("runningMean"), OPT("runningVar"),
                                     OPT("saveMean"), OPT("saveInvstd"), ATTR("training", ACLSTUB_BOOL),
                                     ATTR("eps", ACLSTUB_FLOAT), NULLABLE("outputMask", ACLSTUB_BOOL_ARRAY),
@@ -969,6 +978,7 @@ DEF(D_GB, "aclnnGroupNormBackward", P_GB, ACLSTUB_LEN(P_GB), group_norm_grad_che
 DEF(D_IN, "aclnnInstanceNorm", P_IN, ACLSTUB_LEN(P_IN), instance_norm_check);
 DEF(D_BN, "aclnnBatchNorm", P_BN, ACLSTUB_LEN(P_BN), batch_norm_check);
 DEF(D_BB, "aclnnBatchNormBackward", P_BB, ACLSTUB_LEN(P_BB), batch_norm_grad_check);
+DEF(D_FBB, "aclnnFastBatchNormBackward", P_FBB, ACLSTUB_LEN(P_FBB), batch_norm_grad_check);
 
 #define T_(n) (const aclTensor *, n)
 #define M_(n) (aclTensor *, n)
@@ -992,3 +1002,6 @@ ACLSTUB_DEFINE_OP(aclnnBatchNorm, D_BN, T_(input), T_(weight), T_(bias), M_(runn
 ACLSTUB_DEFINE_OP(aclnnBatchNormBackward, D_BB, T_(gradOut), T_(input), T_(weight), T_(runningMean), T_(runningVar),
                   T_(saveMean), T_(saveInvstd), (bool, training), (double, eps), (const aclBoolArray *, outputMask),
                   M_(gradInput), M_(gradWeight), M_(gradBias))
+ACLSTUB_DEFINE_OP(aclnnFastBatchNormBackward, D_FBB, T_(gradOut), T_(input), T_(weight), T_(runningMean),
+                  T_(runningVar), T_(saveMean), T_(saveInvstd), (bool, training), (double, eps),
+                  (const aclBoolArray *, outputMask), (int, version), M_(gradInput), M_(gradWeight), M_(gradBias))
