@@ -8,6 +8,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+import aclnn_py
+
 from . import FLOATS, OpInfo, Sample, random_array
 
 RED = {0: "none", 1: "mean", 2: "sum", 3: "batchmean"}
@@ -326,4 +328,47 @@ ENTRIES += [
            tol=NLL_TOL, named_outputs=("out",)),
     OpInfo("aclnnNLLLoss2dBackward", ref_nll_grad, FLOATS, kind="custom", samples=nll_samples(True, True),
            tol=NLL_TOL, named_outputs=("out",)),
+]
+
+
+# ---- CrossEntropyLoss: log-softmax, the weighted NLL with label smoothing (torch.nn.functional.cross_entropy) -------
+# The header declares every output const (the toolkit's generated prototype), so the call names them as outputs=.
+
+CE_OUTS = ("lossOut", "logProbOut", "zlossOut", "lseForZlossOut")
+
+
+def ce_samples(dtype, rng):
+    res = []
+    for (n, c), red, smooth, weighted, ignore in (((6, 5), "mean", 0.0, True, -100), ((4, 7), "none", 0.1, False, 2),
+                                                 ((300, 64), "sum", 0.2, True, 1), ((5, 3), "mean", 0.0, False, 0)):
+        target = rng.integers(0, c, n).astype(np.int64 if n % 2 == 0 else np.int32)
+        target[::4] = ignore if ignore >= 0 else target[::4]
+        w = arr(rng, (c,), "float32", 0.5, 2.0) if weighted else None
+        res.append(Sample((arr(rng, (n, c), dtype, -4.0, 4.0), target), (w, red, smooth, ignore),
+                          f"[{n}, {c}] {red} smoothing {smooth} weight {weighted}"))
+    return res
+
+
+def ref_ce(x, t, w, red, smooth, ignore):
+    """the loss(es) then the log-probabilities, one float64 array"""
+    xt, tt = x.double(), t.long()
+    wt = torch.from_numpy(w).double() if w is not None else None
+    loss = F.cross_entropy(xt, tt, wt, ignore_index=ignore, reduction=red, label_smoothing=smooth)
+    return np.concatenate([loss.reshape(-1).numpy(), torch.log_softmax(xt, -1).reshape(-1).numpy()])
+
+
+def call_ce(sample, expected):
+    x, t = sample.operands
+    w, red, smooth, ignore = sample.attrs
+    n, c = x.shape
+    loss = np.zeros((n,) if red == "none" else (1,), x.dtype)
+    logp, z, lse = np.zeros_like(x), np.zeros((n,) if red == "none" else (1,), x.dtype), np.zeros(n, x.dtype)
+    aclnn_py.run("aclnnCrossEntropyLoss", x, t, w, red, ignore, smooth, 0.0, False, loss, logp, z, lse,
+                 outputs=CE_OUTS)
+    return np.concatenate([loss.astype(np.float64).reshape(-1), logp.astype(np.float64).reshape(-1)])
+
+
+ENTRIES += [
+    OpInfo("aclnnCrossEntropyLoss", ref_ce, FLOATS, kind="custom", samples=ce_samples, call=call_ce, native16=True,
+           tol={"float32": (2e-5, 2e-5), "float16": (4e-3, 4e-3), "bfloat16": (3e-2, 3e-2)}),
 ]
