@@ -372,3 +372,38 @@ ENTRIES += [
     OpInfo("aclnnCrossEntropyLoss", ref_ce, FLOATS, kind="custom", samples=ce_samples, call=call_ce, native16=True,
            tol={"float32": (2e-5, 2e-5), "float16": (4e-3, 4e-3), "bfloat16": (3e-2, 3e-2)}),
 ]
+
+
+def ce_grad_samples(dtype, rng):
+    res = []
+    for s in ce_samples(dtype, rng):
+        x, t = s.operands
+        w, red, smooth, ignore = s.attrs
+        logp = torch.log_softmax(torch.from_numpy(x.astype(np.float32)), -1).numpy().astype(x.dtype)
+        g = arr(rng, (x.shape[0],) if red == "none" else (), dtype, 0.5, 2.0)
+        res.append(Sample((g, logp, t, x), (w, red, smooth, ignore), s.name))
+    return res
+
+
+def ref_ce_grad(g, logp, t, x, w, red, smooth, ignore):
+    """autograd through torch's cross_entropy at the input whose log-softmax logProb is"""
+    xt = x.double().requires_grad_(True)
+    wt = torch.from_numpy(w).double() if w is not None else None
+    loss = F.cross_entropy(xt, t.long(), wt, ignore_index=ignore, reduction=red, label_smoothing=smooth)
+    loss.backward(g.double().reshape(loss.shape))
+    return xt.grad.reshape(-1).numpy()
+
+
+def call_ce_grad(sample, expected):
+    g, logp, t, x = sample.operands
+    w, red, smooth, ignore = sample.attrs
+    out = np.zeros_like(logp)
+    aclnn_py.run("aclnnCrossEntropyLossGrad", g, logp, t, w, None, None, red, ignore, smooth, 0.0, out,
+                 outputs=("out",))
+    return out.astype(np.float64).reshape(-1)
+
+
+ENTRIES += [
+    OpInfo("aclnnCrossEntropyLossGrad", ref_ce_grad, FLOATS, kind="custom", samples=ce_grad_samples, call=call_ce_grad,
+           native16=True, tol={"float32": (2e-5, 2e-5), "float16": (4e-3, 4e-3), "bfloat16": (3e-2, 3e-2)}),
+]

@@ -1,6 +1,6 @@
 /*
- * aclnnCrossEntropyLoss of ops-nn loss/: log-softmax and the weighted negative log-likelihood of a target class per
- * row, with label smoothing, as its document gives them.
+ * aclnnCrossEntropyLoss and aclnnCrossEntropyLossGrad of ops-nn loss/: log-softmax and the weighted negative
+ * log-likelihood of a target class per row, with label smoothing, and its gradient, as their documents give them.
  *
  * input [N, C] (FLOAT, FLOAT16, BF16), target [N] (INT64 or INT32), weightOptional [C] (FLOAT). Per row, in float32:
  * lse = m + log(sum(exp(x - m))) (m the row's maximum; exp correctly rounded, the sum in the reduction engine's
@@ -17,6 +17,7 @@
 #include "aclstub/op_index.h"
 #include "aclstub/op_reduce.h"
 #include "aclnnop/aclnn_cross_entropy_loss.h"
+#include "aclnnop/aclnn_cross_entropy_loss_grad.h"
 
 #define INVALID ACLNN_ERR_PARAM_INVALID
 enum { P_INPUT, P_TARGET, P_WEIGHT, P_REDUCTION, P_IGNORE, P_SMOOTH, P_ZSCALE, P_RETZ, P_LOSS, P_LOGP, P_ZLOSS, P_LSE };
@@ -149,3 +150,111 @@ static const aclStubOpDef DEF = {"aclnnCrossEntropyLoss", PARAMS, ACLSTUB_LEN(PA
 ACLSTUB_DEFINE_OP(aclnnCrossEntropyLoss, DEF, T_(input), T_(target), T_(weightOptional), (char *, reductionOptional),
                   (int64_t, ignoreIndex), (double, labelSmoothing), (double, lseSquareScaleForZloss),
                   (bool, returnZloss), T_(lossOut), T_(logProbOut), T_(zlossOut), T_(lseForZlossOut))
+
+/* ---- aclnnCrossEntropyLossGrad ---------------------------------------------------------------------------------
+ * Per row i with target t, m = (t != ignoreIndex), g = gradLoss[i] ("none") or gradLoss ("mean", "sum"), D = the
+ * sum of w[t] * m over the rows ("mean", else 1): a = g * (1 - s) * m / D * w[t], b = g * s / C * m / D, and
+ * xGrad[i, j] = exp(logProb[i, j]) * a - (j == t ? a : 0) + exp(logProb[i, j]) * sum_k(b * w[k]) - b * w[j]
+ * (the document's formula; zloss inputs are not supported yet and have no effect). */
+enum { G_GRAD, G_LOGP, G_TARGET, G_WEIGHT, G_GZ, G_LSEZ, G_REDUCTION, G_IGNORE, G_SMOOTH, G_ZSCALE, G_OUT };
+
+typedef struct {
+    const aclStubOpCall *c;
+    const Plan *p;
+    const float *w;
+    float den, wsum; /* D; sum of the weights */
+    int64_t bad_row, bad_value;
+    int failed;
+} GradCtx;
+
+static void grad_rows(void *arg, int64_t begin, int64_t end) {
+    GradCtx *x = arg;
+    const Plan *p = x->p;
+    const aclStubOpCall *c = x->c;
+    const aclStubTensorDesc *gl = c->v[G_GRAD].tensor, *lp = c->v[G_LOGP].tensor, *tg = c->v[G_TARGET].tensor;
+    const aclStubTensorDesc *out = c->v[G_OUT].tensor;
+    int64_t C = p->c;
+    for (int64_t r = begin; r < end; r++) {
+        const void *tp = aclStubElemAt(tg, r);
+        int64_t t = tg->dtype == ACL_INT64 ? *(const int64_t *)tp : *(const int32_t *)tp;
+        bool counted = t != p->ignore;
+        if (counted && (t < 0 || t >= C)) {
+            __atomic_store_n(&x->bad_row, r, __ATOMIC_RELAXED);
+            __atomic_store_n(&x->bad_value, t, __ATOMIC_RELAXED);
+            __atomic_store_n(&x->failed, 2, __ATOMIC_RELAXED);
+            continue;
+        }
+        float g = aclStubLoadPtrF32(gl->dtype, aclStubElemAt(gl, p->reduction == RED_NONE ? r : 0));
+        float a = counted ? g * (1.0f - p->smoothing) / x->den * x->w[t] : 0.0f;
+        float b = counted ? g * p->smoothing / (float)C / x->den : 0.0f;
+        for (int64_t j = 0; j < C; j++) {
+            float e = expf(aclStubLoadPtrF32(lp->dtype, aclStubElemAt(lp, r * C + j)));
+            float v = e * a - (j == t ? a : 0.0f) + (e * (b * x->wsum) - b * x->w[j]);
+            aclStubStorePtrF32(out->dtype, aclStubElemAt(out, r * C + j), v);
+        }
+    }
+}
+
+static aclnnStatus grad_kernel(const aclStubOpCall *c) {
+    const Plan *p = c->plan;
+    float *w = aclStubKernelScratch(c, (size_t)(p->c + p->n + 1) * sizeof(float));
+    if (w == NULL) return aclStubKernelOutOfMemory(c);
+    float *wt = w + p->c;
+    const aclStubTensorDesc *wd = c->v[G_WEIGHT].tensor, *tg = c->v[G_TARGET].tensor;
+    for (int64_t j = 0; j < p->c; j++) w[j] = wd ? aclStubLoadPtrF32(wd->dtype, aclStubElemAt(wd, j)) : 1.0f;
+    for (int64_t r = 0; r < p->n; r++) {
+        const void *tp = aclStubElemAt(tg, r);
+        int64_t t = tg->dtype == ACL_INT64 ? *(const int64_t *)tp : *(const int32_t *)tp;
+        wt[r] = t != p->ignore && t >= 0 && t < p->c ? w[t] : 0.0f;
+    }
+    GradCtx x = {c, p, w, p->reduction == RED_MEAN ? aclStubSumF32(wt, p->n) : 1.0f, 0.0f, 0, 0, 0};
+    float *tmp = aclStubKernelScratch(c, (size_t)(p->c + 1) * sizeof(float));
+    if (tmp == NULL) return aclStubKernelOutOfMemory(c);
+    memcpy(tmp, w, (size_t)p->c * sizeof(float));
+    x.wsum = aclStubSumF32(tmp, p->c);
+    aclStubParallelFor(p->n, p->c > 0 ? 1 + 16384 / p->c : 1, grad_rows, &x);
+    if (x.failed == 2) return aclStubIndexOutOfRange(c, "target", x.bad_value, x.bad_row, 0, p->c);
+    return OK;
+}
+
+static aclnnStatus grad_check(aclStubOpCall *c) {
+    Plan *p = c->plan;
+    const aclStubTensorDesc *lp = c->v[G_LOGP].tensor, *w = c->v[G_WEIGHT].tensor;
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(c, G_GRAD, ACLSTUB_DT_FLOATS));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(c, G_LOGP, ACLSTUB_DT_FLOATS));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(c, G_TARGET, ACLSTUB_DT(ACL_INT64) | ACLSTUB_DT(ACL_INT32)));
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(c, G_WEIGHT, ACLSTUB_DT(ACL_FLOAT)));
+    ACLSTUB_TRY(aclStubCheckDtypeIs(c, G_GRAD, lp->dtype));
+    ACLSTUB_TRY(aclStubCheckDtypeIs(c, G_OUT, lp->dtype));
+    const char *red = c->v[G_REDUCTION].s ? c->v[G_REDUCTION].s : "mean";
+    int reduction = strcmp(red, "none") == 0 ? RED_NONE : strcmp(red, "sum") == 0 ? RED_SUM
+                  : strcmp(red, "mean") == 0 ? RED_MEAN : -1;
+    ACLSTUB_RETURN_ERROR_IF(reduction < 0, c, INVALID, "reductionOptional must be \"mean\", \"sum\" or \"none\", got "
+                            "\"%s\"", red);
+    double s = c->v[G_SMOOTH].f;
+    ACLSTUB_RETURN_ERROR_IF(!(s >= 0.0 && s <= 1.0), c, INVALID, "labelSmoothing must be in [0.0, 1.0], got %g", s);
+    ACLSTUB_RETURN_ERROR_IF(lp->ndim != 2 || lp->dims[1] <= 0, c, INVALID, "logProb must be [N, C] with C > 0");
+    int64_t N = lp->dims[0], C = lp->dims[1];
+    ACLSTUB_TRY(aclStubCheckShape(c, G_TARGET, &N, 1));
+    if (w) ACLSTUB_TRY(aclStubCheckShape(c, G_WEIGHT, &C, 1));
+    int64_t ng = aclStubNumel(c->v[G_GRAD].tensor);
+    ACLSTUB_RETURN_ERROR_IF(reduction == RED_NONE ? ng != N : ng != 1, c, INVALID, "gradLoss must have %s, got %lld "
+                            "elements", reduction == RED_NONE ? "one element per row" : "one element", (long long)ng);
+    ACLSTUB_TRY(aclStubCheckShape(c, G_OUT, lp->dims, 2));
+    aclStubOpIgnore(c, G_GZ); /* zloss: not supported yet (the document), no effect */
+    aclStubOpIgnore(c, G_LSEZ);
+    *p = (Plan){.n = N, .c = C, .ignore = c->v[G_IGNORE].i, .reduction = reduction, .smoothing = (float)s};
+    return N == 0 ? aclStubOpNothingToDo(c) : OK;
+}
+
+static const aclStubParam GRAD_PARAMS[] = {
+    IN("gradLoss"), IN("logProb"), IN("target"), {"weightOptional", ACLSTUB_OPTIONAL_INPUT, 0, NULL, 0, 0, 0},
+    {"gradZlossOptional", ACLSTUB_OPTIONAL_INPUT, 0, NULL, 0, 0, 0},
+    {"lseForZlossOptional", ACLSTUB_OPTIONAL_INPUT, 0, NULL, 0, 0, 0},
+    {"reductionOptional", ACLSTUB_STRING, 0, NULL, ACLSTUB_NULLABLE, 0, 0}, A("ignoreIndex", ACLSTUB_INT),
+    A("labelSmoothing", ACLSTUB_FLOAT), A("lseSquareScaleForZloss", ACLSTUB_FLOAT), OUT("out")};
+static const aclStubOpDef GRAD_DEF = {"aclnnCrossEntropyLossGrad", GRAD_PARAMS, ACLSTUB_LEN(GRAD_PARAMS), NULL,
+                                      grad_check, grad_kernel, sizeof(Plan)};
+ACLSTUB_DEFINE_OP(aclnnCrossEntropyLossGrad, GRAD_DEF, T_(gradLoss), T_(logProb), T_(target), T_(weightOptional),
+                  T_(gradZlossOptional), T_(lseForZlossOptional), (char *, reductionOptional), (int64_t, ignoreIndex),
+                  (double, labelSmoothing), (double, lseSquareScaleForZloss), T_(out))
