@@ -58,6 +58,20 @@ static void draw(uint64_t seed, uint64_t d, uint32_t w[2]) {
     w[0] = b[(d & 1) * 2], w[1] = b[(d & 1) * 2 + 1];
 }
 
+/* consecutive draws share their Philox block: the block of the previous draw is kept */
+typedef struct {
+    uint64_t seed, counter;
+    bool valid;
+    uint32_t b[4];
+} Stream;
+static void stream_draw(Stream *s, uint64_t d, uint32_t w[2]) {
+    if (!s->valid || s->counter != d >> 1) {
+        philox(d >> 1, s->seed, s->b);
+        s->counter = d >> 1, s->valid = true;
+    }
+    w[0] = s->b[(d & 1) * 2], w[1] = s->b[(d & 1) * 2 + 1];
+}
+
 static float uniform_f(const uint32_t w[2]) { return (float)(w[0] >> 8) * 0x1p-24f; }
 static double uniform_d(const uint32_t w[2]) {
     return (double)(((uint64_t)w[0] << 21) ^ (w[1] >> 11)) * 0x1p-53;
@@ -136,8 +150,17 @@ static double load_d(const aclStubTensorDesc *t, const void *p) {
     return aclStubScalarToDouble(t->dtype, p);
 }
 
+static bool contiguous(const aclStubTensorDesc *t) {
+    int64_t st = 1;
+    for (uint32_t d = t->ndim; d-- > 0;) {
+        if (t->dims[d] != 1 && t->strides[d] != st) return false;
+        st *= t->dims[d];
+    }
+    return true;
+}
+
 static void store_d(const aclStubTensorDesc *t, int64_t i, double v) {
-    void *p = aclStubElemAt(t, i);
+    void *p = t->ndim == 0 || t->ndim > 1 ? aclStubElemAt(t, i) : aclStubElem1(t, i);
     if (t->dtype == ACL_FLOAT || t->dtype == ACL_FLOAT16 || t->dtype == ACL_BF16) aclStubStorePtrF32(t->dtype, p, (float)v);
     else aclStubStoreDouble(p, t->dtype, v);
 }
@@ -154,9 +177,16 @@ static void gen_range(void *arg, int64_t begin, int64_t end) {
     const aclStubTensorDesc *out = T(c, p->out_t);
     const int64_t *dims = out ? out->dims : NULL;
     uint32_t ndim = out ? out->ndim : 0;
+    aclStubTensorDesc flat; /* a contiguous output as 1-D: cheap element addresses */
+    if (out && contiguous(out)) {
+        flat = *out;
+        flat.ndim = 1, flat.dims[0] = aclStubNumel(out), flat.strides[0] = 1;
+        out = &flat;
+    }
+    Stream st = {p->seed, 0, false, {0}};
     for (int64_t i = begin; i < end; i++) {
         uint32_t w[2];
-        if (p->gen != G_DO_MASK) draw(p->seed, p->offset + (uint64_t)i, w);
+        if (p->gen != G_DO_MASK) stream_draw(&st, p->offset + (uint64_t)i, w);
         switch (p->gen) {
         case G_UNIFORM: {
             double v = out->dtype == ACL_DOUBLE ? p->a + (p->b - p->a) * uniform_d(w)
