@@ -407,3 +407,39 @@ ENTRIES += [
     OpInfo("aclnnCrossEntropyLossGrad", ref_ce_grad, FLOATS, kind="custom", samples=ce_grad_samples, call=call_ce_grad,
            native16=True, tol={"float32": (2e-5, 2e-5), "float16": (4e-3, 4e-3), "bfloat16": (3e-2, 3e-2)}),
 ]
+
+
+# ---- MultilabelMarginLoss: torch's multilabel_margin_loss, and isTarget (1 at the target classes) ------------------
+
+def mlm_samples(dtype, rng):
+    res = []
+    for shape, red in (((4, 6), 0), ((4, 6), 1), ((50, 30), 2), ((7,), 1), ((3, 1), 0)):
+        n, c = (shape[0], shape[1]) if len(shape) == 2 else (1, shape[0])
+        target = np.full((n, c), -1, np.int64 if red != 1 else np.int32)
+        for r in range(n):
+            k = int(rng.integers(0, c + 1))
+            target[r, :k] = rng.permutation(c)[:k]
+        res.append(Sample((), (), f"{shape} reduction {red}", {"self": arr(rng, shape, dtype), "target":
+                                                               target.reshape(shape), "reduction": red,
+                                                               "_dtype": dtype}))
+    return res
+
+
+def ref_mlm(self, target, reduction, _dtype):
+    x, t = self.double(), target.long()
+    loss = F.multilabel_margin_loss(x, t, reduction=RED[reduction] if reduction in (0, 1) else "sum")
+    t2 = t.reshape(-1, x.shape[-1])
+    is_t = torch.zeros_like(t2, dtype=torch.float64)
+    for r in range(t2.shape[0]):
+        for v in t2[r]:
+            if v < 0:
+                break
+            is_t[r, v] = 1
+    loss = loss.reshape(-1) if reduction == 0 and x.ndim == 2 else loss.reshape(())
+    return to_np(loss, _dtype), to_np(is_t.reshape(t.shape), _dtype)
+
+
+ENTRIES += [
+    OpInfo("aclnnMultilabelMarginLoss", ref_mlm, FLOATS, kind="custom", samples=mlm_samples, tol=NLL_TOL,
+           named_outputs=("out", "isTarget")),
+]
