@@ -18,6 +18,13 @@ F = torch.nn.functional
 from aclnn_py import torch_npu as tnpu  # noqa: E402
 from aclnn_py.torch_npu import _schema, _table  # noqa: E402
 
+
+@pytest.fixture(autouse=True)
+def _devices_released():
+    """Devices a test set with torch_npu.npu.set_device are released after it (later tests see a clean runtime)."""
+    yield
+    tnpu.npu._release()
+
 HERE = Path(__file__).parent
 REFERENCE = json.loads((HERE / "data" / "torch_npu_signatures.json").read_text())
 I32, I64, F16, F32 = torch.int32, torch.int64, torch.float16, torch.float32

@@ -20,6 +20,17 @@ def _device_object(index: int):
     return device
 
 
+def _release() -> None:
+    """Closes the stub devices set_device opened (they are held until then, as a process holds the NPUs it set)
+    and forgets the calling thread's device: for test suites that check what a test leaves behind."""
+    with _lock:
+        devices = list(_devices.values())
+        _devices.clear()
+    for device in devices:
+        device.close()
+    _tls.__dict__.pop("index", None)
+
+
 def _stream():
     """The stub stream the operators run on: the default stream of the thread's device (set_device), else None
     (aclnn_py's default device)."""
