@@ -66,6 +66,32 @@ def test_official_link_line_without_rpath(tmp_path):
     assert result.stdout == (EXPECTED / "test_aclnn_moe_token_permute_grad.txt").read_text()
 
 
+# One sample per repository, built with that repository's official line (its scripts' -I/-L flags and libraries, no
+# rpath), the libraries found through LD_LIBRARY_PATH: (sample, libraries, expected output).
+OFFICIAL_LINES = [
+    ("math/test_aclnn_add.cpp", ["-lopapi_math", "-lascendcl", "-lnnopbase"], "test_aclnn_add.txt"),
+    ("nn/test_aclnn_relu.cpp", ["-lopapi_nn", "-lopapi_math", "-lascendcl", "-lnnopbase"], "test_aclnn_relu.txt"),
+    ("nn/test_aclnn_relu.cpp", ["-lopapi_nn", "-lopapi_math", "-lacl_rt", "-lnnopbase"], "test_aclnn_relu.txt"),
+    ("cv/test_aclnn_upsample_nearest2d.cpp", ["-lopapi_cv", "-lascendcl", "-lnnopbase"],
+     "test_aclnn_upsample_nearest2d.txt"),
+]
+
+
+@pytest.mark.parametrize("sample, libs, expected", OFFICIAL_LINES,
+                         ids=[f"{s}:{' '.join(l)}" for s, l, _ in OFFICIAL_LINES])
+def test_repository_link_lines(sample, libs, expected, tmp_path):
+    """ops-math's, ops-nn's (with -lascendcl and with the newer -lacl_rt) and ops-cv's official lines build our
+    sample of an operator of that repository unchanged, and it prints the expected values."""
+    inc = aclnn_py.get_include()
+    exe = tmp_path / "sample"
+    subprocess.run([CXX, str(ROOT / "examples" / "c" / sample), "-I", inc, "-I", f"{inc}/aclnnop", "-L", lib_dir(),
+                    *libs, "-o", str(exe)], check=True)
+    env = dict(os.environ, LD_LIBRARY_PATH=lib_dir())
+    result = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == (EXPECTED / expected).read_text()
+
+
 def test_outputs_read_back_from_the_padding(tmp_path):
     """A sample that allocates each buffer at its tensor's size but copies the official sample's float sizes (64
     bytes out of a 32-byte BF16 output) prints the official sample's output, as on a device."""

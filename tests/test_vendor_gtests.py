@@ -72,6 +72,11 @@ NOT_A2_EXPECTATIONS = {
     "math/log:l2_inplace_log_test.case_bf16_910": "Ascend910 case",
     # reciprocal's op_api takes BF16 from ASCEND910B to ASCEND910E only
     "math/reciprocal:l2_reciprocal_test.case_bf16_ascend910": "Ascend910 case",
+    # NHWC gradOut of the input's own size with scales 1.0: the op_api's DAV_2201 NHWC path transposes to NCHW,
+    # computes and transposes back to out's shape, which every check of the op_api accepts; the refusal the test
+    # expects comes from the unit-test harness's stand-in kernels, not from a rule of the op_api
+    "image/upsample_bilinear2d_grad:l2_upsample_bilinear2d_backward_v2_test.Ascend910B2_l2_upsample_bilinear2d_backward_v2_test_037":
+        "refusal of the test harness, not of the op_api",
 }
 
 
