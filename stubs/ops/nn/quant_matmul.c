@@ -440,7 +440,8 @@ static bool given(const aclStubTensorDesc *t) { return t != NULL && aclStubNumel
  * existence check reports them), transposeX1 false, groupSize 256 with a 2-D x2Scale (K-G) or 0 with a 1-D one (per
  * channel), 2-D x1, x2 and out, x1Scale of x2Scale's rank, a 1-D yOffset; x1Scale and yOffset present, no bias or
  * yScale; the dtypes; k in [1, 29576], aligned to 256 (K-G) or 2; x1Scale (m, 1) or (m), x2Scale (ceil(k / 256), n)
- * or (n), yOffset (n), out (m, n). The device's docs give x2 as (k, n / 8), untransposed; a transposed x2 is refused. */
+ * or (n), yOffset (n), out (m, n). The device's docs give x2 as (k, n / 8), untransposed; a transposed x2 is
+ * refused. */
 static aclnnStatus a8w4_check(aclStubOpCall *call, const QmmArgs *q) {
     const aclStubTensorDesc *x1 = q->x1, *x2 = q->x2, *s1 = q->pertoken, *s2 = q->scale, *yo = q->y_offset,
                             *out = q->out;
@@ -490,10 +491,11 @@ static aclnnStatus a8w4_check(aclStubOpCall *call, const QmmArgs *q) {
     ACLSTUB_RETURN_ERROR_IF(n <= 0, call, ACLNN_ERR_PARAM_INVALID, "the n-dim must be at least 1, which is %lld",
                             (long long)n);
     ACLSTUB_RETURN_ERROR_IF(k != k2, call, ACLNN_ERR_PARAM_INVALID,
-                            "the k dim of x1 and x2 must be same, which are %lld and %lld", (long long)k, (long long)k2);
+                            "the k dim of x1 and x2 must be same, which are %lld and %lld", (long long)k,
+                            (long long)k2);
     int64_t align = s2->ndim == 1 ? 2 : 256, groups = (k + 255) / 256;
-    ACLSTUB_RETURN_ERROR_IF(k % align != 0, call, ACLNN_ERR_PARAM_INVALID, "the k dim must be align to %lld, which is %lld",
-                            (long long)align, (long long)k);
+    ACLSTUB_RETURN_ERROR_IF(k % align != 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "the k dim must be align to %lld, which is %lld", (long long)align, (long long)k);
     ACLSTUB_RETURN_ERROR_IF(s1->dims[0] != m || (s1->ndim == 2 && s1->dims[1] != 1), call, ACLNN_ERR_PARAM_INVALID,
                             "The x1scale shape must be [%lld, 1] (pergroup) or [%lld] (perchannel), which is %s",
                             (long long)m, (long long)m, shp(0, s1));
