@@ -11,6 +11,8 @@ Layers:
 - ``aclnn_py.reference``: numpy references of every operator; ``aclnn_py.testing``: round-trip checks;
 - ``aclnn_py.hccl``: communicators and collectives (HCCL) on Tensors and numpy arrays, across threads or
   processes;
+- ``aclnn_py.torch_npu``: torch_npu's functions (same signatures) on torch CPU tensors, computed by the operators;
+  ``aclnn_py.torch_npu.install()`` makes ``import torch_npu`` give it;
 - ``aclnn_py.get_memory_pool()``: the caching device-memory pool the operator functions allocate from;
   ``get_host_memory_pool()``: the host blocks behind the stub's zero-copy results.
 
@@ -28,7 +30,7 @@ from .loader import Backend
 __version__ = "0.1.0"
 
 _SUBMODULES = frozenset({"acl", "aclnn", "reference", "testing", "generic", "ops", "runtime", "dtypes", "errors",
-                         "loader", "memory", "pyacl", "hccl"})
+                         "loader", "memory", "pyacl", "hccl", "torch_npu"})
 _RUNTIME = ("BoolArray", "Context", "Device", "DeviceBuffer", "Event", "FloatArray", "IntArray", "Scalar",
             "ScalarList", "Stream", "Tensor", "TensorList", "default_device")
 

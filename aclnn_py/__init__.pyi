@@ -17,6 +17,7 @@ from . import pyacl as pyacl
 from . import reference as reference
 from . import runtime as runtime
 from . import testing as testing
+from . import torch_npu as torch_npu
 from .errors import AclBaseError as AclBaseError
 from .errors import AclError as AclError
 from .errors import AclnnError as AclnnError
