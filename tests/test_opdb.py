@@ -11,6 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import aclnn_py  # noqa: E402
+from aclnn_py import generic  # noqa: E402
 from aclnn_py import acl  # noqa: E402
 from aclnn_py.dtypes import bfloat16  # noqa: E402
 
@@ -211,7 +212,16 @@ def check_outputs(info, dtype, sample, what):
     outs = {n: np.array(sample.kw[n], copy=True) if n in sample.kw else np.zeros(e.shape, e.dtype)
             for n, e in zip(info.named_outputs, expected)}
     inputs = {k: v for k, v in sample.kw.items() if not k.startswith("_") and k not in outs}  # "_": oracle only
-    aclnn_py.run(info.name, *sample.operands, *sample.attrs, **inputs, **outs)
+    if "out" in outs:  # a parameter named like run()'s out=: every output goes through out=, in C order
+        sig = generic.signature(info.name)
+        by_name = {**inputs, **outs}
+        order = [sig.params[i][0] for i in sig.outputs]
+        outs_in_order = tuple(by_name.get(n) for n in order)
+        aclnn_py.run(info.name, *sample.operands, *sample.attrs,
+                     out=outs_in_order if len(order) > 1 else outs_in_order[0],
+                     **{k: v for k, v in by_name.items() if k not in order})
+    else:
+        aclnn_py.run(info.name, *sample.operands, *sample.attrs, **inputs, **outs)
     for n, e in zip(info.named_outputs, expected):
         assert_close(info, dtype, outs[n], e, f"{what} output {n}")
 

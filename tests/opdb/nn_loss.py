@@ -8,6 +8,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+import aclnn_py
+
 from . import FLOATS, OpInfo, Sample, random_array
 
 RED = {0: "none", 1: "mean", 2: "sum", 3: "batchmean"}
@@ -226,4 +228,218 @@ ENTRIES = [
            samples=kl_backward_samples, tol=TOL),
     OpInfo("aclnnKlDivTargetBackward", grad_of(kl_loss, wrt=2), FLOATS, kind="custom", outputs=("gradTarget",),
            samples=kl_backward_samples, tol=TOL),
+]
+
+
+# ---- NLLLoss, NLLLoss2d and their backward operators --------------------------------------------------------------
+# One class per sample (INT64, INT32 or UINT8 targets, some equal to ignoreIndex); the oracle is
+# torch.nn.functional.nll_loss in float64; the total weight (sum of the weights of the counted samples) is written
+# for every reduction; the gradient is -weight[target] * grad (mean: divided by the total weight) at the target.
+
+NLL_TOL = {"float32": (2e-5, 2e-5), "float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2)}
+TARGET_DT = (np.int64, np.int32, np.uint8)
+
+
+def nll_cases(two_d):
+    # (self shape, ignoreIndex)
+    if two_d:
+        return [((2, 4, 3, 5), -100), ((1, 3, 2, 2), 1), ((2, 5, 40, 30), -100)]
+    return [((6, 5), -100), ((7,), -100), ((4, 3), 1), ((300, 40), 2)]
+
+
+def nll_samples(two_d, backward):
+    def make(dtype, rng):
+        res = []
+        k = 0
+        for shape, ignore in nll_cases(two_d):
+            c = shape[1] if len(shape) > 1 else shape[0]
+            tshape = (shape[0],) + shape[2:] if len(shape) > 1 else ()
+            for red in (0, 1, 2):
+                tdt = TARGET_DT[k % 3]
+                k += 1
+                target = rng.integers(0, c, tshape).astype(tdt)
+                if ignore >= 0 or target.ndim:
+                    flat = target.reshape(-1)
+                    flat[:: 3] = ignore if ignore >= 0 else flat[:: 3]
+                kw = {"self": arr(rng, shape, dtype, -3.0, 0.0), "target": target,
+                      "weight": arr(rng, (c,), dtype, 0.5, 2.0), "reduction": red, "ignoreIndex": ignore,
+                      "_dtype": dtype}
+                if backward:
+                    per = red == 0 and len(shape) >= 2
+                    kw["gradOutput"] = arr(rng, tshape if per else (), dtype)
+                    t = torch.from_numpy(target.astype(np.int64))
+                    w = torch.from_numpy(kw["weight"].astype(np.float32)).double()
+                    counted = t != ignore
+                    tw = w[t.clamp(0, c - 1)][counted].sum()
+                    kw["totalWeight"] = np.array([tw], np.float32).astype(kw["self"].dtype)
+                res.append(Sample((), (), f"{shape} {RED[red]} ignore {ignore} target {np.dtype(tdt).name}", kw))
+        return res
+    return make
+
+
+def nll_torch(x, target, ignore):
+    """(N, C, ...) views of a [C] self: one sample."""
+    if x.ndim == 1:
+        return x.unsqueeze(0), target.reshape(1)
+    return x, target
+
+
+def to_np(t, dtype):
+    t = t.to({"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype])
+    if dtype == "bfloat16":
+        from aclnn_py.dtypes import bfloat16
+        return t.view(torch.int16).numpy().view(bfloat16)
+    return t.numpy()
+
+
+def ref_nll(self, target, weight, reduction, ignoreIndex, _dtype):
+    x, t = nll_torch(self.double(), target.long(), ignoreIndex)
+    w = weight.double()
+    loss = F.nll_loss(x, t, w, ignore_index=ignoreIndex, reduction=RED[reduction])
+    counted = t != ignoreIndex
+    tw = w[t.clamp(0, w.numel() - 1)][counted].sum()
+    if self.ndim == 1 and reduction == 0:
+        loss = loss.reshape(())
+    return to_np(loss, _dtype), to_np(tw.reshape(1), _dtype)
+
+
+def ref_nll_grad(gradOutput, self, target, weight, reduction, ignoreIndex, totalWeight, _dtype):
+    x = self.double().detach().requires_grad_(True)
+    xs, t = nll_torch(x, target.long(), ignoreIndex)
+    w = weight.double()
+    g = gradOutput.double()
+    if reduction == 1:  # the operator divides by the totalWeight it is given
+        tc = t.clamp(0, w.numel() - 1)
+        counted = t != ignoreIndex
+        loss = (-w[tc][counted] * xs.gather(1, tc.unsqueeze(1)).squeeze(1)[counted]).sum()
+        loss = loss / totalWeight.double().reshape(())
+    else:
+        loss = F.nll_loss(xs, t, w, ignore_index=ignoreIndex, reduction=RED[reduction])
+    loss.backward(g.reshape(loss.shape))
+    return (to_np(x.grad, _dtype),)
+
+
+ENTRIES += [
+    OpInfo("aclnnNLLLoss", ref_nll, FLOATS, kind="custom", samples=nll_samples(False, False), tol=NLL_TOL,
+           named_outputs=("out", "totalWeightOut")),
+    OpInfo("aclnnNLLLoss2d", ref_nll, FLOATS, kind="custom", samples=nll_samples(True, False), tol=NLL_TOL,
+           named_outputs=("out", "totalWeightOut")),
+    OpInfo("aclnnNLLLossBackward", ref_nll_grad, FLOATS, kind="custom", samples=nll_samples(False, True),
+           tol=NLL_TOL, named_outputs=("out",)),
+    OpInfo("aclnnNLLLoss2dBackward", ref_nll_grad, FLOATS, kind="custom", samples=nll_samples(True, True),
+           tol=NLL_TOL, named_outputs=("out",)),
+]
+
+
+# ---- CrossEntropyLoss: log-softmax, the weighted NLL with label smoothing (torch.nn.functional.cross_entropy) -------
+# The header declares every output const (the toolkit's generated prototype), so the call names them as outputs=.
+
+CE_OUTS = ("lossOut", "logProbOut", "zlossOut", "lseForZlossOut")
+
+
+def ce_samples(dtype, rng):
+    res = []
+    for (n, c), red, smooth, weighted, ignore in (((6, 5), "mean", 0.0, True, -100), ((4, 7), "none", 0.1, False, 2),
+                                                 ((300, 64), "sum", 0.2, True, 1), ((5, 3), "mean", 0.0, False, 0)):
+        target = rng.integers(0, c, n).astype(np.int64 if n % 2 == 0 else np.int32)
+        target[::4] = ignore if ignore >= 0 else target[::4]
+        w = arr(rng, (c,), "float32", 0.5, 2.0) if weighted else None
+        res.append(Sample((arr(rng, (n, c), dtype, -4.0, 4.0), target), (w, red, smooth, ignore),
+                          f"[{n}, {c}] {red} smoothing {smooth} weight {weighted}"))
+    return res
+
+
+def ref_ce(x, t, w, red, smooth, ignore):
+    """the loss(es) then the log-probabilities, one float64 array"""
+    xt, tt = x.double(), t.long()
+    wt = torch.from_numpy(w).double() if w is not None else None
+    loss = F.cross_entropy(xt, tt, wt, ignore_index=ignore, reduction=red, label_smoothing=smooth)
+    return np.concatenate([loss.reshape(-1).numpy(), torch.log_softmax(xt, -1).reshape(-1).numpy()])
+
+
+def call_ce(sample, expected):
+    x, t = sample.operands
+    w, red, smooth, ignore = sample.attrs
+    n, c = x.shape
+    loss = np.zeros((n,) if red == "none" else (1,), x.dtype)
+    logp, z, lse = np.zeros_like(x), np.zeros((n,) if red == "none" else (1,), x.dtype), np.zeros(n, x.dtype)
+    aclnn_py.run("aclnnCrossEntropyLoss", x, t, w, red, ignore, smooth, 0.0, False, loss, logp, z, lse,
+                 outputs=CE_OUTS)
+    return np.concatenate([loss.astype(np.float64).reshape(-1), logp.astype(np.float64).reshape(-1)])
+
+
+ENTRIES += [
+    OpInfo("aclnnCrossEntropyLoss", ref_ce, FLOATS, kind="custom", samples=ce_samples, call=call_ce, native16=True,
+           tol={"float32": (2e-5, 2e-5), "float16": (4e-3, 4e-3), "bfloat16": (3e-2, 3e-2)}),
+]
+
+
+def ce_grad_samples(dtype, rng):
+    res = []
+    for s in ce_samples(dtype, rng):
+        x, t = s.operands
+        w, red, smooth, ignore = s.attrs
+        logp = torch.log_softmax(torch.from_numpy(x.astype(np.float32)), -1).numpy().astype(x.dtype)
+        g = arr(rng, (x.shape[0],) if red == "none" else (), dtype, 0.5, 2.0)
+        res.append(Sample((g, logp, t, x), (w, red, smooth, ignore), s.name))
+    return res
+
+
+def ref_ce_grad(g, logp, t, x, w, red, smooth, ignore):
+    """autograd through torch's cross_entropy at the input whose log-softmax logProb is"""
+    xt = x.double().requires_grad_(True)
+    wt = torch.from_numpy(w).double() if w is not None else None
+    loss = F.cross_entropy(xt, t.long(), wt, ignore_index=ignore, reduction=red, label_smoothing=smooth)
+    loss.backward(g.double().reshape(loss.shape))
+    return xt.grad.reshape(-1).numpy()
+
+
+def call_ce_grad(sample, expected):
+    g, logp, t, x = sample.operands
+    w, red, smooth, ignore = sample.attrs
+    out = np.zeros_like(logp)
+    aclnn_py.run("aclnnCrossEntropyLossGrad", g, logp, t, w, None, None, red, ignore, smooth, 0.0, out,
+                 outputs=("out",))
+    return out.astype(np.float64).reshape(-1)
+
+
+ENTRIES += [
+    OpInfo("aclnnCrossEntropyLossGrad", ref_ce_grad, FLOATS, kind="custom", samples=ce_grad_samples, call=call_ce_grad,
+           native16=True, tol={"float32": (2e-5, 2e-5), "float16": (4e-3, 4e-3), "bfloat16": (3e-2, 3e-2)}),
+]
+
+
+# ---- MultilabelMarginLoss: torch's multilabel_margin_loss, and isTarget (1 at the target classes) ------------------
+
+def mlm_samples(dtype, rng):
+    res = []
+    for shape, red in (((4, 6), 0), ((4, 6), 1), ((50, 30), 2), ((7,), 1), ((3, 1), 0)):
+        n, c = (shape[0], shape[1]) if len(shape) == 2 else (1, shape[0])
+        target = np.full((n, c), -1, np.int64 if red != 1 else np.int32)
+        for r in range(n):
+            k = int(rng.integers(0, c + 1))
+            target[r, :k] = rng.permutation(c)[:k]
+        res.append(Sample((), (), f"{shape} reduction {red}", {"self": arr(rng, shape, dtype), "target":
+                                                               target.reshape(shape), "reduction": red,
+                                                               "_dtype": dtype}))
+    return res
+
+
+def ref_mlm(self, target, reduction, _dtype):
+    x, t = self.double(), target.long()
+    loss = F.multilabel_margin_loss(x, t, reduction=RED[reduction] if reduction in (0, 1) else "sum")
+    t2 = t.reshape(-1, x.shape[-1])
+    is_t = torch.zeros_like(t2, dtype=torch.float64)
+    for r in range(t2.shape[0]):
+        for v in t2[r]:
+            if v < 0:
+                break
+            is_t[r, v] = 1
+    loss = loss.reshape(-1) if reduction == 0 and x.ndim == 2 else loss.reshape(())
+    return to_np(loss, _dtype), to_np(is_t.reshape(t.shape), _dtype)
+
+
+ENTRIES += [
+    OpInfo("aclnnMultilabelMarginLoss", ref_mlm, FLOATS, kind="custom", samples=mlm_samples, tol=NLL_TOL,
+           named_outputs=("out", "isTarget")),
 ]

@@ -1,0 +1,23 @@
+/* aclnnDropoutDoMask (ops-math random/drop_out_do_mask). */
+#ifndef ACLNNOP_ACLNN_DROPOUT_DO_MASK_H_
+#define ACLNNOP_ACLNN_DROPOUT_DO_MASK_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnDropoutDoMaskGetWorkspaceSize(const aclTensor *self, const aclTensor *mask, double prob,
+                                                         aclTensor *out, uint64_t *workspaceSize,
+                                                         aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnDropoutDoMask(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                         aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_DROPOUT_DO_MASK_H_ */
