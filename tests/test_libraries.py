@@ -210,3 +210,16 @@ def test_cflags_compile_official_headers_and_samples_unchanged(tmp_path, args):
         proc = subprocess.run([CXX, "-c", "sample.cpp", *flags, *foreign, "-o", "sample.o"], cwd=tmp_path,
                               capture_output=True, text=True)
         assert proc.returncode != 0 and "aclnn_util.h" in proc.stderr
+
+
+def test_level2_headers_forward_to_the_operator_headers(tmp_path):
+    """As in a toolkit, include/aclnnop/level2 holds every operator header again (ops-nn's gemm_v3 sample includes
+    "aclnnop/level2/aclnn_gemm.h"); each forwards to the one in include/aclnnop."""
+    aclnnop = Path(aclnn_py.get_include()) / "aclnnop"
+    names = {p.name for p in aclnnop.glob("aclnn_*.h")}
+    assert names and {p.name for p in (aclnnop / "level2").glob("*.h")} == names
+    (tmp_path / "s.cpp").write_text('#include "aclnnop/level2/aclnn_gemm.h"\n#include "aclnnop/aclnn_gemm.h"\n'
+                                    "int main() { return sizeof(&aclnnGemmGetWorkspaceSize) == 0; }\n")
+    proc = subprocess.run([CXX, "-c", "s.cpp", *config("--cflags", "--repo", "ops-nn"), "-o", "s.o"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -1,8 +1,9 @@
 """The matmul engine (stubs/sdk/matmul.c) on OpenBLAS: results bitwise the same for every stub thread count (tiles
 fixed by the shape, one single-threaded BLAS call per tile), transposed views read without a copy giving the same
 bits as contiguous operands, 16-bit operands multiplied exactly and accumulated in float32, and the BLAS shipped
-beside the stub libraries."""
+beside the stub libraries; and the host function aclnnTransQuantParam, whose array QuantMatmulV2 takes."""
 
+import ctypes
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,8 @@ import numpy as np
 import pytest
 
 import aclnn_py
-from aclnn_py import acl
+from aclnn_py import acl, aclnn
+from aclnn_py._native import ffi
 
 # several row tiles (256), column tiles and k chunks (4096), with ragged edges
 M, K, N = 300, 4500, 700
@@ -72,3 +74,55 @@ def test_openblas_ships_beside_the_stub_libraries():
     out = subprocess.run([sys.executable, "-c", code, str(lib64 / "libnnopbase.so")], capture_output=True,
                          text=True, env={"PATH": "/usr/bin:/bin"}, check=True).stdout
     assert out.strip() == "True"
+
+
+BIT46 = 1 << 46
+ONE, HALF, TWO = 0x3F800000, 0x3F000000, 0x40000000  # float32 bits
+
+
+def trans_quant_param(scale, offset):
+    """(the packed array as Python ints, its length), the malloc'ed array freed."""
+    ptr, n = aclnn.aclnnTransQuantParam(scale, len(scale), offset, len(offset or ()))
+    try:
+        return [int(v) for v in ffi.unpack(ptr, n)], n
+    finally:
+        ctypes.CDLL(None).free(ctypes.c_void_p(int(ffi.cast("uintptr_t", ptr))))
+
+
+def off(v):
+    return (v & 0x1FF) << 37
+
+
+# (scale, offset, expected array): as the op_api writes it: max(scaleSize, offsetSize) entries rounded up to 16
+# unless it is 1, zeros past the given values (no broadcasting), all 32 bits of a scale, offsets rounded half away
+# from zero and clamped to [-256, 255]
+TQP_CASES = [
+    ([1.0, 1.0, 1.0], None, [ONE | BIT46] * 3 + [0] * 13),
+    ([0.5], None, [HALF | BIT46]),
+    ([1.1], None, [0x3F8CCCCD | BIT46]),
+    ([1.0] * 17, None, [ONE | BIT46] * 17 + [0] * 15),
+    ([2.0], [1.5, -2.5, 300.0], [TWO | BIT46 | off(2), off(-3), off(255)] + [0] * 13),
+    ([1.0, 2.0], [-1000.0], [ONE | BIT46 | off(-256), TWO | BIT46] + [0] * 14),
+]
+
+
+@pytest.mark.parametrize("scale, offset, want", TQP_CASES, ids=range(len(TQP_CASES)))
+def test_trans_quant_param_packs_as_its_op_api(scale, offset, want):
+    assert trans_quant_param(scale, offset) == (want, len(want))
+
+
+@pytest.mark.parametrize("args", [(None, 0, None, 0), ([1.0], 0, None, 0), ([1.0], 1, [1.0], 0)])
+def test_trans_quant_param_rejects_empty_arrays(args):
+    with pytest.raises(aclnn_py.AclnnError) as info:
+        aclnn.aclnnTransQuantParam(*args)
+    assert info.value.status == 161002
+
+
+def test_quant_matmul_v2_takes_the_trans_quant_param_array():
+    """The official sample's flow: n = 3 scales give the 16-entry deqScale QuantMatmulV2 requires."""
+    x1, x2 = np.ones((5, 2), np.int8), np.ones((2, 3), np.int8)
+    packed, n = trans_quant_param([1.0, 0.5, 2.0], None)
+    out = np.empty((5, 3), np.float16)
+    aclnn_py.run("aclnnQuantMatmulV2", x1, x2, np.ones(3, np.int32), np.array(packed, np.uint64), False, False,
+                 out=out)
+    np.testing.assert_array_equal(out, np.tile(np.array([3.0, 1.5, 6.0], np.float16), (5, 1)))

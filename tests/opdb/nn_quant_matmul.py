@@ -157,10 +157,30 @@ def v5_samples(dtype, rng):
         bias = rng.uniform(-1, 1, (n,)).astype(np.float32)
         gs = (1 << 32) | (128 << 16) | 128
         out.append(Sample((x1, x2, s1, s2, None, None, None, None, bias, False, True, gs), (), "pergroup-perblock"))
+    if dtype in ("float16", "bfloat16"):  # A8W4: INT8 x1, int4 x2 packed eight to an int32 along n
+        m, n = 3, 16
+        for name, k, groups, group in (("A8W4 K-G", 512, 2, 256), ("A8W4 per channel", 62, 0, 0)):
+            w = rng.integers(-8, 8, (k, n))
+            s2 = pack_param(rng.uniform(1e-3, 1e-2, (groups, n) if groups else (n,))).numpy().view(np.uint64)
+            s2 = s2.reshape((groups, n) if groups else (n,))
+            s1 = rng.uniform(0.5, 2.0, (m, 1) if groups else (m,)).astype(np.float32)
+            yo = rng.uniform(-1, 1, (n,)).astype(np.float32)
+            out.append(Sample((i8(rng, (m, k)), pack_int4(w).numpy(), s1, s2, None, None, None, yo, None, False, False,
+                               group), (), name))
     return out
 
 
 def v5_ref(dt, x1, x2, x1s, x2s, ys, x1o, x2o, yo, bias, t1, t2, group):
+    if np.asarray(x1).dtype == np.int8 and np.asarray(x2).dtype == np.int32:  # A8W4: per group of 256 k or per channel
+        a, b = ints(x1), ints(x2)
+        s2 = param_scale(np.asarray(x2s))[0].reshape(-1, b.shape[1])
+        size = 256 if group else a.shape[1]
+        acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
+        for g in range(s2.shape[0]):
+            part = (a[:, g * size:(g + 1) * size] @ b[g * size:(g + 1) * size]).astype(np.float32)
+            acc = (acc + (part * s2[g]).astype(np.float32)).astype(np.float32)
+        v = ((acc + f32(yo)).astype(np.float32) * f32(x1s).reshape(-1, 1)).astype(np.float32)
+        return torch.from_numpy(v).to(OUT[dt])
     if x1s is not None and np.asarray(x1s).ndim == 2:  # G-B
         a, b = ints(x1), ints(x2).T
         s1, s2 = f32(x1s), f32(x2s)

@@ -1,9 +1,9 @@
 /*
  * Quantisation operators of ops-nn quant/ (Atlas A2/A3 modes):
- *   aclnnTransQuantParam (a host function), aclnnTransQuantParamV2, V3: float32 scales (and offsets) packed into the
- *     UINT64/INT64 parameters of the quantised matmuls: the scale's top 19 bits (V3 roundMode 1: rounded to nearest
- *     even first, subnormals to zero), bit 46 set, the offset rounded half to even, clamped to [-256, 255], in bits
- *     37..45;
+ *   aclnnTransQuantParamV2, V3: float32 scales (and offsets) packed into the UINT64/INT64 parameters of the
+ *     quantised matmuls: the scale's top 19 bits (V3 roundMode 1: rounded to nearest even first, subnormals to
+ *     zero), bit 46 set, the offset rounded half to even, clamped to [-256, 255], in bits 37..45; the host function
+ *     aclnnTransQuantParam as its op_api packs them (all 32 bits of the scale, padded to 16 entries: see below);
  *   aclnnAscendQuant, aclnnAscendQuantV3: y = round((x * scale [* scale]) + offset) in float32 with the roundMode
  *     (round = half to even, floor, ceil, trunc), saturated to INT8 or INT4 (eight INT4 to an INT32 output);
  *   aclnnAscendAntiQuant: y = (x + offset) * scale [* scale] in float32, rounded once to FLOAT16/BF16 (INT8, INT4, or
@@ -174,21 +174,31 @@ static uint64_t pack_param(float scale, bool has_offset, float offset, bool roun
     return q;
 }
 
-/* The host function: a malloc'ed array of max(scaleSize, offsetSize) parameters the caller frees. */
+/* The host function, as its op_api writes it: max(scaleSize, offsetSize) parameters, rounded up to a multiple of 16
+ * unless it is 1, zero-filled, in a malloc'ed array the caller frees; entry i < scaleSize holds scale i's 32 bits
+ * with bit 46 set, entry i < offsetSize offset i (rounded half away from zero, NaN as 0) in bits 37..45; no
+ * broadcasting. A missing or empty scale, an empty offset array or a size without its array is
+ * ACLNN_ERR_PARAM_INVALID; then NULL outputs are ACLNN_ERR_PARAM_NULLPTR. */
 ACLSTUB_EXTERN_C ACLSTUB_API aclnnStatus aclnnTransQuantParam(const float *scaleArray, uint64_t scaleSize,
                                                               const float *offsetArray, uint64_t offsetSize,
                                                               uint64_t **quantParam, uint64_t *quantParamSize) {
-    if (scaleArray == NULL || quantParam == NULL || quantParamSize == NULL) return ACLNN_ERR_PARAM_NULLPTR;
-    if (scaleSize == 0 || (offsetArray != NULL && offsetSize != scaleSize && offsetSize != 1 && scaleSize != 1))
+    if (scaleArray == NULL || scaleSize == 0 || (offsetArray != NULL ? offsetSize == 0 : offsetSize != 0))
         return ACLNN_ERR_PARAM_INVALID;
-    uint64_t n = offsetArray != NULL && offsetSize > scaleSize ? offsetSize : scaleSize;
+    if (quantParam == NULL || quantParamSize == NULL) return ACLNN_ERR_PARAM_NULLPTR;
+    uint64_t n = offsetSize > scaleSize ? offsetSize : scaleSize;
     if (n > (uint64_t)1 << 40) return ACLNN_ERR_PARAM_INVALID;
-    uint64_t *out = malloc(sizeof(uint64_t) * n);
-    if (out == NULL) return ACLNN_ERR_INNER;
-    for (uint64_t i = 0; i < n; i++) {
-        float sc = scaleArray[scaleSize == 1 ? 0 : i];
-        bool has = offsetArray != NULL && offsetSize > 0;
-        out[i] = pack_param(sc, has, has ? offsetArray[offsetSize == 1 ? 0 : i] : 0.0f, false);
+    if (n != 1) n = (n + 15) / 16 * 16;
+    uint64_t *out = calloc(n, sizeof(uint64_t));
+    if (out == NULL) return ACLNN_ERR_INNER_NULLPTR;
+    for (uint64_t i = 0; i < scaleSize; i++) {
+        uint32_t u;
+        memcpy(&u, &scaleArray[i], 4);
+        out[i] = (uint64_t)u | (UINT64_C(1) << 46);
+    }
+    for (uint64_t i = 0; i < offsetSize; i++) {
+        float r = offsetArray[i] == offsetArray[i] ? roundf(offsetArray[i]) : 0.0f;
+        int o = r > 255.0f ? 255 : r < -256.0f ? -256 : (int)r;
+        out[i] = (out[i] & UINT64_C(0x4000FFFFFFFF)) | (((uint64_t)(uint32_t)o & 0x1ff) << 37);
     }
     *quantParam = out;
     *quantParamSize = n;

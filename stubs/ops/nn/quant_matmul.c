@@ -4,7 +4,8 @@
  *   aclnnQuantMatmul, aclnnQuantMatmulV2 (int8 x int8 + int32 bias, a UINT64 dequantisation scale, FLOAT16 out),
  *   aclnnQuantMatmulV3, V4, V5: int8 or int4 (INT4, or eight to an INT32) operands, exact int32 sums; per-tensor or
  *     per-channel scale (FLOAT, BF16 or a UINT64/INT64 parameter of aclnnTransQuantParam), per-token scale, int32 or
- *     float bias, the INT8 output's offset (aclStubMmDequantRow); V5 also the pergroup-perblock (G-B) mode;
+ *     float bias, the INT8 output's offset (aclStubMmDequantRow); V5 also the pergroup-perblock (G-B) mode and the
+ *     A8W4 mode of an INT8 x1 and an INT32 x2 of packed int4 (K-G per group of 256 k, or per channel);
  *   aclnnWeightQuantBatchMatmulV2, V3: FLOAT16/BF16 activations times an int8/int4 weight dequantised per tensor,
  *     per channel or per group, ((w + offset) * scale rounded to x's dtype), plus bias, optionally quantised to INT8.
  */
@@ -97,7 +98,12 @@ static bool qmm_shape(const QmmArgs *q, aclStubTensorDesc *x1, aclStubTensorDesc
 }
 
 static bool is_gb_mode(const QmmArgs *q) {
-    return q->pertoken != NULL && q->pertoken->ndim == 2 && q->scale->ndim == 2;
+    return q->pertoken != NULL && q->pertoken->ndim == 2 && q->scale->ndim == 2 && q->x2->dtype != ACL_INT32;
+}
+
+/* V5's A8W4 mode: INT8 x1, INT32 x2 (eight int4 to an int32 along n). */
+static bool is_a8w4_mode(const QmmArgs *q) {
+    return q->group >= 0 && q->x1->dtype == ACL_INT8 && q->x2->dtype == ACL_INT32;
 }
 
 static aclnnStatus qmm_check(aclStubOpCall *call, const QmmArgs *q) {
@@ -228,15 +234,26 @@ static aclnnStatus qmm_check(aclStubOpCall *call, const QmmArgs *q) {
 typedef struct {
     const aclStubTensorDesc *s1, *s2;
     bool s2_nk; /* x2Scale given as (ceil(n/128), ceil(k/128)) */
-    int64_t g;
+    bool a8w4;  /* the A8W4 mode: x2Scale's parameter per (group, column) or per column only, no x1Scale here */
+    int64_t g, gsize;
     float *acc;
     int64_t n;
 } GbCtx;
 
 static void gb_row(const aclStubMatmul *mm, const aclStubMmRow *row) {
     const GbCtx *c = mm->ctx;
-    float s1 = aclStubLoad2F32(c->s1, row->i, c->g);
     float *acc = c->acc + row->i * c->n + row->j0;
+    if (c->a8w4) {
+        for (int64_t k = 0; k < row->n; k++) {
+            int64_t j = row->j0 + k;
+            uint64_t u;
+            memcpy(&u, c->s2->ndim == 2 ? aclStubElem2(c->s2, c->g, j) : aclStubElem1(c->s2, j), 8);
+            float v = (float)row->q[k] * aclStubQuantParamScale(u);
+            acc[k] = c->g == 0 ? v : acc[k] + v;
+        }
+        return;
+    }
+    float s1 = aclStubLoad2F32(c->s1, row->i, c->g);
     for (int64_t k = 0; k < row->n; k++) {
         int64_t j = row->j0 + k, bj = j / 128;
         float s2 = c->s2_nk ? aclStubLoad2F32(c->s2, bj, c->g) : aclStubLoad2F32(c->s2, c->g, bj);
@@ -266,7 +283,8 @@ static aclnnStatus qmm_run(const aclStubOpCall *call, const QmmArgs *q) {
     mm.result = ACL_INT32;
     mm.add.dtype = ACL_DT_UNDEFINED;
     mm.alpha = mm.beta = 1.0f;
-    if (!is_gb_mode(q)) {
+    bool a8w4 = is_a8w4_mode(q);
+    if (!is_gb_mode(q) && !a8w4) {
         aclStubMmDequant dq;
         dq.scale = vec_mat(q->scale, true);
         dq.offset = vec_mat(q->offset, true);
@@ -277,8 +295,10 @@ static aclnnStatus qmm_run(const aclStubOpCall *call, const QmmArgs *q) {
         mm.ctx = &dq;
         return aclStubMatmulRun(call, &mm);
     }
-    int64_t gk = (s.k + 127) / 128, gn = (s.n + 127) / 128;
-    GbCtx c = {q->pertoken, q->scale, q->scale->dims[0] == gn && q->scale->dims[1] == gk, 0, NULL, s.n};
+    int64_t gsize = !a8w4 ? 128 : q->scale->ndim == 2 ? 256 : s.k;
+    int64_t gk = (s.k + gsize - 1) / gsize, gn = (s.n + 127) / 128;
+    GbCtx c = {q->pertoken, q->scale, !a8w4 && q->scale->dims[0] == gn && q->scale->dims[1] == gk, a8w4, 0, gsize,
+               NULL, s.n};
     c.acc = aclStubKernelScratch(call, sizeof(float) * (size_t)(s.m * s.n));
     if (c.acc == NULL) return aclStubKernelOutOfMemory(call);
     int64_t dims[2] = {s.m, s.n};
@@ -291,8 +311,8 @@ static aclnnStatus qmm_run(const aclStubOpCall *call, const QmmArgs *q) {
     mm.ctx = &c;
     aclStubMat a0 = mm.a, b0 = mm.b;
     for (c.g = 0; c.g < gk; c.g++) {
-        int64_t k0 = c.g * 128;
-        mm.k = s.k - k0 < 128 ? s.k - k0 : 128;
+        int64_t k0 = c.g * gsize;
+        mm.k = s.k - k0 < gsize ? s.k - k0 : gsize;
         mm.a.offset = a0.offset + k0 * a0.cs;
         mm.b.offset = b0.offset + k0 * b0.rs;
         ACLSTUB_TRY(aclStubMatmulRun(call, &mm));
@@ -302,6 +322,10 @@ static aclnnStatus qmm_run(const aclStubOpCall *call, const QmmArgs *q) {
         float *row = c.acc + i * s.n;
         if (b != NULL)
             for (int64_t j = 0; j < s.n; j++) row[j] = row[j] + aclStubLoadF32(b, j);
+        if (a8w4) { /* ((x1 @ (x2 * x2Scale)) + yOffset) * x1Scale */
+            float s1 = aclStubLoadF32(q->pertoken, i);
+            for (int64_t j = 0; j < s.n; j++) row[j] = (row[j] + aclStubLoadF32(q->y_offset, j)) * s1;
+        }
         aclStubCastStrided(aclStubElem2(&out, i, 0), out.strides[1] * (int64_t)aclDataTypeSize(out.dtype), out.dtype,
                            row, 4, ACL_FLOAT, s.n);
     }
@@ -409,11 +433,90 @@ static QmmArgs v5_args(const aclStubOpCall *call) {
     return q;
 }
 
+/* An optional tensor given and not empty. */
+static bool given(const aclStubTensorDesc *t) { return t != NULL && aclStubNumel(t) != 0; }
+
+/* The A8W4 mode's checks in its op_api's order: x1Offset and x2Offset absent (ACLNN_ERR_PARAM_NULLPTR, as its
+ * existence check reports them), transposeX1 false, groupSize 256 with a 2-D x2Scale (K-G) or 0 with a 1-D one (per
+ * channel), 2-D x1, x2 and out, x1Scale of x2Scale's rank, a 1-D yOffset; x1Scale and yOffset present, no bias or
+ * yScale; the dtypes; k in [1, 29576], aligned to 256 (K-G) or 2; x1Scale (m, 1) or (m), x2Scale (ceil(k / 256), n)
+ * or (n), yOffset (n), out (m, n). The device's docs give x2 as (k, n / 8), untransposed; a transposed x2 is
+ * refused. */
+static aclnnStatus a8w4_check(aclStubOpCall *call, const QmmArgs *q) {
+    const aclStubTensorDesc *x1 = q->x1, *x2 = q->x2, *s1 = q->pertoken, *s2 = q->scale, *yo = q->y_offset,
+                            *out = q->out;
+    ACLSTUB_RETURN_ERROR_IF(given(q->x1_offset) || q->offset, call, ACLNN_ERR_PARAM_NULLPTR,
+                            "The value of %s must be empty tensor or nullptr",
+                            given(q->x1_offset) ? "x1Offset" : "x2Offset");
+    ACLSTUB_RETURN_ERROR_IF(q->t1, call, ACLNN_ERR_PARAM_INVALID, "Only support transposeX1 is false.");
+    ACLSTUB_RETURN_ERROR_IF(q->t2, call, ACLNN_ERR_PARAM_INVALID,
+                            "an INT32 x2 of packed int4 is (k, n / 8): transposeX2 must be false");
+    ACLSTUB_RETURN_ERROR_IF(s2->ndim == 1 && q->group != 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "A8W4 [int8/4] perchannel only support groupSize equal to 0.");
+    ACLSTUB_RETURN_ERROR_IF(s2->ndim != 1 && q->group != 256, call, ACLNN_ERR_PARAM_INVALID,
+                            "A8W4 [int8/4] pergroup only support groupSize equal to 256.");
+    ACLSTUB_RETURN_ERROR_IF(x1->ndim != 2 || x2->ndim != 2, call, ACLNN_ERR_PARAM_INVALID,
+                            "The dimension of x1 %s and x2 %s should be 2.", shp(0, x1), shp(1, x2));
+    ACLSTUB_RETURN_ERROR_IF(s2->ndim != 1 && s2->ndim != 2, call, ACLNN_ERR_PARAM_INVALID,
+                            "In A8W4 [int8/4] mode, the dimension of x2Scale should be 1 or 2. Actual x2Scale "
+                            "dimension: %u", s2->ndim);
+    ACLSTUB_RETURN_ERROR_IF(s1 && s1->ndim != s2->ndim, call, ACLNN_ERR_PARAM_INVALID,
+                            "In A8W4 [int8/4] mode, the dimension of x1Scale should equal to that of x2Scale.");
+    ACLSTUB_RETURN_ERROR_IF(q->y_scale && q->y_scale->ndim != 2, call, ACLNN_ERR_PARAM_INVALID,
+                            "The dimension of yScale should be 2.");
+    ACLSTUB_RETURN_ERROR_IF(yo && yo->ndim != 1, call, ACLNN_ERR_PARAM_INVALID,
+                            "The dimension of yOffset should be 1. Actual yOffset dimension: %u.", yo->ndim);
+    ACLSTUB_RETURN_ERROR_IF(out->ndim != 2, call, ACLNN_ERR_PARAM_INVALID,
+                            "The dimension of y should be 2. Actual y dimension: %u.", out->ndim);
+    ACLSTUB_RETURN_ERROR_IF(s1 == NULL || aclStubNumel(s1) == 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "In A8W4_Int mode, x1Scale does not support empty tensor or nullptr.");
+    ACLSTUB_RETURN_ERROR_IF(aclStubNumel(s2) == 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "x2Scale does not support empty tensor or nullptr.");
+    ACLSTUB_RETURN_ERROR_IF(q->bias || q->y_scale, call, ACLNN_ERR_PARAM_INVALID,
+                            "In A8W4_Int mode, bias and yScale must be null.");
+    ACLSTUB_RETURN_ERROR_IF(yo == NULL || aclStubNumel(yo) == 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "In A8W4_Int mode, yOffset does not support empty tensor or nullptr.");
+    ACLSTUB_RETURN_ERROR_IF(s1->dtype != ACL_FLOAT || (s2->dtype != ACL_UINT64 && s2->dtype != ACL_INT64) ||
+                                yo->dtype != ACL_FLOAT || (out->dtype != ACL_FLOAT16 && out->dtype != ACL_BF16),
+                            call, ACLNN_ERR_PARAM_INVALID,
+                            "A8W4 takes a FLOAT x1Scale, a UINT64/INT64 x2Scale, a FLOAT yOffset and a FLOAT16/BF16 "
+                            "out (x1Scale %s, x2Scale %s, yOffset %s, out %s)", aclStubDtypeName(s1->dtype),
+                            aclStubDtypeName(s2->dtype), aclStubDtypeName(yo->dtype), aclStubDtypeName(out->dtype));
+    ACLSTUB_RETURN_ERROR_IF(x2->strides[1] != 1, call, ACLNN_ERR_PARAM_INVALID,
+                            "a packed INT32 weight must have a unit last stride");
+    int64_t m = x1->dims[0], k = x1->dims[1], k2 = x2->dims[0], n = x2->dims[1] * 8;
+    ACLSTUB_RETURN_ERROR_IF(m <= 0, call, ACLNN_ERR_PARAM_INVALID, "the m-dim must > 0, which is %lld", (long long)m);
+    ACLSTUB_RETURN_ERROR_IF(k <= 0 || k > 29576, call, ACLNN_ERR_PARAM_INVALID,
+                            "the k-dim must in [1, 29576], which is %lld", (long long)k);
+    ACLSTUB_RETURN_ERROR_IF(n <= 0, call, ACLNN_ERR_PARAM_INVALID, "the n-dim must be at least 1, which is %lld",
+                            (long long)n);
+    ACLSTUB_RETURN_ERROR_IF(k != k2, call, ACLNN_ERR_PARAM_INVALID,
+                            "the k dim of x1 and x2 must be same, which are %lld and %lld", (long long)k,
+                            (long long)k2);
+    int64_t align = s2->ndim == 1 ? 2 : 256, groups = (k + 255) / 256;
+    ACLSTUB_RETURN_ERROR_IF(k % align != 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "the k dim must be align to %lld, which is %lld", (long long)align, (long long)k);
+    ACLSTUB_RETURN_ERROR_IF(s1->dims[0] != m || (s1->ndim == 2 && s1->dims[1] != 1), call, ACLNN_ERR_PARAM_INVALID,
+                            "The x1scale shape must be [%lld, 1] (pergroup) or [%lld] (perchannel), which is %s",
+                            (long long)m, (long long)m, shp(0, s1));
+    ACLSTUB_RETURN_ERROR_IF(s2->ndim == 2 ? s2->dims[0] != groups || s2->dims[1] != n : s2->dims[0] != n, call,
+                            ACLNN_ERR_PARAM_INVALID, "The x2scale shape must be [%lld, %lld] or [%lld], which is %s",
+                            (long long)groups, (long long)n, (long long)n, shp(0, s2));
+    ACLSTUB_RETURN_ERROR_IF(yo->dims[0] != n, call, ACLNN_ERR_PARAM_INVALID,
+                            "The yOffset shape must be [%lld], which is [%lld]", (long long)n, (long long)yo->dims[0]);
+    ACLSTUB_RETURN_ERROR_IF(out->dims[0] != m || out->dims[1] != n, call, ACLNN_ERR_PARAM_INVALID,
+                            "The out shape must be [%lld, %lld], which is %s", (long long)m, (long long)n, shp(0, out));
+    return OK;
+}
+
 static aclnnStatus v5_check(aclStubOpCall *call) {
     QmmArgs q = v5_args(call);
-    ACLSTUB_RETURN_ERROR_IF(q.y_scale || q.x1_offset || q.y_offset, call, ACLNN_ERR_PARAM_INVALID,
-                            "yScale, x1Offset and yOffset are not supported (the K-G mode of INT32 x2 is not "
-                            "implemented); pass nullptr");
+    if (is_a8w4_mode(&q)) return a8w4_check(call, &q);
+    /* the op_api's existence check, whose failures it reports as ACLNN_ERR_PARAM_NULLPTR */
+    bool ys = given(q.y_scale), x1o = given(q.x1_offset);
+    ACLSTUB_RETURN_ERROR_IF(ys || x1o || given(q.y_offset), call, ACLNN_ERR_PARAM_NULLPTR,
+                            "The value of %s must be empty tensor or nullptr (yOffset: the A8W4 mode of an INT32 x2 "
+                            "only)", ys ? "yScale" : x1o ? "x1Offset" : "yOffset");
     ACLSTUB_RETURN_ERROR_IF(q.pertoken && q.pertoken->ndim != 1 && !is_gb_mode(&q), call, ACLNN_ERR_PARAM_INVALID,
                             "x1Scale must be 1-D (or 2-D with a 2-D x2Scale), got %s", shp(0, q.pertoken));
     return qmm_check(call, &q);
