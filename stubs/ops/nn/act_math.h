@@ -93,11 +93,8 @@ static inline ACT_INLINE double act_tanh(double x) {
 }
 
 static inline ACT_INLINE double act_sigmoid(double x) { return 1.0 / (1.0 + act_exp(-x)); }
-/* log(1 + e) for e in [0, 1] (branch-free): y = 1 + e = 2^k m with m in [sqrt(1/2), sqrt(2)), log(m) by the
- * series of 2 atanh((m - 1) / (m + 1)) to degree 21 (error below 1e-19), plus the rounding error of 1 + e. */
-static inline ACT_INLINE double act_log1p_unit(double e) {
-    double y = 1.0 + e, c = e - (y - 1.0); /* y + c == 1 + e exactly */
-    double big = y > 1.4142135623730951 ? 1.0 : 0.0, m = big != 0 ? y * 0.5 : y;
+/* log(m) for m in [sqrt(1/2), sqrt(2)): the series of 2 atanh((m - 1) / (m + 1)) to degree 21 (branch-free) */
+static inline ACT_INLINE double act_log_mantissa(double m) {
     double s = (m - 1.0) / (m + 1.0), s2 = s * s;
     double p = 1.0 / 21;
     p = 1.0 / 19 + s2 * p;
@@ -110,7 +107,14 @@ static inline ACT_INLINE double act_log1p_unit(double e) {
     p = 1.0 / 5 + s2 * p;
     p = 1.0 / 3 + s2 * p;
     p = 1.0 + s2 * p;
-    return big * 0.69314718055994530942 + 2.0 * s * p + c / y;
+    return 2.0 * s * p;
+}
+/* log(1 + e) for e in [0, 1] (branch-free): y = 1 + e = 2^k m with m in [sqrt(1/2), sqrt(2)), log(m) by the
+ * series of 2 atanh((m - 1) / (m + 1)) to degree 21 (error below 1e-19), plus the rounding error of 1 + e. */
+static inline ACT_INLINE double act_log1p_unit(double e) {
+    double y = 1.0 + e, c = e - (y - 1.0); /* y + c == 1 + e exactly */
+    double big = y > 1.4142135623730951 ? 1.0 : 0.0, m = big != 0 ? y * 0.5 : y;
+    return big * 0.69314718055994530942 + act_log_mantissa(m) + c / y;
 }
 /* log(1 + exp(x)) without overflow */
 static inline ACT_INLINE double act_softplus(double x) {
@@ -254,19 +258,7 @@ static inline ACT_INLINE double act_log_pos(double v) {
     double big = m > 1.4142135623730951 ? 1.0 : 0.0;
     m = big != 0 ? m * 0.5 : m;
     double k = (ed - 0x1p52) - 1023.0 + big;
-    double s = (m - 1.0) / (m + 1.0), s2 = s * s;
-    double p = 1.0 / 21;
-    p = 1.0 / 19 + s2 * p;
-    p = 1.0 / 17 + s2 * p;
-    p = 1.0 / 15 + s2 * p;
-    p = 1.0 / 13 + s2 * p;
-    p = 1.0 / 11 + s2 * p;
-    p = 1.0 / 9 + s2 * p;
-    p = 1.0 / 7 + s2 * p;
-    p = 1.0 / 5 + s2 * p;
-    p = 1.0 / 3 + s2 * p;
-    p = 1.0 + s2 * p;
-    return k * 0.69314718055994530942 + 2.0 * s * p;
+    return k * 0.69314718055994530942 + act_log_mantissa(m);
 }
 
 /* The inverse error function, branch-free: an approximation (M. Giles, "Approximating the erfinv function", its
