@@ -456,26 +456,27 @@ def mse_out_samples(dtype, rng):
 
 
 def ref_mse_out(x, y, red):
+    dt = x.dtype
     x, y = torch.broadcast_tensors(*wide(x, y))
     d = (x - y) ** 2
-    return (d if red == 0 else d.mean(0) if red == 1 else d.sum(0)).float()
+    return (d if red == 0 else d.mean(0) if red == 1 else d.sum(0)).float().to(dt)
 
 
 def call_mse_out(sample, expected):
     x, y = sample.operands
     out = np.zeros(tuple(expected.shape), x.dtype)
     aclnn_py.run("aclnnMseLossOut", x, y, *sample.attrs, out=out)
-    return out.astype(np.float64)
+    return out
 
 
 # ---- Logit and LogitGrad (generated APIs: one dtype, one shape; eps a float attribute, < 0: no clamping) ------------
 
 def ref_logit(x, eps):
-    return torch.logit(x.double(), eps if eps >= 0 else None).float()
+    return torch.logit(x.double(), eps if eps >= 0 else None).float().to(x.dtype)
 
 
 def ref_logit_grad(x, dy, eps):
-    return torch.ops.aten.logit_backward(dy.double(), x.double(), eps if eps >= 0 else None).float()
+    return torch.ops.aten.logit_backward(dy.double(), x.double(), eps if eps >= 0 else None).float().to(x.dtype)
 
 
 LOGIT_TOL = {"float32": (1e-6, 1e-6), "float16": (1e-3, 1e-3), "bfloat16": (8e-3, 8e-3)}
@@ -624,6 +625,8 @@ def ctc_ref_full(lp, tg, lens, tlens, blank, zero):
 
 def ctc_ref(lp, tg, lens, tlens, blank, zero):
     _, _, nll, full, flat = ctc_ref_full(lp, tg, lens, tlens, blank, zero)
+    if zero:  # torch's ctc_loss applies zero_infinity around _ctc_loss
+        nll = torch.where(torch.isinf(nll), torch.zeros_like(nll), nll)
     return (nll.reshape(()) if flat else nll), full
 
 
