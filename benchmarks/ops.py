@@ -210,7 +210,8 @@ def main(argv=None):
                     log(f"{case.name} {dt} {size}: FAILED {type(exc).__name__}: {exc}")
                     continue
                 rows.append((case, dt, size, t, nbytes))
-                log(f"{case.name} {dt} {size}: {time.perf_counter() - t0:.1f} s")
+                log(f"{case.name} {dt} {size}: torch/stub {timing.fmt_ratio(ratio(t.get('torch'), t['stub']))}, "
+                    f"{timing.ratio(t['memcpy'], t['stub']):.2f} of memcpy ({time.perf_counter() - t0:.1f} s)")
     print_table(rows)
     print_summary(rows)
     if args.plot:
