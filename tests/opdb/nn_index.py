@@ -896,3 +896,69 @@ ENTRIES += [
 ENTRIES[-3].call = rig_call
 ENTRIES[-2].call = topp_call
 ENTRIES[-1].call = inverse_call
+
+
+# ---- TopKTopPSample: top-k, top-p over the descending probabilities, then the q-weighted argmax (the kernel's rules, in
+# float64 here; values distinct so that no tie decides) ----------------------------------------------------------------
+
+def tkps_samples(dtype, rng):
+    res = []
+    for b, v, ks, ps, with_q, need in (
+            (4, 50, [5, 50, 1, 2000], [0.5, 0.9, 0.3, 1.0], True, True),    # top-k + top-p; top-k alone (p >= 1)
+            (3, 40, [3000, 3000, -1], [0.6, 0.0, 2.0], True, True),        # top-p alone; neither; neither
+            (3, 40, [7, 3000, 40], [0.8, 0.7, 0.95], False, True),         # no q: the most probable kept value
+            (2, 3000, [1024, 3000], [0.9, 0.9], True, False)):             # long rows, logits left alone
+        logits = (rng.permutation(b * v).reshape(b, v) / (b * v) * 8 - 4).astype(np_dtype(dtype))
+        k = np.array(ks, np.int32)
+        p = np.array(ps, np.float32).astype(np_dtype(dtype))
+        q = rng.uniform(0.05, 1.0, size=(b, v)).astype(np.float32) if with_q else None
+        res.append(Sample((logits, k, p, q), (1e-8, need, 32), f"{b} x {v} k {ks} p {ps} q {with_q}"))
+    return res
+
+
+def tkps_ref(logits, k, p, q, eps, need, guess):
+    x = logits.double()
+    B, V = x.shape
+    idx = torch.zeros(B, dtype=torch.int64)
+    sel = torch.full((B, V), -torch.inf, dtype=torch.float64)
+    for b in range(B):
+        kb, pb = int(k[b]), float(p[b].float())
+        use_k = 0 < kb <= min(V, 1024)
+        use_p = 0 < pb < 1
+        if not use_k and not use_p:
+            pr = torch.softmax(x[b], 0)
+            if q is not None:
+                pr = pr / (q[b].double().abs() + eps)
+            idx[b] = int(torch.argmax(pr))
+            continue
+        n = kb if use_k else V
+        s, order = torch.sort(x[b], descending=True, stable=True)
+        s, order = s[:n], order[:n]
+        kept = n
+        if use_p:
+            cum = torch.cumsum(torch.softmax(s, 0), 0)
+            over = torch.nonzero(cum > pb)
+            kept = int(over[0]) + 1 if len(over) else n
+        pr = torch.softmax(s[:kept], 0)
+        if q is not None:
+            pr = pr / (q[b, :kept].double().abs() + eps)
+        idx[b] = int(order[int(torch.argmax(pr))])
+        sel[b, order[:kept]] = s[:kept]
+    return (idx, sel.float()) if need else (idx,)
+
+
+def tkps_call(sample, expected):
+    logits, k, p, q = sample.operands
+    eps, need, guess = sample.attrs
+    idx = np.zeros(logits.shape[:1], np.int64)
+    sel = np.full(logits.shape, 7.0, np.float32)
+    aclnn_py.run("aclnnTopKTopPSample", logits, k, p, q, eps, need, guess, idx, sel,
+                 outputs=("logitsSelectIdx", "logitsTopKPSelect"))
+    if not need:
+        assert (sel == 7.0).all(), "logitsTopKPSelect is left alone without isNeedLogits"
+        return (idx,)
+    return idx, sel
+
+
+ENTRIES.append(entry("aclnnTopKTopPSample", tkps_ref, ("float16", "bfloat16"), tkps_samples))
+ENTRIES[-1].call = tkps_call

@@ -1,5 +1,6 @@
 /*
- * The sampling filters of ops-nn index/: aclnnApplyTopKTopP (apply_top_k_top_p_with_sorted).
+ * The sampling operators of ops-nn index/: aclnnApplyTopKTopP (apply_top_k_top_p_with_sorted) and
+ * aclnnTopKTopPSample (top_k_top_p_sample).
  *
  * Each row of logits [B, V] is sorted ascending (stable; aclStubArgsortLane), then
  *   top-k (k given, 0 < k[b] < V): the values below the k-th largest, sorted[V - k], become -inf;
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_apply_top_k_top_p.h"
+#include "aclnnop/aclnn_top_k_top_p_sample.h"
 #include "aclstub/op_index.h"
 #include "aclstub/op_reduce.h"
 
@@ -133,3 +135,172 @@ static const aclStubOpDef kApply = {"aclnnApplyTopKTopP", kApplyParams, ACLSTUB_
                                     apply_check, apply_kernel, 0};
 ACLSTUB_DEFINE_OP(aclnnApplyTopKTopP, kApply, (const aclTensor *, logits), (const aclTensor *, p),
                   (const aclTensor *, k), (aclTensor *, out))
+
+/* ---- aclnnTopKTopPSample ------------------------------------------------------------------------------------------
+ * A generated API (the operator's definition: logits FLOAT16/BF16 [B, V], topK INT32 [B], topP logits' dtype [B], q
+ * FLOAT [B, V] or NULL, logitsSelectIdx INT64 [B], logitsTopKPSelect FLOAT [B, V]; its tiling's shape rules answer
+ * 561002). Per row, in float32, as its kernel computes:
+ *   top-k when 0 < k <= min(V, 1024): the k largest logits in descending order (ties: the lower index first); any
+ *     larger k (a negative one too, as unsigned) skips it; with 0 < p < 1 and no top-k, every logit in that order;
+ *   top-p when 0 < p < 1: softmax of those values, and the first n whose running sum exceeds p (all when it never
+ *     does) are kept; the softmax of the kept values is taken again;
+ *   sample: with q, each probability divided by |q| + eps (q read at the value's sorted position, the kernel's
+ *     layout); the first largest gives logitsSelectIdx (the value's index in logits);
+ *   neither top-k nor top-p: the softmax of the whole row in logits' order (q at the same positions), its first
+ *     largest.
+ * With isNeedLogits, logitsTopKPSelect is -inf except at the kept positions, which get their logits (when neither
+ * top-k nor top-p runs, the kernel writes none: the row stays -inf); without it logitsTopKPSelect is left alone.
+ * topKGuess only changes how a device searches (its guessed candidates give the same kept set when they hold mass p);
+ * a k of 0 is an error on a device (the docs): it fails the launch here. Rows run on the stub's threads.
+ */
+
+enum { TS_LOGITS, TS_TOPK, TS_TOPP, TS_Q, TS_EPS, TS_NEED, TS_GUESS, TS_IDX, TS_SELECT };
+static const aclStubParam kSampleParams[] = {
+    [TS_LOGITS] = {"logits", ACLSTUB_INPUT, DT(ACL_FLOAT16) | DT(ACL_BF16)},
+    [TS_TOPK] = {"topK", ACLSTUB_INPUT, DT(ACL_INT32)},
+    [TS_TOPP] = {"topP", ACLSTUB_INPUT, DT(ACL_FLOAT16) | DT(ACL_BF16)},
+    [TS_Q] = {"q", ACLSTUB_OPTIONAL_INPUT, DT(ACL_FLOAT)},
+    [TS_EPS] = {"eps", ACLSTUB_FLOAT},
+    [TS_NEED] = {"isNeedLogits", ACLSTUB_BOOL},
+    [TS_GUESS] = {"topKGuess", ACLSTUB_INT},
+    [TS_IDX] = {"logitsSelectIdx", ACLSTUB_OUTPUT, DT(ACL_INT64), NULL, ACLSTUB_ANY_LAYOUT},
+    [TS_SELECT] = {"logitsTopKPSelect", ACLSTUB_OUTPUT, DT(ACL_FLOAT), NULL, ACLSTUB_ANY_LAYOUT},
+};
+
+#define TILING ACLNN_ERR_INNER_TILING_ERROR
+static aclnnStatus sample_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *x = call->v[TS_LOGITS].tensor, *k = call->v[TS_TOPK].tensor;
+    const aclStubTensorDesc *p = call->v[TS_TOPP].tensor, *q = call->v[TS_Q].tensor;
+    const aclStubTensorDesc *idx = call->v[TS_IDX].tensor, *sel = call->v[TS_SELECT].tensor;
+    ACLSTUB_TRY(aclStubCheckDtypeIs(call, TS_TOPP, x->dtype)); /* the definition's rows */
+    ACLSTUB_RETURN_ERROR_IF(x->ndim != 2, call, TILING, "logits must be 2-D, got %u-D", x->ndim);
+    ACLSTUB_RETURN_ERROR_IF(x->dims[1] > (INT64_C(1) << 20), call, TILING, "logitsDim-V must less than 1048576!");
+    ACLSTUB_RETURN_ERROR_IF(k->ndim != 1 || p->ndim != 1, call, TILING, "topK and topP must be 1-D");
+    ACLSTUB_RETURN_ERROR_IF(k->dims[0] != x->dims[0] || p->dims[0] != x->dims[0], call, TILING,
+                            "input shape dimension does not match!");
+    ACLSTUB_RETURN_ERROR_IF(q != NULL && !aclStubShapeEqual(q->dims, q->ndim, x->dims, x->ndim), call, TILING,
+                            "logits and q shape is inconsistency.");
+    ACLSTUB_RETURN_ERROR_IF(!aclStubShapeEqual(sel->dims, sel->ndim, x->dims, x->ndim), call, TILING,
+                            "input logits and output selected logits shape is inconsistency.");
+    ACLSTUB_RETURN_ERROR_IF(!aclStubShapeEqual(idx->dims, idx->ndim, k->dims, k->ndim), call, TILING,
+                            "topKs and output selected index shape is inconsistency.");
+    if (aclStubNumel(x) == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+typedef struct {
+    const aclStubOpCall *call;
+    const float *x, *q; /* [B, V] as float32 */
+    int64_t *idx;
+    float *sel;         /* [B, V], or NULL */
+    atomic_int failed, zero_k;
+} SampleCtx;
+
+/* the first largest of v[0..n) */
+static int64_t first_max(const float *v, int64_t n) {
+    int64_t j = 0;
+    for (int64_t i = 1; i < n; i++)
+        if (v[i] > v[j]) j = i;
+    return j;
+}
+
+/* probabilities of v[0..n) into pr: exp(v - max) / sum */
+static void softmax_f32(float *pr, const float *v, int64_t n) {
+    float mx = v[first_max(v, n)];
+    for (int64_t i = 0; i < n; i++) pr[i] = aclStubExpF32(v[i] - mx);
+    float sum = aclStubSumF32(pr, n);
+    for (int64_t i = 0; i < n; i++) pr[i] /= sum;
+}
+
+static void sample_rows(void *ctxp, int64_t begin, int64_t end) {
+    SampleCtx *c = ctxp;
+    const aclStubOpCall *call = c->call;
+    const aclStubTensorDesc *x = call->v[TS_LOGITS].tensor, *kt = call->v[TS_TOPK].tensor;
+    const aclStubTensorDesc *pt = call->v[TS_TOPP].tensor;
+    int64_t V = x->dims[1], kmax = V < 1024 ? V : 1024;
+    float eps = (float)call->v[TS_EPS].f;
+    int64_t *order = malloc(sizeof(int64_t) * (size_t)V);
+    float *s = malloc(sizeof(float) * (size_t)V * 2);
+    if (order == NULL || s == NULL) {
+        free(order);
+        free(s);
+        atomic_store(&c->failed, 1);
+        return;
+    }
+    float *pr = s + V;
+    for (int64_t b = begin; b < end; b++) {
+        const float *row = c->x + b * V;
+        const float *qrow = c->q != NULL ? c->q + b * V : NULL;
+        uint32_t k = (uint32_t)*(const int32_t *)aclStubElemAt(kt, b);
+        float p = aclStubLoadPtrF32(pt->dtype, aclStubElemAt(pt, b));
+        bool use_k = k <= (uint64_t)kmax, use_p = p > 0.0f && p < 1.0f;
+        if (use_k && k == 0) {
+            atomic_store(&c->zero_k, 1);
+            continue;
+        }
+        if (!use_k && !use_p) { /* the whole row in its order */
+            softmax_f32(pr, row, V);
+            if (qrow != NULL)
+                for (int64_t v = 0; v < V; v++) pr[v] /= fabsf(qrow[v]) + eps;
+            c->idx[b] = first_max(pr, V);
+            continue;
+        }
+        int64_t n = use_k ? (int64_t)k : V;
+        if (!aclStubTopkLane(row, ACL_FLOAT, V, n, true, order)) {
+            atomic_store(&c->failed, 1);
+            continue;
+        }
+        for (int64_t i = 0; i < n; i++) s[i] = row[order[i]];
+        int64_t kept = n;
+        if (use_p) {
+            softmax_f32(pr, s, n);
+            float acc = 0.0f;
+            for (int64_t i = 0; i < n; i++) {
+                acc += pr[i];
+                if (acc > p) {
+                    kept = i + 1;
+                    break;
+                }
+            }
+        }
+        softmax_f32(pr, s, kept);
+        if (qrow != NULL)
+            for (int64_t i = 0; i < kept; i++) pr[i] /= fabsf(qrow[i]) + eps;
+        c->idx[b] = order[first_max(pr, kept)];
+        if (c->sel != NULL)
+            for (int64_t i = 0; i < kept; i++) c->sel[b * V + order[i]] = s[i];
+    }
+    free(order);
+    free(s);
+}
+
+static aclnnStatus sample_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *x = call->v[TS_LOGITS].tensor, *q = call->v[TS_Q].tensor;
+    aclStubTensorDesc xf, qf, idx, sel;
+    ACLSTUB_TRY(aclStubContiguousIn(call, x, ACL_FLOAT, &xf));
+    if (q != NULL) ACLSTUB_TRY(aclStubContiguousIn(call, q, ACL_FLOAT, &qf));
+    ACLSTUB_TRY(aclStubOutputBegin(call, call->v[TS_IDX].tensor, ACL_INT64, false, &idx));
+    bool need = call->v[TS_NEED].b;
+    if (need) {
+        ACLSTUB_TRY(aclStubOutputBegin(call, call->v[TS_SELECT].tensor, ACL_FLOAT, false, &sel));
+        float *o = (float *)aclStubViewBase(&sel);
+        for (int64_t i = 0; i < aclStubNumel(x); i++) o[i] = -INFINITY;
+    }
+    SampleCtx c = {call, (const float *)aclStubViewBase(&xf), q != NULL ? (const float *)aclStubViewBase(&qf) : NULL,
+                   (int64_t *)aclStubViewBase(&idx), need ? (float *)aclStubViewBase(&sel) : NULL, 0, 0};
+    atomic_init(&c.failed, 0);
+    atomic_init(&c.zero_k, 0);
+    aclStubParallelFor(x->dims[0], 1, sample_rows, &c);
+    if (atomic_load(&c.failed)) return aclStubKernelOutOfMemory(call);
+    if (atomic_load(&c.zero_k))
+        return aclStubKernelFail(call, ACLNN_ERR_PARAM_INVALID, "topK holds 0, which the docs do not allow");
+    ACLSTUB_TRY(aclStubOutputEnd(call, call->v[TS_IDX].tensor, &idx));
+    if (need) ACLSTUB_TRY(aclStubOutputEnd(call, call->v[TS_SELECT].tensor, &sel));
+    return OK;
+}
+
+static const aclStubOpDef kSample = {"aclnnTopKTopPSample", kSampleParams, ACLSTUB_LEN(kSampleParams), NULL,
+                                     sample_check, sample_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnTopKTopPSample, kSample, (const aclTensor *, logits), (const aclTensor *, topK),
+                  (const aclTensor *, topP), (const aclTensor *, q), (double, eps), (bool, isNeedLogits),
+                  (int64_t, topKGuess), (const aclTensor *, logitsSelectIdx), (const aclTensor *, logitsTopKPSelect))
