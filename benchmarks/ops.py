@@ -126,7 +126,7 @@ def with_out(fn, args, out):
     try:
         fn(*args, out=out)
         return lambda: fn(*args, out=out)
-    except TypeError:
+    except (TypeError, RuntimeError):  # no out= (an aten overload's schema mismatch is a RuntimeError)
         fn(*args)
         return lambda: fn(*args)
 
