@@ -387,3 +387,45 @@ def test_matmul_all_reduce_add_rms_norm(dtype, kind, inplace):
         np.testing.assert_array_equal(y.astype(np.float32), want_y.astype(np.float32))
         tol = 1e-2 if dtype == BF16 else 2e-3
         np.testing.assert_allclose(no.astype(np.float32), want_no.astype(np.float32), rtol=tol, atol=tol)
+
+
+# ---- aclnnQuantMatmulAllReduceV3 ----------------------------------------------------------------------------------
+
+def sat8(v):
+    return np.clip(np.rint(v), -128, 127).astype(np.int8)
+
+
+@pytest.mark.parametrize("out_dtype", [F16, BF16], ids=["fp16", "bf16"])
+@pytest.mark.parametrize("comm_quant", [False, True], ids=["as V2", "low-bit communication"])
+def test_quant_matmul_all_reduce_v3(out_dtype, comm_quant):
+    """Without commQuantScale1/2, V3 is V2; with them, the rows travel as INT8 (uneven row blocks: 5 rows on 3
+    ranks)."""
+    w, m, k, n = 3, 5, 32, 8
+    rng = np.random.default_rng(13)
+    x1s = [rng.integers(-5, 6, (m, k)).astype(np.int8) for _ in range(w)]
+    x2s = [rng.integers(-5, 6, (k, n)).astype(np.int8) for _ in range(w)]
+    scales = [(2.0 ** rng.integers(-3, 0, (n,))).astype(np.float32) for _ in range(w)]
+    deq = [s.astype(BF16) if out_dtype == BF16 else s for s in scales]
+    s1 = (2.0 ** rng.integers(-1, 2, (n,))).astype(out_dtype)
+    s2 = (2.0 ** rng.integers(0, 3, (n,))).astype(out_dtype)
+
+    def body(c):
+        r = c.rank
+        out = np.zeros((m, n), out_dtype)
+        run("aclnnQuantMatmulAllReduceV3", x1s[r], x2s[r], None, None, deq[r], None, s1 if comm_quant else None,
+            s2 if comm_quant else None, c.name, "sum", 0, 1, out, out=out, outputs=["output"], c=c)
+        return out
+
+    with Ranks(w) as rs:
+        outs = rs.run(body)
+    locals_ = [((x1s[r].astype(np.int64) @ x2s[r].astype(np.int64)).astype(np.float32) * scales[r]).astype(out_dtype)
+               for r in range(w)]
+    if comm_quant:
+        f1, f2 = s1.astype(np.float32), s2.astype(np.float32)
+        qs = [sat8(l.astype(np.float32) / f1) for l in locals_]
+        total = sum(q.astype(np.int32) for q in qs)
+        want = (sat8(total.astype(np.float32) * (f1 / f2)).astype(np.float32) * f2).astype(out_dtype)
+    else:
+        want = reduce_ref(locals_, "sum")
+    for out in outs:
+        np.testing.assert_array_equal(out.astype(np.float32), want.astype(np.float32))

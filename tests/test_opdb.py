@@ -329,7 +329,7 @@ def stub_operators() -> set:
 # Operators that communicate: their numpy oracles run on several ranks at once (tests/test_mc2_matmul.py).
 DISTRIBUTED = {
     "aclnnMatmulAllReduce", "aclnnMatmulAllReduceV2", "aclnnQuantMatmulAllReduce", "aclnnQuantMatmulAllReduceV2",
-    "aclnnWeightQuantMatmulAllReduce", "aclnnAllGatherMatmul", "aclnnMatmulReduceScatter",
+    "aclnnQuantMatmulAllReduceV3", "aclnnWeightQuantMatmulAllReduce", "aclnnAllGatherMatmul", "aclnnMatmulReduceScatter",
     "aclnnMatmulAllReduceAddRmsNorm", "aclnnQuantMatmulAllReduceAddRmsNorm", "aclnnWeightQuantMatmulAllReduceAddRmsNorm",
     "aclnnInplaceMatmulAllReduceAddRmsNorm", "aclnnInplaceQuantMatmulAllReduceAddRmsNorm",
     "aclnnInplaceWeightQuantMatmulAllReduceAddRmsNorm",

@@ -2,8 +2,13 @@
  * The MC2 matmul operators: a matmul fused with a collective over the communicator a group name stands for.
  *
  *   aclnnMatmulAllReduce, aclnnMatmulAllReduceV2      output = allreduce(x1 @ x2 + bias [+ x3])
- *   aclnnQuantMatmulAllReduce, aclnnQuantMatmulAllReduceV2
+ *   aclnnQuantMatmulAllReduce, aclnnQuantMatmulAllReduceV2, aclnnQuantMatmulAllReduceV3
  *                                                    output = allreduce(dequant(x1 @ x2 + bias) [+ x3])
+ *     V3 with commQuantScale1/2, the low-bit communication: each rank's result quantised to INT8 per channel
+ *     (v / scale1, rounded half to even, saturated), an all-to-all of row blocks (block r: rows
+ *     [r * ceil(M / w), ...) of the M rows), each rank's block summed exactly in int32 and requantised
+ *     (sum * (scale1 / scale2), both float32, rounded half to even, saturated), an all-gather of the blocks, and
+ *     output = q * scale2 rounded to the output dtype.
  *   aclnnWeightQuantMatmulAllReduce                  output = allreduce(x1 @ antiquant(x2) + bias [+ x3])
  *   aclnnAllGatherMatmul                             gatherOut = allgather(x1), output = gatherOut @ x2 + bias
  *   aclnnMatmulReduceScatter                         output = reducescatter(x1 @ x2 + bias)
@@ -31,6 +36,7 @@
 #include "aclnnop/aclnn_matmul_reduce_scatter.h"
 #include "aclnnop/aclnn_quant_matmul_all_reduce.h"
 #include "aclnnop/aclnn_quant_matmul_all_reduce_v2.h"
+#include "aclnnop/aclnn_quant_matmul_all_reduce_v3.h"
 #include "aclnnop/aclnn_weight_quant_matmul_all_reduce.h"
 #include "aclnnop/aclnn_inplace_matmul_all_reduce_add_rms_norm.h"
 #include "aclnnop/aclnn_inplace_quant_matmul_all_reduce_add_rms_norm.h"
@@ -59,6 +65,7 @@ typedef struct {
     Kind kind;
     int x1, x2, bias, x3, dequant, pertoken, ascale, aoffset, group, reduce_op, gather_index, stream_mode, gsize,
         out, gather_out;
+    int cq1, cq2;                             /* V3's commQuantScale1/2 (NONE: other operators) */
     bool arn;                                 /* the AddRmsNorm tail: */
     int residual, gamma, eps, norm_out;       /* out is y (residual for the in-place variants) */
 } McRow;
@@ -168,6 +175,12 @@ static aclnnStatus check_quant(aclStubOpCall *call, const McRow *row) {
     ACLSTUB_RETURN_ERROR_IF(pt != NULL && out->dtype == ACL_FLOAT16 && deq->dtype != pt->dtype, call, bad,
                             "dequantScale (%s) must have pertokenScale's dtype %s with a FLOAT16 output",
                             aclStubDtypeName(deq->dtype), aclStubDtypeName(pt->dtype));
+    if (row->cq1 != NONE && aclStubOpTensor(call, row->cq1) != NULL && aclStubOpTensor(call, row->cq2) != NULL) {
+        aclDataType d1 = aclStubOpTensor(call, row->cq1)->dtype, d2 = aclStubOpTensor(call, row->cq2)->dtype;
+        ACLSTUB_RETURN_ERROR_IF(d1 != out->dtype || d2 != out->dtype, call, bad, "commQuantScale1Optional (%s) and "
+                                "commQuantScale2Optional (%s) must have output's dtype %s", aclStubDtypeName(d1),
+                                aclStubDtypeName(d2), aclStubDtypeName(out->dtype));
+    }
     ACLSTUB_TRY(check_attrs(call, row));
     ACLSTUB_TRY(check_all_reduce_shapes(call, row));
     char b1[96];
@@ -176,6 +189,20 @@ static aclnnStatus check_quant(aclStubOpCall *call, const McRow *row) {
               (deq->ndim == 2 && deq->dims[0] == 1 && deq->dims[1] == n);
     ACLSTUB_RETURN_ERROR_IF(!ok, call, bad, "Expected dequantScale be [1] or [n] or [1,n] with n = %lld, but got "
                             "dequantScale shape: %s.", (long long)n, shape_text(deq, b1, sizeof b1));
+    const aclStubTensorDesc *c1 = row->cq1 != NONE ? aclStubOpTensor(call, row->cq1) : NULL;
+    const aclStubTensorDesc *c2 = row->cq2 != NONE ? aclStubOpTensor(call, row->cq2) : NULL;
+    if (c1 != NULL || c2 != NULL) {
+        ACLSTUB_RETURN_ERROR_IF(c1 == NULL || c2 == NULL, call, bad, "comm_quantScale_1 and comm_quant_scale_2 "
+                                "should both not be nullptr.");
+        for (int i = 0; i < 2; i++) {
+            const aclStubTensorDesc *c = i ? c2 : c1;
+            ok = (c->ndim == 1 && c->dims[0] == n) || (c->ndim == 2 && c->dims[0] == 1 && c->dims[1] == n);
+            ACLSTUB_RETURN_ERROR_IF(!ok || c1->ndim != c2->ndim, call, bad, "Expected commQuantScale1 and "
+                                    "commQuantScale2 be [n] or [1,n] with n = %lld, but got commQuantScale%d "
+                                    "shape: %s.",
+                                    (long long)n, i + 1, shape_text(c, b1, sizeof b1));
+        }
+    }
     if (pt != NULL) {
         int64_t m = 1;
         for (uint32_t d = 0; d + 1 < x1->ndim; d++) m *= x1->dims[d];
@@ -501,6 +528,83 @@ static void arn_rows(void *vctx, int64_t b, int64_t e) {
     free(v);
 }
 
+/* V3's low-bit all-reduce (see the top of the file). */
+static int8_t sat8(float v) {
+    if (v != v) return 0;
+    float r = nearbyintf(v);
+    return r > 127.0f ? 127 : r < -128.0f ? -128 : (int8_t)r;
+}
+
+typedef struct {
+    uint32_t n, me;
+    int64_t rows, cols, per; /* per: rows of a block */
+    const int8_t *q;         /* this rank's quantised rows */
+    int8_t *recv;            /* the blocks of this rank's rows from every rank, in rank order */
+    int8_t *mine;            /* this rank's requantised block */
+    int8_t *all;             /* every block, gathered */
+    const float *ratio;      /* scale1 / scale2 per column */
+} CqX;
+
+static int64_t block_rows(const CqX *x, uint32_t r) {
+    int64_t b = (int64_t)r * x->per, e = b + x->per;
+    if (b > x->rows) b = x->rows;
+    if (e > x->rows) e = x->rows;
+    return e - b;
+}
+
+static HcclResult cq_exchange(HcCtx *ctx, void *arg) {
+    CqX *x = arg;
+    uint32_t n = x->n;
+    uint64_t sc[n], sd[n], rc[n], rd[n];
+    int64_t mine = block_rows(x, x->me);
+    for (uint32_t i = 0; i < n; i++) {
+        sc[i] = (uint64_t)(block_rows(x, i) * x->cols), sd[i] = (uint64_t)((int64_t)i * x->per * x->cols);
+        rc[i] = (uint64_t)(mine * x->cols), rd[i] = (uint64_t)i * rc[i];
+    }
+    HcclResult ret = aclStubHcclAlltoAllvBytes(ctx, "mc2 low-bit all-to-all", x->q, sc, sd, x->recv, rc, rd);
+    if (ret != HCCL_SUCCESS) return ret;
+    for (int64_t e = 0; e < mine * x->cols; e++) {
+        int32_t sum = 0;
+        for (uint32_t i = 0; i < n; i++) sum += x->recv[(size_t)i * (size_t)(mine * x->cols) + (size_t)e];
+        x->mine[e] = sat8((float)sum * x->ratio[e % x->cols]);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        sc[i] = (uint64_t)(mine * x->cols), sd[i] = 0;
+        rc[i] = (uint64_t)(block_rows(x, i) * x->cols), rd[i] = (uint64_t)((int64_t)i * x->per * x->cols);
+    }
+    return aclStubHcclAlltoAllvBytes(ctx, "mc2 low-bit all-gather", x->mine, sc, sd, x->all, rc, rd);
+}
+
+static aclnnStatus comm_quant_all_reduce(const aclStubOpCall *call, const McPlan *p, const char *local, int64_t rows,
+                                         const aclStubTensorDesc *c1, const aclStubTensorDesc *c2,
+                                         const aclStubTensorDesc *out) {
+    int64_t n = p->n, count = rows * n;
+    aclDataType dt = out->dtype;
+    size_t es = aclDataTypeSize(dt);
+    float *s1 = aclStubKernelScratch(call, (size_t)(3 * n + 1) * sizeof(float)), *s2 = s1 + n, *ratio = s2 + n;
+    CqX x = {p->nranks, p->rank, rows, n, (rows + p->nranks - 1) / p->nranks, NULL, NULL, NULL, NULL, ratio};
+    int8_t *q = aclStubKernelScratch(call, (size_t)count + 1);
+    x.recv = aclStubKernelScratch(call, (size_t)(x.per * n) * p->nranks + 1);
+    x.mine = aclStubKernelScratch(call, (size_t)(x.per * n) + 1);
+    x.all = aclStubKernelScratch(call, (size_t)count + 1);
+    if (s1 == NULL || q == NULL || x.recv == NULL || x.mine == NULL || x.all == NULL)
+        return aclStubKernelOutOfMemory(call);
+    for (int64_t j = 0; j < n; j++) {
+        s1[j] = aclStubLoadPtrF32(c1->dtype, aclStubElemFlat(c1, j, n));
+        s2[j] = aclStubLoadPtrF32(c2->dtype, aclStubElemFlat(c2, j, n));
+        ratio[j] = s1[j] / s2[j];
+    }
+    for (int64_t e = 0; e < count; e++)
+        q[e] = sat8(aclStubLoadPtrF32(dt, local + (size_t)e * es) / s1[e % n]);
+    x.q = q;
+    char msg[1024];
+    HcclResult hr = aclStubHcclRun(p->comm, call->op->name, cq_exchange, &x, msg, sizeof msg);
+    if (hr != HCCL_SUCCESS) return aclStubKernelFail(call, ACLNN_ERR_INNER, "the exchange over group failed: %s", msg);
+    char *o = (char *)out->data + (size_t)out->offset * es;
+    for (int64_t e = 0; e < count; e++) aclStubStorePtrF32(dt, o + (size_t)e * es, (float)x.all[e] * s2[e % n]);
+    return OK;
+}
+
 static aclnnStatus mc_kernel(const aclStubOpCall *call) {
     const McRow *row = aclStubFamilyRow(call);
     const McPlan *p = call->plan;
@@ -609,6 +713,9 @@ static aclnnStatus mc_kernel(const aclStubOpCall *call) {
         aclStubParallelFor(rows, 16, add_rows, &c);
     }
 
+    const aclStubTensorDesc *c1 = row->cq1 != NONE ? aclStubOpTensor(call, row->cq1) : NULL;
+    if (c1 != NULL) return comm_quant_all_reduce(call, p, local, rows, c1, aclStubOpTensor(call, row->cq2), out);
+
     /* The collective: every rank's block, summed in rank order. */
     if (row->coll == ALL_REDUCE) {
         char *all = aclStubKernelScratch(call, (size_t)count * es * w);
@@ -648,14 +755,16 @@ static const aclStubParam kMarParams[] = {
     T("x1", ACLSTUB_INPUT, F16, NULL), T("x2", ACLSTUB_INPUT, F16, "x1"), T("bias", ACLSTUB_OPTIONAL_INPUT, F16, "x1"),
     S("group"), S("reduceOp"), I("commTurn"), I("streamMode"), T("output", ACLSTUB_OUTPUT, F16, "x1"),
 };
-static const McRow kMarRow = {ALL_REDUCE, PLAIN, 0, 1, 2, NONE, NONE, NONE, NONE, NONE, 3, 4, NONE, 6, NONE, 7, NONE, false, NONE, NONE, NONE, NONE};
+static const McRow kMarRow = {ALL_REDUCE, PLAIN, 0, 1, 2, NONE, NONE, NONE, NONE, NONE, 3, 4, NONE, 6, NONE, 7, NONE,
+                              NONE, NONE, false, NONE, NONE, NONE, NONE};
 
 static const aclStubParam kMarV2Params[] = {
     T("x1", ACLSTUB_INPUT, F16, NULL), T("x2", ACLSTUB_INPUT, F16, "x1"), T("bias", ACLSTUB_OPTIONAL_INPUT, F16, "x1"),
     T("x3", ACLSTUB_OPTIONAL_INPUT, F16, "x1"), S("group"), S("reduceOp"), I("commTurn"), I("streamMode"),
     T("output", ACLSTUB_OUTPUT, F16, "x1"),
 };
-static const McRow kMarV2Row = {ALL_REDUCE, PLAIN, 0, 1, 2, 3, NONE, NONE, NONE, NONE, 4, 5, NONE, 7, NONE, 8, NONE, false, NONE, NONE, NONE, NONE};
+static const McRow kMarV2Row = {ALL_REDUCE, PLAIN, 0, 1, 2, 3, NONE, NONE, NONE, NONE, 4, 5, NONE, 7, NONE, 8, NONE,
+                                NONE, NONE, false, NONE, NONE, NONE, NONE};
 
 static const aclStubParam kQmarParams[] = {
     T("x1", ACLSTUB_INPUT, I8, NULL), T("x2", ACLSTUB_INPUT, I8, "x1"),
@@ -663,7 +772,8 @@ static const aclStubParam kQmarParams[] = {
     T("dequantScale", ACLSTUB_INPUT, DEQ, NULL), S("group"), S("reduceOp"), I("commTurn"), I("streamMode"),
     T("output", ACLSTUB_OUTPUT, F16, NULL),
 };
-static const McRow kQmarRow = {ALL_REDUCE, QUANT, 0, 1, 2, 3, 4, NONE, NONE, NONE, 5, 6, NONE, 8, NONE, 9, NONE, false, NONE, NONE, NONE, NONE};
+static const McRow kQmarRow = {ALL_REDUCE, QUANT, 0, 1, 2, 3, 4, NONE, NONE, NONE, 5, 6, NONE, 8, NONE, 9, NONE, NONE,
+                               NONE, false, NONE, NONE, NONE, NONE};
 
 static const aclStubParam kQmarV2Params[] = {
     T("x1", ACLSTUB_INPUT, I8, NULL), T("x2", ACLSTUB_INPUT, I8, "x1"),
@@ -672,7 +782,20 @@ static const aclStubParam kQmarV2Params[] = {
     T("pertokenScaleOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_FLOAT), NULL), S("group"), S("reduceOp"),
     I("commTurn"), I("streamMode"), T("output", ACLSTUB_OUTPUT, F16, NULL),
 };
-static const McRow kQmarV2Row = {ALL_REDUCE, QUANT, 0, 1, 2, 3, 4, 5, NONE, NONE, 6, 7, NONE, 9, NONE, 10, NONE, false, NONE, NONE, NONE, NONE};
+static const McRow kQmarV2Row = {ALL_REDUCE, QUANT, 0, 1, 2, 3, 4, 5, NONE, NONE, 6, 7, NONE, 9, NONE, 10, NONE, NONE,
+                                 NONE, false, NONE, NONE, NONE, NONE};
+
+static const aclStubParam kQmarV3Params[] = {
+    T("x1", ACLSTUB_INPUT, I8, NULL), T("x2", ACLSTUB_INPUT, I8, "x1"),
+    T("biasOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_INT32), NULL),
+    T("x3Optional", ACLSTUB_OPTIONAL_INPUT, F16, "output"), T("dequantScale", ACLSTUB_INPUT, DEQ, NULL),
+    T("pertokenScaleOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_FLOAT), NULL),
+    T("commQuantScale1Optional", ACLSTUB_OPTIONAL_INPUT, F16, NULL),
+    T("commQuantScale2Optional", ACLSTUB_OPTIONAL_INPUT, F16, NULL), S("group"), S("reduceOp"), I("commTurn"),
+    I("streamMode"), T("output", ACLSTUB_OUTPUT, F16, NULL),
+};
+static const McRow kQmarV3Row = {ALL_REDUCE, QUANT, 0, 1, 2, 3, 4, 5, NONE, NONE, 8, 9, NONE, 11, NONE, 12, NONE, 6, 7,
+                                 false, NONE, NONE, NONE, NONE};
 
 static const aclStubParam kWqmarParams[] = {
     T("x1", ACLSTUB_INPUT, F16, NULL), T("x2", ACLSTUB_INPUT, WQ, NULL), T("bias", ACLSTUB_OPTIONAL_INPUT, F16, "x1"),
@@ -680,21 +803,23 @@ static const aclStubParam kWqmarParams[] = {
     T("x3", ACLSTUB_OPTIONAL_INPUT, F16, "x1"), S("group"), S("reduceOp"), I("commTurn"), I("streamMode"),
     I("antiquantGroupSize"), T("output", ACLSTUB_OUTPUT, F16, "x1"),
 };
-static const McRow kWqmarRow = {ALL_REDUCE, WEIGHT_QUANT, 0, 1, 2, 5, NONE, NONE, 3, 4, 6, 7, NONE, 9, 10, 11, NONE, false, NONE, NONE, NONE, NONE};
+static const McRow kWqmarRow = {ALL_REDUCE, WEIGHT_QUANT, 0, 1, 2, 5, NONE, NONE, 3, 4, 6, 7, NONE, 9, 10, 11, NONE,
+                                NONE, NONE, false, NONE, NONE, NONE, NONE};
 
 static const aclStubParam kAgmParams[] = {
     T("x1", ACLSTUB_INPUT, F16, NULL), T("x2", ACLSTUB_INPUT, F16, "x1"), T("bias", ACLSTUB_OPTIONAL_INPUT, F16, "x1"),
     S("group"), I("gatherIndex"), I("commTurn"), I("streamMode"), T("output", ACLSTUB_OUTPUT, F16, "x1"),
     T("gatherOut", ACLSTUB_OPTIONAL_OUTPUT, F16, "x1"),
 };
-static const McRow kAgmRow = {ALL_GATHER, PLAIN, 0, 1, 2, NONE, NONE, NONE, NONE, NONE, 3, NONE, 4, 6, NONE, 7, 8, false, NONE, NONE, NONE, NONE};
+static const McRow kAgmRow = {ALL_GATHER, PLAIN, 0, 1, 2, NONE, NONE, NONE, NONE, NONE, 3, NONE, 4, 6, NONE, 7, 8, NONE,
+                              NONE, false, NONE, NONE, NONE, NONE};
 
 static const aclStubParam kMrsParams[] = {
     T("x1", ACLSTUB_INPUT, F16, NULL), T("x2", ACLSTUB_INPUT, F16, "x1"), T("bias", ACLSTUB_OPTIONAL_INPUT, F16, "x1"),
     S("group"), S("reduceOp"), I("commTurn"), I("streamMode"), T("output", ACLSTUB_OUTPUT, F16, "x1"),
 };
 static const McRow kMrsRow = {REDUCE_SCATTER, PLAIN, 0, 1, 2, NONE, NONE, NONE, NONE, NONE, 3, 4, NONE, 6, NONE, 7,
-                              NONE, false, NONE, NONE, NONE, NONE};
+                              NONE, NONE, NONE, false, NONE, NONE, NONE, NONE};
 
 /* The AddRmsNorm variants (y, or residual in place, is the product's output; D: double epsilon). */
 #define D(NAME) {.name = NAME, .role = ACLSTUB_FLOAT}
@@ -706,13 +831,13 @@ static const aclStubParam kArnParams[] = {
     ARN_TAIL("x1"), T("y", ACLSTUB_OUTPUT, F16, "x1"), T("normOut", ACLSTUB_OUTPUT, F16, "x1"),
 };
 static const McRow kArnRow = {ALL_REDUCE, PLAIN, 0, 1, 2, NONE, NONE, NONE, NONE, NONE, 6, 7, NONE, 9, NONE, 10, NONE,
-                              true, 3, 4, 5, 11};
+                              NONE, NONE, true, 3, 4, 5, 11};
 static const aclStubParam kInplaceArnParams[] = {
     T("x1", ACLSTUB_INPUT, F16, NULL), T("x2", ACLSTUB_INPUT, F16, "x1"), T("bias", ACLSTUB_OPTIONAL_INPUT, F16, "x1"),
     ARN_TAIL("x1"), T("normOut", ACLSTUB_OUTPUT, F16, "x1"),
 };
 static const McRow kInplaceArnRow = {ALL_REDUCE, PLAIN, 0, 1, 2, NONE, NONE, NONE, NONE, NONE, 6, 7, NONE, 9, NONE, 3,
-                                     NONE, true, 3, 4, 5, 10};
+                                     NONE, NONE, NONE, true, 3, 4, 5, 10};
 
 static const aclStubParam kQarnParams[] = {
     T("x1", ACLSTUB_INPUT, I8, NULL), T("x2", ACLSTUB_INPUT, I8, "x1"),
@@ -720,14 +845,14 @@ static const aclStubParam kQarnParams[] = {
     ARN_TAIL(NULL), T("y", ACLSTUB_OUTPUT, F16, "residual"), T("normOut", ACLSTUB_OUTPUT, F16, "residual"),
 };
 static const McRow kQarnRow = {ALL_REDUCE, QUANT, 0, 1, 2, NONE, 3, NONE, NONE, NONE, 7, 8, NONE, 10, NONE, 11, NONE,
-                               true, 4, 5, 6, 12};
+                               NONE, NONE, true, 4, 5, 6, 12};
 static const aclStubParam kInplaceQarnParams[] = {
     T("x1", ACLSTUB_INPUT, I8, NULL), T("x2", ACLSTUB_INPUT, I8, "x1"),
     T("bias", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_INT32), NULL), T("dequantScale", ACLSTUB_INPUT, DEQ, NULL),
     ARN_TAIL(NULL), T("normOut", ACLSTUB_OUTPUT, F16, "residual"),
 };
 static const McRow kInplaceQarnRow = {ALL_REDUCE, QUANT, 0, 1, 2, NONE, 3, NONE, NONE, NONE, 7, 8, NONE, 10, NONE, 4,
-                                      NONE, true, 4, 5, 6, 11};
+                                      NONE, NONE, NONE, true, 4, 5, 6, 11};
 
 static const aclStubParam kWqarnParams[] = {
     T("x1", ACLSTUB_INPUT, F16, NULL), T("x2", ACLSTUB_INPUT, WQ, NULL), T("bias", ACLSTUB_OPTIONAL_INPUT, F16, "x1"),
@@ -736,14 +861,14 @@ static const aclStubParam kWqarnParams[] = {
     T("normOut", ACLSTUB_OUTPUT, F16, "x1"),
 };
 static const McRow kWqarnRow = {ALL_REDUCE, WEIGHT_QUANT, 0, 1, 2, NONE, NONE, NONE, 3, 4, 8, 9, NONE, 11, 12, 13,
-                                NONE, true, 5, 6, 7, 14};
+                                NONE, NONE, NONE, true, 5, 6, 7, 14};
 static const aclStubParam kInplaceWqarnParams[] = {
     T("x1", ACLSTUB_INPUT, F16, NULL), T("x2", ACLSTUB_INPUT, WQ, NULL), T("bias", ACLSTUB_OPTIONAL_INPUT, F16, "x1"),
     T("antiquantScale", ACLSTUB_INPUT, F16, NULL), T("antiquantOffset", ACLSTUB_OPTIONAL_INPUT, F16, NULL),
     ARN_TAIL("x1"), I("antiquantGroupSize"), T("normOut", ACLSTUB_OUTPUT, F16, "x1"),
 };
 static const McRow kInplaceWqarnRow = {ALL_REDUCE, WEIGHT_QUANT, 0, 1, 2, NONE, NONE, NONE, 3, 4, 8, 9, NONE, 11, 12, 5,
-                                       NONE, true, 5, 6, 7, 13};
+                                       NONE, NONE, NONE, true, 5, 6, 7, 13};
 
 #define MC_OP(NAME, PARAMS, ROW)                                                                                      \
     static const aclStubFamilyOp k##NAME = {                                                                        \
@@ -752,6 +877,7 @@ MC_OP(aclnnMatmulAllReduce, kMarParams, kMarRow)
 MC_OP(aclnnMatmulAllReduceV2, kMarV2Params, kMarV2Row)
 MC_OP(aclnnQuantMatmulAllReduce, kQmarParams, kQmarRow)
 MC_OP(aclnnQuantMatmulAllReduceV2, kQmarV2Params, kQmarV2Row)
+MC_OP(aclnnQuantMatmulAllReduceV3, kQmarV3Params, kQmarV3Row)
 MC_OP(aclnnWeightQuantMatmulAllReduce, kWqmarParams, kWqmarRow)
 MC_OP(aclnnAllGatherMatmul, kAgmParams, kAgmRow)
 MC_OP(aclnnMatmulReduceScatter, kMrsParams, kMrsRow)
@@ -776,6 +902,12 @@ ACLSTUB_DEFINE_OP(aclnnQuantMatmulAllReduceV2, kaclnnQuantMatmulAllReduceV2.def,
                   (const aclTensor *, x2), (const aclTensor *, biasOptional), (const aclTensor *, x3Optional),
                   (const aclTensor *, dequantScale), (const aclTensor *, pertokenScaleOptional), (const char *, group),
                   (const char *, reduceOp), (int64_t, commTurn), (int64_t, streamMode), (const aclTensor *, output))
+ACLSTUB_DEFINE_OP(aclnnQuantMatmulAllReduceV3, kaclnnQuantMatmulAllReduceV3.def, (const aclTensor *, x1),
+                  (const aclTensor *, x2), (const aclTensor *, biasOptional), (const aclTensor *, x3Optional),
+                  (const aclTensor *, dequantScale), (const aclTensor *, pertokenScaleOptional),
+                  (const aclTensor *, commQuantScale1Optional), (const aclTensor *, commQuantScale2Optional),
+                  (const char *, group), (const char *, reduceOp), (int64_t, commTurn), (int64_t, streamMode),
+                  (const aclTensor *, output))
 ACLSTUB_DEFINE_OP(aclnnWeightQuantMatmulAllReduce, kaclnnWeightQuantMatmulAllReduce.def, (const aclTensor *, x1),
                   (const aclTensor *, x2), (const aclTensor *, bias), (const aclTensor *, antiquantScale),
                   (const aclTensor *, antiquantOffset), (const aclTensor *, x3), (const char *, group),
