@@ -429,3 +429,110 @@ def test_quant_matmul_all_reduce_v3(out_dtype, comm_quant):
         want = reduce_ref(locals_, "sum")
     for out in outs:
         np.testing.assert_array_equal(out.astype(np.float32), want.astype(np.float32))
+
+
+# ---- aclnnAlltoAllvGroupedMatMul, aclnnGroupedMatMulAlltoAllv ------------------------------------------------------
+
+def a2av_counts(rng, w, e):
+    """send[r][j * e + x]: rows rank r sends to expert x of rank j; recv[j][r * e + x] is the same number."""
+    send = [rng.integers(0, 4, w * e) for _ in range(w)]
+    recv = [np.array([send[r][j * e + x] for r in range(w) for x in range(e)]) for j in range(w)]
+    return send, recv
+
+
+@pytest.mark.parametrize("dtype", [F16, BF16], ids=["fp16", "bf16"])
+@pytest.mark.parametrize("trans, shared", [(False, True), (True, False)], ids=["shared expert", "transposed weights"])
+def test_alltoallv_grouped_matmul_round_trip(dtype, trans, shared):
+    """Dispatch with AlltoAllvGroupedMatMul (permuteOut: the rows each expert received, expert-major), then back with
+    GroupedMatMulAlltoAllv using the transposed counts: the numpy model of the exchange and products."""
+    w, e, h, n = 3, 2, 16, 8
+    rng = np.random.default_rng(17)
+    send, recv = a2av_counts(rng, w, e)
+    xs = [ints(rng, (int(send[r].sum()), h), dtype) for r in range(w)]
+    ws = [ints(rng, (e, h, n), dtype) for _ in range(w)]
+    w2s = [ints(rng, (e, n, h), dtype) for _ in range(w)]
+    mx = [ints(rng, (4, h), dtype) for _ in range(w)]
+    mw = [ints(rng, (h, 5), dtype) for _ in range(w)]
+
+    def body(c):
+        r = c.rank
+        a = int(recv[r].sum())
+        gy = np.zeros((a, n), dtype)
+        perm = np.zeros((a, h), dtype)
+        my = np.zeros((4, 5), dtype) if shared else None
+        wt = np.ascontiguousarray(ws[r].transpose(0, 2, 1)) if trans else ws[r]
+        aclnn_py.run("aclnnAlltoAllvGroupedMatMul", xs[r], wt, None, None, mx[r] if shared else None,
+                     mw[r] if shared else None, c.name, w, [int(v) for v in send[r]], [int(v) for v in recv[r]],
+                     trans, False, True, gy, my, perm, stream=aclnn_py.Stream.default(c.device))
+        back = np.zeros((xs[r].shape[0], h), dtype)
+        aclnn_py.run("aclnnGroupedMatMulAlltoAllv", gy, w2s[r], None, None, None, None, c.name, w,
+                     [int(v) for v in recv[r]], [int(v) for v in send[r]], False, False, back, None,
+                     stream=aclnn_py.Stream.default(c.device))
+        return perm, gy, my, back
+
+    with Ranks(w) as rs:
+        outs = rs.run(body)
+
+    def token_rows(r):  # rank r's token rows by (destination rank, expert)
+        rows, at = {}, 0
+        for j in range(w):
+            for x in range(e):
+                cnt = int(send[r][j * e + x])
+                rows[(j, x)] = xs[r][at:at + cnt]
+                at += cnt
+        return rows
+
+    toks = [token_rows(r) for r in range(w)]
+    for j, (perm, gy, my, back) in enumerate(outs):
+        want_perm = np.concatenate([toks[r][(j, x)] for x in range(e) for r in range(w)])
+        np.testing.assert_array_equal(perm.astype(np.float32), want_perm.astype(np.float32))
+        groups = [np.concatenate([toks[r][(j, x)] for r in range(w)]) for x in range(e)]
+        want_gy = np.concatenate([mm_ref(g, ws[j][x]) for x, g in enumerate(groups)])
+        np.testing.assert_array_equal(gy.astype(np.float32), want_gy.astype(np.float32))
+        if shared:
+            np.testing.assert_array_equal(my.astype(np.float32), mm_ref(mx[j], mw[j]).astype(np.float32))
+    # the way back: rank r's row for (rank j, expert x) is expert x of rank j's second product of it
+    for r in range(w):
+        pieces = []
+        for j in range(w):
+            for x in range(e):
+                first = mm_ref(toks[r][(j, x)], ws[j][x])
+                pieces.append(mm_ref(first, w2s[j][x]))
+        np.testing.assert_array_equal(outs[r][3].astype(np.float32), np.concatenate(pieces).astype(np.float32))
+
+
+# ---- aclnnDistributeBarrier --------------------------------------------------------------------------------------
+
+def test_distribute_barrier_orders_ranks():
+    """No rank leaves the barrier before every rank has entered it."""
+    import threading
+    import time
+    w = 3
+    entered = []
+    lock = threading.Lock()
+
+    def body(c):
+        time.sleep(0.02 * c.rank)
+        with lock:
+            entered.append(c.rank)
+        aclnn_py.run("aclnnDistributeBarrier", np.zeros(4, np.int32), c.name, w, outputs=["xRef"],
+                     stream=aclnn_py.Stream.default(c.device))
+        with lock:
+            return len(entered)
+
+    with Ranks(w) as rs:
+        assert rs.run(body) == [w] * w
+
+
+@pytest.mark.parametrize("group, size, status", [("", 2, 161001), ("x" * 200, 2, 161001), (None, 1, 561002),
+                                                 (None, 3, 561002)], ids=["empty group", "long group", "worldSize 1",
+                                                                          "worldSize not the group's"])
+def test_distribute_barrier_checks(group, size, status):
+    def body(c):
+        with pytest.raises(AclnnError) as info:
+            aclnn_py.run("aclnnDistributeBarrier", np.zeros(4, np.int32), c.name if group is None else group, size,
+                         outputs=["xRef"], stream=aclnn_py.Stream.default(c.device))
+        return info.value.status
+
+    with Ranks(2) as rs:
+        assert rs.run(body) == [status, status]

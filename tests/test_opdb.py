@@ -332,7 +332,8 @@ DISTRIBUTED = {
     "aclnnQuantMatmulAllReduceV3", "aclnnWeightQuantMatmulAllReduce", "aclnnAllGatherMatmul", "aclnnMatmulReduceScatter",
     "aclnnMatmulAllReduceAddRmsNorm", "aclnnQuantMatmulAllReduceAddRmsNorm", "aclnnWeightQuantMatmulAllReduceAddRmsNorm",
     "aclnnInplaceMatmulAllReduceAddRmsNorm", "aclnnInplaceQuantMatmulAllReduceAddRmsNorm",
-    "aclnnInplaceWeightQuantMatmulAllReduceAddRmsNorm",
+    "aclnnInplaceWeightQuantMatmulAllReduceAddRmsNorm", "aclnnAlltoAllvGroupedMatMul", "aclnnGroupedMatMulAlltoAllv",
+    "aclnnDistributeBarrier",
 }
 
 
