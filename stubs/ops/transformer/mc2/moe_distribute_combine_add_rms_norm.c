@@ -3,7 +3,8 @@
  * aclnnAddRmsNorm on each token: c = the combine's float32 sum rounded to the data type (what the combine would
  * output), x = c + residualX in float32, xOut = x rounded once, the sum of squares of x accumulated in 16 lanes
  * (element j in lane j % 16, the lanes then added in order), rstd = 1 / sqrt(sum / H + normEps) (rstdOut, FLOAT),
- * yOut = (x * rstd) * gamma rounded once. residualX, yOut and xOut are (Bs, 1, H), rstdOut (Bs, 1, 1), gamma (H).
+ * yOut = (x * rstd) * gamma rounded once. residualX, yOut and xOut are (Bs, 1, H), rstdOut (Bs, 1, 1), gamma (H),
+ * sharedExpertXOptional (Bs, H) or (Bs, 1, H).
  * Like the device's op_api, it is not available on Atlas A2 (an Ascend910B SoC name: set ACLNN_STUB_SOC_NAME to an
  * Atlas A3 name such as Ascend910_9391 to use it).
  */
@@ -37,7 +38,7 @@ static const aclStubParam PARAMS[] = {
     [WEIGHT_SCALE] = {"weightScaleOptional", ACLSTUB_OPTIONAL_INPUT},
     [GROUP_LIST] = {"groupListOptional", ACLSTUB_OPTIONAL_INPUT},
     [EXPAND_SCALES] = {"expandScalesOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_FLOAT)},
-    [SHARED_X] = {"sharedExpertXOptional", ACLSTUB_OPTIONAL_INPUT, DT_HALVES, "expandX", 0, 2, 2},
+    [SHARED_X] = {"sharedExpertXOptional", ACLSTUB_OPTIONAL_INPUT, DT_HALVES, "expandX", 0, 2, 3},
     [GROUP_EP] = {"groupEp", ACLSTUB_STRING},
     [EP_WORLD] = {"epWorldSize", ACLSTUB_INT},
     [EP_RANK] = {"epRankId", ACLSTUB_INT},
@@ -61,9 +62,21 @@ static const aclStubParam PARAMS[] = {
 
 static void add_rms_norm_row(const aclStubOpCall *call, int64_t t, float *x, float *tmp);
 
+/* sharedExpertXOptional as the combine reads it: (Bs, H), or a (Bs, 1, H) tensor viewed as (Bs, H). */
+static const aclStubTensorDesc *shared_x(const aclStubOpCall *call) {
+    static _Thread_local aclStubTensorDesc flat;
+    const aclStubTensorDesc *sx = aclStubOpTensor(call, SHARED_X);
+    if (sx == NULL || sx->ndim != 3 || sx->dims[1] != 1) return sx;
+    flat = *sx;
+    flat.ndim = 2;
+    flat.dims[1] = sx->dims[2];
+    flat.strides[1] = sx->strides[2];
+    return &flat;
+}
+
 #define MD_V1 0
 #define MD_OP_NAME "aclnnMoeDistributeCombineAddRmsNorm"
-#define MD_SHARED_X(call) aclStubOpTensor(call, SHARED_X)
+#define MD_SHARED_X(call) shared_x(call)
 #define MD_ROW_TAIL(call, t, x, tmp) add_rms_norm_row(call, t, x, tmp)
 #include "moe_distribute_combine_impl.h"
 
