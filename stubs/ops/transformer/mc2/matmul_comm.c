@@ -21,6 +21,8 @@
  * in rank order, each step rounded to the output dtype, as HCCL's reductions do. The exchange runs on the
  * communicator's engine (libhccl's aclStubHcclRun), after what was queued on it before.
  *
+ * The quantised operators take x2 in FRACTAL_NZ too (aclnnTransMatmulWeight's layout, unpacked by the SDK).
+ *
  * The AddRmsNorm tail is aclnnAddRmsNorm's rule: v = mm_out + residual in float32, y = v rounded once, the sum of
  * squares of v accumulated in 16 lanes (element j in lane j % 16, the lanes then added in order), rstd =
  * 1 / sqrt(sum / n + epsilon), normOut = (v * rstd) * gamma rounded once. The in-place variants write y into
@@ -748,6 +750,8 @@ static aclnnStatus mc_kernel(const aclStubOpCall *call) {
 /* ---- the operators ------------------------------------------------------------------------------------------ */
 
 #define T(NAME, ROLE, DT, SAME) {.name = NAME, .role = ROLE, .dtypes = DT, .same_dtype_as = SAME}
+#define TNZ(NAME, DT, SAME)                                                                                           \
+    {.name = NAME, .role = ACLSTUB_INPUT, .dtypes = DT, .same_dtype_as = SAME, .flags = ACLSTUB_NZ_INPUT}
 #define S(NAME) {.name = NAME, .role = ACLSTUB_STRING}
 #define I(NAME) {.name = NAME, .role = ACLSTUB_INT}
 
@@ -767,7 +771,7 @@ static const McRow kMarV2Row = {ALL_REDUCE, PLAIN, 0, 1, 2, 3, NONE, NONE, NONE,
                                 NONE, NONE, false, NONE, NONE, NONE, NONE};
 
 static const aclStubParam kQmarParams[] = {
-    T("x1", ACLSTUB_INPUT, I8, NULL), T("x2", ACLSTUB_INPUT, I8, "x1"),
+    T("x1", ACLSTUB_INPUT, I8, NULL), TNZ("x2", I8, "x1"),
     T("bias", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_INT32), NULL), T("x3", ACLSTUB_OPTIONAL_INPUT, F16, "output"),
     T("dequantScale", ACLSTUB_INPUT, DEQ, NULL), S("group"), S("reduceOp"), I("commTurn"), I("streamMode"),
     T("output", ACLSTUB_OUTPUT, F16, NULL),
@@ -776,7 +780,7 @@ static const McRow kQmarRow = {ALL_REDUCE, QUANT, 0, 1, 2, 3, 4, NONE, NONE, NON
                                NONE, false, NONE, NONE, NONE, NONE};
 
 static const aclStubParam kQmarV2Params[] = {
-    T("x1", ACLSTUB_INPUT, I8, NULL), T("x2", ACLSTUB_INPUT, I8, "x1"),
+    T("x1", ACLSTUB_INPUT, I8, NULL), TNZ("x2", I8, "x1"),
     T("biasOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_INT32), NULL),
     T("x3Optional", ACLSTUB_OPTIONAL_INPUT, F16, "output"), T("dequantScale", ACLSTUB_INPUT, DEQ, NULL),
     T("pertokenScaleOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_FLOAT), NULL), S("group"), S("reduceOp"),
@@ -786,7 +790,7 @@ static const McRow kQmarV2Row = {ALL_REDUCE, QUANT, 0, 1, 2, 3, 4, 5, NONE, NONE
                                  NONE, false, NONE, NONE, NONE, NONE};
 
 static const aclStubParam kQmarV3Params[] = {
-    T("x1", ACLSTUB_INPUT, I8, NULL), T("x2", ACLSTUB_INPUT, I8, "x1"),
+    T("x1", ACLSTUB_INPUT, I8, NULL), TNZ("x2", I8, "x1"),
     T("biasOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_INT32), NULL),
     T("x3Optional", ACLSTUB_OPTIONAL_INPUT, F16, "output"), T("dequantScale", ACLSTUB_INPUT, DEQ, NULL),
     T("pertokenScaleOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_FLOAT), NULL),
@@ -840,14 +844,14 @@ static const McRow kInplaceArnRow = {ALL_REDUCE, PLAIN, 0, 1, 2, NONE, NONE, NON
                                      NONE, NONE, NONE, true, 3, 4, 5, 10};
 
 static const aclStubParam kQarnParams[] = {
-    T("x1", ACLSTUB_INPUT, I8, NULL), T("x2", ACLSTUB_INPUT, I8, "x1"),
+    T("x1", ACLSTUB_INPUT, I8, NULL), TNZ("x2", I8, "x1"),
     T("bias", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_INT32), NULL), T("dequantScale", ACLSTUB_INPUT, DEQ, NULL),
     ARN_TAIL(NULL), T("y", ACLSTUB_OUTPUT, F16, "residual"), T("normOut", ACLSTUB_OUTPUT, F16, "residual"),
 };
 static const McRow kQarnRow = {ALL_REDUCE, QUANT, 0, 1, 2, NONE, 3, NONE, NONE, NONE, 7, 8, NONE, 10, NONE, 11, NONE,
                                NONE, NONE, true, 4, 5, 6, 12};
 static const aclStubParam kInplaceQarnParams[] = {
-    T("x1", ACLSTUB_INPUT, I8, NULL), T("x2", ACLSTUB_INPUT, I8, "x1"),
+    T("x1", ACLSTUB_INPUT, I8, NULL), TNZ("x2", I8, "x1"),
     T("bias", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT(ACL_INT32), NULL), T("dequantScale", ACLSTUB_INPUT, DEQ, NULL),
     ARN_TAIL(NULL), T("normOut", ACLSTUB_OUTPUT, F16, "residual"),
 };
