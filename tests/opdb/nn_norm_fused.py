@@ -270,3 +270,100 @@ def ref_ada_grad(gradOut, input, normalizedShape, rstd, mean, scale, shift, weig
 ENTRIES.append(OpInfo("aclnnAdaLayerNormBackward", ref_ada_grad, FLOATS, kind="custom", samples=samples_ada_grad,
                       tol=GTOL, named_outputs=("gradInputOut", "gradScaleOut", "gradShiftOut", "gradWeightOut",
                                                "gradBiasOut")))
+
+
+# ---- GroupNormSilu, GroupNormSiluV2 ------------------------------------------------------------------------------------
+
+# (self shape, group, gamma/beta dtype: "same", "float32" or None)
+GNS_CASES = [((2, 6, 4, 4), 3, "same"), ((3, 4, 5), 2, "float32"), ((2, 8), 4, None), ((1, 64, 32, 32), 8, "same")]
+
+
+def samples_gn_silu(v2):
+    def samples(dtype, rng):
+        res = []
+        for k, (xs, group, wd) in enumerate(GNS_CASES):
+            if wd == "float32" and dtype == "float32":
+                wd = "same"
+            wdt = dtype if wd == "same" else wd
+            kw = {"self": rnd(rng, xs, dtype), "gamma": rnd(rng, (xs[1],), wdt) if wd else None,
+                  "beta": rnd(rng, (xs[1],), wdt) if wd else None, "group": group, "eps": EPS}
+            if v2:
+                kw["activateSilu"] = k % 2 == 0
+            res.append(Sample((), (), f"{xs} group {group} gamma {wd}", {**kw, "_dtype": dtype}))
+        return res
+    return samples
+
+
+def ref_gn_silu(self, gamma, beta, group, eps, _dtype, activateSilu=True, **_):
+    x = f64(self)
+    n, c = x.shape[:2]
+    g = x.reshape(n, group, -1)
+    mean = g.mean(-1, keepdim=True)
+    rstd = torch.rsqrt(((g - mean) ** 2).mean(-1, keepdim=True) + eps)
+    y = ((g - mean) * rstd).reshape(x.shape)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    if gamma is not None:
+        y = y * f64(gamma).reshape(shape)
+    if beta is not None:
+        y = y + f64(beta).reshape(shape)
+    if activateSilu:
+        y = y * torch.sigmoid(y)
+    return out(y, _dtype), out(mean.reshape(n, group), _dtype), out(rstd.reshape(n, group), _dtype)
+
+
+ENTRIES += [
+    OpInfo("aclnnGroupNormSilu", ref_gn_silu, FLOATS, kind="custom", samples=samples_gn_silu(False), tol=TOL,
+           named_outputs=("out", "meanOut", "rstdOut")),
+    OpInfo("aclnnGroupNormSiluV2", ref_gn_silu, FLOATS, kind="custom", samples=samples_gn_silu(True), tol=TOL,
+           named_outputs=("out", "meanOut", "rstdOut")),
+]
+
+
+# ---- LayerNormQuant (static) ---------------------------------------------------------------------------------------
+
+def samples_lnq(dtype, rng):
+    res = []
+    for xs, gs in (((3, 5, 16), (16,)), ((4, 8), (1, 8)), ((70, 1000), (1000,))):
+        res.append(Sample((), (), f"{xs} gamma {gs}", {
+            "x": rnd(rng, xs, dtype), "gammma": rnd(rng, gs, dtype), "beta": rnd(rng, gs, dtype, -0.5, 0.5),
+            "scale": rnd(rng, (1,), dtype, 0.01, 0.05), "zeroPointsOptional": rng.integers(-5, 5, (1,)).astype(np.int8),
+            "quantMode": 0, "epsilon": EPS, "_dtype": dtype}))
+    return res
+
+
+def ref_lnq(x, gammma, beta, scale, zeroPointsOptional, quantMode, epsilon, **_):
+    y, _, _ = layer_norm(f64(x), f64(gammma).reshape(-1), f64(beta).reshape(-1), 1, epsilon)
+    v = (y.float() / scale.float()).float() + zeroPointsOptional.float()
+    # scaleOut: meaningless in the static mode (its document); the operator leaves it alone
+    return torch.clamp(torch.round(v), -128, 127).to(torch.int8).numpy(), np.zeros((1,), np.float32)
+
+
+ENTRIES.append(OpInfo("aclnnLayerNormQuant", ref_lnq, ("float16", "bfloat16"), kind="custom", samples=samples_lnq,
+                      tol=QTOL, named_outputs=("res", "scaleOut")))
+
+
+# ---- AdaLayerNormQuant (dynamic) -------------------------------------------------------------------------------------
+
+def samples_adaq(dtype, rng):
+    res = []
+    for k, (xs, ss, wd) in enumerate(ADA_CASES[:3]):
+        h = (xs[-1],)
+        res.append(Sample((), (), f"{xs} scale {ss} weight {wd} smooth {k != 1}", {
+            "x": rnd(rng, xs, dtype), "scale": rnd(rng, ss, dtype, -1, 1), "shift": rnd(rng, ss, dtype),
+            "weightOptional": rnd(rng, h, dtype) if wd else None, "biasOptional": rnd(rng, h, dtype) if wd else None,
+            "smoothScalesOptional": rnd(rng, h, dtype, 0.5, 2.0) if k != 1 else None, "epsilon": EPS,
+            "quantMode": "dynamic", "_dtype": dtype}))
+    return res
+
+
+def ref_adaq(x, scale, shift, weightOptional, biasOptional, smoothScalesOptional, epsilon, quantMode, _dtype, **_):
+    y = torch.from_numpy(np.asarray(ref_ada(x, scale, shift, weightOptional, biasOptional, epsilon, "float32")[0]))
+    v = y.float() * (smoothScalesOptional.float() if smoothScalesOptional is not None else 1.0)
+    s = v.abs().amax(-1) / 127
+    q = torch.clamp(torch.round(v / s.unsqueeze(-1)), -128, 127).to(torch.int8)
+    return q.numpy(), s.float().numpy()
+
+
+ENTRIES.append(OpInfo("aclnnAdaLayerNormQuant", ref_adaq, ("float16", "bfloat16"), kind="custom",
+                      samples=samples_adaq, tol={**QTOL, "float16": (1e-5, 1e-6), "bfloat16": (1e-5, 1e-6)},
+                      named_outputs=("out", "quantScale")))

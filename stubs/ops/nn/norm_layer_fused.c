@@ -1,6 +1,6 @@
 /*
- * The fused layer norms of ops-nn norm/: AddLayerNorm, DeepNorm, AdaLayerNorm (V1 and V2) and the backward
- * operators AddLayerNormGrad, DeepNormGrad and AdaLayerNormBackward. One table row per operator names the parameters in their roles; one
+ * The fused layer norms of ops-nn norm/: AddLayerNorm, DeepNorm, AdaLayerNorm (V1, V2 and Quant), LayerNormQuant and the
+ * backward operators AddLayerNormGrad, DeepNormGrad and AdaLayerNormBackward. One table row per operator names the parameters in their roles; one
  * check and two kernels (forward, backward) serve them all.
  *
  * A row is the trailing n elements of x (n = numel(gamma), or x's last dimension for AdaLayerNorm). Everything is
@@ -8,7 +8,10 @@
  *   v = alpha * x1 + x2 + bias           (DeepNorm: alpha * x + gx; AddLayerNorm: x1 + x2 + bias; Ada: x)
  *   mean = sum(v) / n, var = sum((v - mean)^2) / n, rstd = 1 / sqrt(var + eps)    (sums: aclStubSumF32's order)
  *   y = ((v - mean) * rstd) * gamma + beta, then for AdaLayerNorm y * (1 + scale[b]) + shift[b], b the batch of
- *   the row (x is [B..., S, H]; scale and shift [B..., H] or [B..., 1, H]).
+ *   the row (x is [B..., S, H]; scale and shift [B..., H] or [B..., 1, H]); LayerNormQuant (static, its only mode)
+ *   writes round(y / scale + zeroPoint) saturated to INT8 (half to even), scale and zero point one element each;
+ *   AdaLayerNormQuant quantises each row of y * smoothScales dynamically (aclStubRowQuantInt8Dynamic: the row's
+ *   scale max|v| / 127 in quantScale).
  * Backward (xhat = (v - mean) * rstd with the given mean and rstd, g = dy * gamma):
  *   dv = rstd * ((g - sum(g) / n) - xhat * sum(g * xhat) / n) (+ dsum);  DeepNormGrad: dgx = dv, dx = alpha * dgx;
  *   dgamma = sum over rows of dy * xhat, dbeta = sum over rows of dy (each column's terms in row order, added in
@@ -29,11 +32,13 @@
 #include "aclstub/op_reduce.h"
 #include "aclnnop/aclnn_ada_layer_norm.h"
 #include "aclnnop/aclnn_ada_layer_norm_backward.h"
+#include "aclnnop/aclnn_ada_layer_norm_quant.h"
 #include "aclnnop/aclnn_ada_layer_norm_v2.h"
 #include "aclnnop/aclnn_add_layer_norm.h"
 #include "aclnnop/aclnn_add_layer_norm_grad.h"
 #include "aclnnop/aclnn_deep_norm.h"
 #include "aclnnop/aclnn_deep_norm_grad.h"
+#include "aclnnop/aclnn_layer_norm_quant.h"
 
 #define INVALID ACLNN_ERR_PARAM_INVALID
 #define TILING ACLNN_ERR_INNER_TILING_ERROR
@@ -48,6 +53,8 @@ typedef struct {
     int y, mean, rstd, xout;                     /* forward outputs; the backward reads mean and rstd */
     int dy, dsum, dx, dgx, dgamma, dbeta;        /* backward */
     int dscale, dshift, nshape;                  /* AdaLayerNormBackward */
+    int qscale, qzero, qmode;                    /* LayerNormQuant */
+    int smooth, dscale_out, qoffset;             /* AdaLayerNormQuant: smoothScales, quantScale, quantOffsetOptional */
     bool ada, grad, generated;
     aclnnStatus shape_status;                    /* the status of the shape rules */
     float alpha_default;
@@ -130,6 +137,7 @@ typedef struct {
     const Row *row;
     const Plan *p;
     const float *gamma, *beta, *bias; /* bias: NULL unless a per-channel vector */
+    float qs, qz;                     /* LayerNormQuant: scale and zero point */
     float *dyx, *dys, *dsc, *dsh;     /* backward: staged dy * k * xhat, dy * k, dy * (xhat * g + b), dy (rows x n) */
     int failed;
 } Ctx;
@@ -162,7 +170,24 @@ static void forward_rows(void *arg, int64_t begin, int64_t end) {
             load_row(u, sh, b, n);
             for (int64_t j = 0; j < n; j++) t[j] += u[j];
         }
-        store_row(T(c, row->y), r, t, n);
+        if (row->dscale_out) {
+            int8_t *q = (int8_t *)u;
+            float ds = aclStubRowQuantInt8Dynamic(q, t, x->bias, n); /* x->bias: the smooth scales here */
+            const aclStubTensorDesc *so = T(c, row->dscale_out);
+            aclStubStorePtrF32(so->dtype, aclStubElemAt(so, r), ds);
+            for (int64_t j = 0; j < n; j++) *(int8_t *)aclStubElemAt(T(c, row->y), r * n + j) = q[j];
+            continue;
+        }
+        if (row->qscale) {
+            int8_t *q = (int8_t *)u;
+            for (int64_t j = 0; j < n; j++) {
+                float w = nearbyintf(t[j] / x->qs + x->qz);
+                q[j] = w != w ? 0 : w > 127.0f ? 127 : w < -128.0f ? -128 : (int8_t)w;
+            }
+            for (int64_t j = 0; j < n; j++) *(int8_t *)aclStubElemAt(T(c, row->y), r * n + j) = q[j];
+        } else {
+            store_row(T(c, row->y), r, t, n);
+        }
         if (mo) aclStubStorePtrF32(mo->dtype, aclStubElemAt(mo, r), mean);
         if (ro) aclStubStorePtrF32(ro->dtype, aclStubElemAt(ro, r), rstd);
     }
@@ -265,11 +290,20 @@ static aclnnStatus kernel(const aclStubOpCall *c) {
     size_t floats = 3 * (size_t)n + 1 + (row->grad ? (row->ada ? 4 : 2) * (size_t)total : 0);
     float *vec = aclStubKernelScratch(c, floats * sizeof(float));
     if (vec == NULL) return aclStubKernelOutOfMemory(c);
-    Ctx x = {c, row, p, vec, vec + n, NULL, NULL, NULL, NULL, NULL, 0};
+    Ctx x = {c, row, p, vec, vec + n, NULL, 0.0f, 0.0f, NULL, NULL, NULL, NULL, 0};
+    if (row->qscale) {
+        const aclStubTensorDesc *qs = T(c, row->qscale), *qz = T(c, row->qzero);
+        x.qs = aclStubLoadPtrF32(qs->dtype, aclStubElemAt(qs, 0));
+        x.qz = qz ? (float)*(const int8_t *)aclStubElemAt(qz, 0) : 0.0f;
+    }
     load_vec(vec, T(c, row->gamma), n, 1.0f);
     load_vec(vec + n, T(c, row->beta), n, 0.0f);
     if (bias_vec) {
         load_vec(vec + 2 * n, bias, n, 0.0f);
+        x.bias = vec + 2 * n;
+    }
+    if (row->smooth && T(c, row->smooth)) {
+        load_vec(vec + 2 * n, T(c, row->smooth), n, 1.0f);
         x.bias = vec + 2 * n;
     }
     int64_t chunk = n > 0 ? 1 + 65536 / n : 1;
@@ -336,13 +370,20 @@ static aclnnStatus same_dtype(aclStubOpCall *c, int i, int ref) {
 /* AdaLayerNorm (V1 and V2): the op_api's dtype and shape rules */
 static aclnnStatus check_ada(aclStubOpCall *c, const Row *row, Plan *p) {
     const aclStubTensorDesc *x = T(c, row->x1), *w = T(c, row->gamma), *b = T(c, row->beta);
-    bool v2 = row->mean != 0;
+    bool v2 = row->mean != 0, quant = row->dscale_out != 0;
     ACLSTUB_TRY(same_dtype(c, row->scale, row->x1));
     ACLSTUB_TRY(same_dtype(c, row->shift, row->x1));
-    ACLSTUB_TRY(same_dtype(c, row->gamma, row->beta));
+    if (quant) { /* AdaLayerNormQuant: weight, bias and smoothScales x's dtype; out INT8 and quantScale FLOAT by the
+                  * table; no quantOffsetOptional */
+        ACLSTUB_TRY(same_dtype(c, row->gamma, row->x1));
+        ACLSTUB_TRY(same_dtype(c, row->beta, row->x1));
+        ACLSTUB_TRY(same_dtype(c, row->smooth, row->x1));
+        ACLSTUB_RETURN_ERROR_IF(T(c, row->qoffset) != NULL, c, INVALID, "quantOffsetOptional must be NULL");
+    }
+    if (!quant) ACLSTUB_TRY(same_dtype(c, row->gamma, row->beta));
     if (w && (!v2 || w->dtype != ACL_FLOAT)) ACLSTUB_TRY(same_dtype(c, row->gamma, row->x1));
     if (b && (!v2 || b->dtype != ACL_FLOAT)) ACLSTUB_TRY(same_dtype(c, row->beta, row->x1));
-    ACLSTUB_TRY(same_dtype(c, row->y, row->x1));
+    if (!quant) ACLSTUB_TRY(same_dtype(c, row->y, row->x1));
     ACLSTUB_TRY(same_dtype(c, row->mean, row->x1));
     ACLSTUB_TRY(same_dtype(c, row->rstd, row->x1));
     ACLSTUB_RETURN_ERROR_IF(x->ndim < 2 || x->ndim > 8, c, INVALID, "x has %u dimensions; must have 2 to 8", x->ndim);
@@ -366,7 +407,14 @@ static aclnnStatus check_ada(aclStubOpCall *c, const Row *row, Plan *p) {
     int64_t h[1] = {H};
     ACLSTUB_TRY(same_shape(c, row, row->gamma, h, 1, "[H], H the last dimension of x"));
     ACLSTUB_TRY(same_shape(c, row, row->beta, h, 1, "[H], H the last dimension of x"));
+    ACLSTUB_TRY(same_shape(c, row, row->smooth, h, 1, "[H], H the last dimension of x"));
     ACLSTUB_TRY(same_shape(c, row, row->y, x->dims, x->ndim, "x's"));
+    if (quant) {
+        ACLSTUB_TRY(same_shape(c, row, row->dscale_out, x->dims, x->ndim - 1, "x's without its last dimension"));
+        const char *mode = c->v[row->qmode - 1].s;
+        ACLSTUB_RETURN_ERROR_IF(mode != NULL && strcmp(mode, "dynamic") != 0, c, INVALID, "quantMode is \"%s\"; only "
+                                "\"dynamic\" is supported", mode);
+    }
     int64_t st[ACLSTUB_MAX_DIMS];
     memcpy(st, x->dims, sizeof(int64_t) * x->ndim);
     st[x->ndim - 1] = 1;
@@ -454,12 +502,42 @@ static aclnnStatus check_ada_grad(aclStubOpCall *c, const Row *row, Plan *p) {
     return OK;
 }
 
+/* LayerNormQuant (Atlas A2/A3): the op_api's NULL, dtype and shape rules; a row is x's last dimension */
+static aclnnStatus check_layer_norm_quant(aclStubOpCall *c, const Row *row, Plan *p) {
+    int64_t mode = aclStubOpInt(c, row->qmode - 1);
+    const aclStubTensorDesc *x = T(c, row->x1), *g = T(c, row->gamma), *b = T(c, row->beta), *s = T(c, row->qscale);
+    const aclStubTensorDesc *z = T(c, row->qzero), *y = T(c, row->y);
+    ACLSTUB_RETURN_ERROR_IF(mode == 0 && z == NULL, c, ACLNN_ERR_PARAM_NULLPTR, "zeroPointsOptional must not be NULL "
+                            "with quantMode 0");
+    ACLSTUB_TRY(same_dtype(c, row->gamma, row->x1));
+    ACLSTUB_TRY(same_dtype(c, row->beta, row->x1));
+    ACLSTUB_TRY(same_dtype(c, row->qscale, row->x1));
+    ACLSTUB_RETURN_ERROR_IF(x->ndim > 8, c, INVALID, "x has %u dimensions; must have at most 8", x->ndim);
+    ACLSTUB_RETURN_ERROR_IF(g->ndim > 2, c, INVALID, "gammma has %u dimensions; must have at most 2", g->ndim);
+    ACLSTUB_RETURN_ERROR_IF(mode != 0, c, INVALID, "quantMode is %lld; only the static mode 0 is supported",
+                            (long long)mode);
+    ACLSTUB_RETURN_ERROR_IF(x->ndim < 1 || g->ndim < 1 || x->dims[x->ndim - 1] != g->dims[g->ndim - 1], c, INVALID,
+                            "gammma's last dimension must equal x's last dimension");
+    ACLSTUB_TRY(same_shape(c, row, row->beta, g->dims, g->ndim, "gammma's"));
+    ACLSTUB_RETURN_ERROR_IF(s->ndim != 1 || s->dims[0] != 1, c, INVALID, "scale must have shape [1]");
+    ACLSTUB_RETURN_ERROR_IF(z && z->ndim != s->ndim, c, INVALID, "zeroPointsOptional must have scale's rank");
+    ACLSTUB_TRY(same_shape(c, row, row->y, x->dims, x->ndim, "x's"));
+    (void)b, (void)y;
+    p->n = x->dims[x->ndim - 1];
+    p->rows = p->n > 0 ? aclStubNumel(x) / p->n : 0;
+    p->seq = 1;
+    p->eps = (float)aclStubOpFloat(c, row->eps - 1);
+    if (aclStubNumel(x) == 0) return aclStubOpNothingToDo(c);
+    return OK;
+}
+
 static aclnnStatus check(aclStubOpCall *c) {
     const Row *row = aclStubFamilyRow(c);
     Plan *p = c->plan;
     p->eps = row->eps ? (float)aclStubOpFloat(c, row->eps - 1) : 0.0f;
     p->alpha = row->alpha ? (float)aclStubOpFloat(c, row->alpha - 1) : 1.0f;
     if (row->ncombos) ACLSTUB_TRY(check_combos(c, row));
+    if (row->qscale) return check_layer_norm_quant(c, row, p);
     if (row->ada) return row->grad ? check_ada_grad(c, row, p) : check_ada(c, row, p);
     const aclStubTensorDesc *x = T(c, row->x1), *g = T(c, row->gamma);
     aclnnStatus st = row->shape_status;
@@ -583,6 +661,24 @@ static const Row R_ADAG = {.dy = 1, .x1 = 2, .nshape = 3, .rstd = 4, .mean = 5, 
                            .beta = 9, .dx = 10, .dscale = 11, .dshift = 12, .dgamma = 13, .dbeta = 14, .ada = true,
                            .grad = true, .shape_status = INVALID};
 
+/* LayerNormQuant: x FLOAT16 or BF16 (Atlas A2/A3), gammma, beta and scale x's dtype, zero point and res INT8 */
+#define F16S (ACLSTUB_DT(ACL_FLOAT16) | ACLSTUB_DT(ACL_BF16))
+static const aclStubParam P_LNQ[] = {IN("x", F16S), IN("gammma", FL), IN("beta", FL), IN("scale", FL),
+                                     OPT("zeroPointsOptional", ACLSTUB_DT(ACL_INT8)), ATTR("quantMode", ACLSTUB_INT),
+                                     ATTR("epsilon", ACLSTUB_FLOAT), OUT("res", ACLSTUB_DT(ACL_INT8)),
+                                     OUTOPT("scaleOut", 0)};
+static const Row R_LNQ = {.x1 = 1, .gamma = 2, .beta = 3, .qscale = 4, .qzero = 5, .qmode = 6, .eps = 7, .y = 8,
+                          .shape_status = INVALID};
+
+/* AdaLayerNormQuant (Atlas A2/A3): x FLOAT16 or BF16, out INT8, quantScale FLOAT; the op_api's rules in check_ada */
+static const aclStubParam P_ADAQ[] = {IN("x", F16S), IN("scale", FL), IN("shift", FL), OPT("weightOptional", FL),
+                                      OPT("biasOptional", FL), OPT("smoothScalesOptional", FL),
+                                      ATTR("epsilon", ACLSTUB_FLOAT), {"quantMode", ACLSTUB_STRING, 0, NULL,
+                                      ACLSTUB_NULLABLE, 0, 0}, OUT("out", ACLSTUB_DT(ACL_INT8)),
+                                      OUT("quantScale", FL32), OUTOPT("quantOffsetOptional", 0)};
+static const Row R_ADAQ = {.x1 = 1, .scale = 2, .shift = 3, .gamma = 4, .beta = 5, .smooth = 6, .eps = 7, .qmode = 8,
+                           .y = 9, .dscale_out = 10, .qoffset = 11, .ada = true, .shape_status = INVALID};
+
 #define DEF(var, name, params, row) \
     static const aclStubFamilyOp var = {{name, params, ACLSTUB_LEN(params), NULL, check, kernel, sizeof(Plan)}, &row}
 DEF(OP_ADD, "aclnnAddLayerNorm", P_ADD, R_ADD);
@@ -592,6 +688,8 @@ DEF(OP_DEEPG, "aclnnDeepNormGrad", P_DEEPG, R_DEEPG);
 DEF(OP_ADA, "aclnnAdaLayerNorm", P_ADA, R_ADA);
 DEF(OP_ADA2, "aclnnAdaLayerNormV2", P_ADA2, R_ADA2);
 DEF(OP_ADAG, "aclnnAdaLayerNormBackward", P_ADAG, R_ADAG);
+DEF(OP_LNQ, "aclnnLayerNormQuant", P_LNQ, R_LNQ);
+DEF(OP_ADAQ, "aclnnAdaLayerNormQuant", P_ADAQ, R_ADAQ);
 
 #define T_(n) (const aclTensor *, n)
 #define M_(n) (aclTensor *, n)
@@ -610,3 +708,8 @@ ACLSTUB_DEFINE_OP(aclnnAdaLayerNormV2, OP_ADA2.def, T_(x), T_(scale), T_(shift),
 ACLSTUB_DEFINE_OP(aclnnAdaLayerNormBackward, OP_ADAG.def, T_(gradOut), T_(input), (const aclIntArray *, normalizedShape),
                   T_(rstd), T_(mean), T_(scale), T_(shift), T_(weightOptional), T_(biasOptional), M_(gradInputOut),
                   M_(gradScaleOut), M_(gradShiftOut), M_(gradWeightOut), M_(gradBiasOut))
+ACLSTUB_DEFINE_OP(aclnnLayerNormQuant, OP_LNQ.def, T_(x), T_(gammma), T_(beta), T_(scale), T_(zeroPointsOptional),
+                  (int, quantMode), (double, epsilon), M_(res), M_(scaleOut))
+ACLSTUB_DEFINE_OP(aclnnAdaLayerNormQuant, OP_ADAQ.def, T_(x), T_(scale), T_(shift), T_(weightOptional),
+                  T_(biasOptional), T_(smoothScalesOptional), (double, epsilon), (const char *, quantMode), M_(out),
+                  M_(quantScale), M_(quantOffsetOptional))
