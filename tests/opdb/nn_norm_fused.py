@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from . import FLOATS, OpInfo, Sample
+from . import FLOATS, OpInfo, Sample, np_dtype
 from .nn_norm import f64, out, rnd
 
 TOL = {"float32": (3e-5, 3e-5), "float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2)}
@@ -367,3 +367,29 @@ def ref_adaq(x, scale, shift, weightOptional, biasOptional, smoothScalesOptional
 ENTRIES.append(OpInfo("aclnnAdaLayerNormQuant", ref_adaq, ("float16", "bfloat16"), kind="custom",
                       samples=samples_adaq, tol={**QTOL, "float16": (1e-5, 1e-6), "bfloat16": (1e-5, 1e-6)},
                       named_outputs=("out", "quantScale")))
+
+
+# ---- GroupNormSwish ----------------------------------------------------------------------------------------------------
+
+def samples_gn_swish(dtype, rng):
+    res = []
+    for k, (xs, group, _) in enumerate(GNS_CASES[:2] + GNS_CASES[3:]):
+        wdt = "float32" if k == 1 else dtype
+        res.append(Sample((), (), f"{xs} group {group} gamma {wdt}", {
+            "x": rnd(rng, xs, dtype), "gamma": rnd(rng, (xs[1],), wdt), "beta": rnd(rng, (xs[1],), wdt),
+            "numGroups": group, "dataFormatOptional": None, "eps": EPS, "activateSwish": k != 2,
+            "swishScale": (1.0, 0.7, 1.0)[k], "_dtype": dtype, "_wdtype": wdt}))
+    return res
+
+
+def ref_gn_swish(x, gamma, beta, numGroups, dataFormatOptional, eps, activateSwish, swishScale, _dtype, _wdtype,
+                 **_):
+    y, mean, rstd = ref_gn_silu(x, gamma, beta, numGroups, eps, "float32", activateSilu=False)
+    y = torch.from_numpy(np.asarray(y)).double()
+    if activateSwish:
+        y = y * torch.sigmoid(swishScale * y)
+    return out(y, _dtype), np.asarray(mean).astype(np_dtype(_wdtype)), np.asarray(rstd).astype(np_dtype(_wdtype))
+
+
+ENTRIES.append(OpInfo("aclnnGroupNormSwish", ref_gn_swish, FLOATS, kind="custom", samples=samples_gn_swish, tol=TOL,
+                      named_outputs=("yOut", "meanOut", "rstdOut")))
