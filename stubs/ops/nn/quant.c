@@ -18,7 +18,10 @@
  *   aclnnSwiGluQuant, V2: act = silu(A) * B in float32 (A the half activateLeft names), per row of the MoE groups
  *     (groupIndex cumulative, or V2 counts): dynamic y = round-half-even(act * smooth * s), s = dstMax / max|act *
  *     smooth| written to scaleOut as the kernel writes it (not its reciprocal); static y = round-half-even(act *
- *     smooth + offset); INT8 or (V2) INT4 outputs.
+ *     smooth + offset); INT8 or (V2) INT4 outputs;
+ *   aclnnGroupQuant: y = round-half-even(x * scale[group] + offset) per row group (groupIndex: cumulative ends in
+ *     [0, rows], non-decreasing: the kernel traps otherwise, the stub fails the kernel with 161002), saturated to
+ *     INT8, INT4 or INT4 packed eight to an INT32; rows past the last end are not written.
  * Results are stored through the outputs' strides; INT4 elements are two to a byte, the even one in the low half.
  */
 #include <math.h>
@@ -30,6 +33,7 @@
 #include "aclnnop/aclnn_ascend_quant_v3.h"
 #include "aclnnop/aclnn_dynamic_quant.h"
 #include "aclnnop/aclnn_dynamic_quant_v2.h"
+#include "aclnnop/aclnn_group_quant.h"
 #include "aclnnop/aclnn_quantize.h"
 #include "aclnnop/aclnn_swi_glu_quant.h"
 #include "aclnnop/aclnn_swi_glu_quant_v2.h"
@@ -1009,3 +1013,109 @@ ACLSTUB_DEFINE_OP(aclnnSwiGluQuantV2, kSg2.def, (const aclTensor *, x), (const a
                   (const aclTensor *, offsetsOptional), (const aclTensor *, groupIndexOptional), (bool, activateLeft),
                   (char *, quantModeOptional), (int64_t, groupListType), (int64_t, dstType), (const aclTensor *, yOut),
                   (const aclTensor *, scaleOut))
+
+/* ---- aclnnGroupQuant ----------------------------------------------------------------------------------------------- */
+
+enum { GQ_X, GQ_SCALE, GQ_GROUP, GQ_OFFSET, GQ_DST, GQ_Y };
+static const aclStubParam kGqParams[] = {
+    [GQ_X] = {.name = "x", .role = ACLSTUB_INPUT},
+    [GQ_SCALE] = {.name = "scale", .role = ACLSTUB_INPUT},
+    [GQ_GROUP] = {.name = "groupIndex", .role = ACLSTUB_INPUT},
+    [GQ_OFFSET] = {.name = "offsetOptional", .role = ACLSTUB_OPTIONAL_INPUT},
+    [GQ_DST] = {.name = "dstType", .role = ACLSTUB_INT},
+    [GQ_Y] = {.name = "y", .role = ACLSTUB_OUTPUT, .flags = ACLSTUB_ANY_LAYOUT},
+};
+
+static aclnnStatus gq_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *x = aclStubOpTensor(call, GQ_X), *sc = aclStubOpTensor(call, GQ_SCALE),
+                            *gi = aclStubOpTensor(call, GQ_GROUP), *of = aclStubOpTensor(call, GQ_OFFSET),
+                            *y = aclStubOpTensor(call, GQ_Y);
+    uint64_t floats = ACLSTUB_DT_FLOATS;
+    ACLSTUB_TRY(dtype_in(call, GQ_X, floats));
+    ACLSTUB_TRY(dtype_in(call, GQ_SCALE, floats));
+    ACLSTUB_TRY(dtype_in(call, GQ_GROUP, ACLSTUB_DT_INDEX));
+    ACLSTUB_TRY(dtype_in(call, GQ_Y, DT(ACL_INT8) | DT(ACL_INT32) | DT(ACL_INT4)));
+    if (of) {
+        ACLSTUB_TRY(dtype_in(call, GQ_OFFSET, floats));
+        ACLSTUB_RETURN_ERROR_IF(of->dtype != sc->dtype, call, ACLNN_ERR_PARAM_INVALID,
+                                "offsetOptional's dtype %s should be the same as scale's %s", aclStubDtypeName(of->dtype),
+                                aclStubDtypeName(sc->dtype));
+    }
+    ACLSTUB_RETURN_ERROR_IF((int64_t)y->dtype != aclStubOpInt(call, GQ_DST), call, ACLNN_ERR_PARAM_INVALID,
+                            "y dtype must be the same as dstType.");
+    if (of) {
+        int64_t n = 1;
+        for (uint32_t d = 0; d < of->ndim; d++) n *= of->dims[d];
+        ACLSTUB_RETURN_ERROR_IF(n > 1, call, ACLNN_ERR_PARAM_INVALID,
+                                "offsetOptional tensor should be scalar or tensor with shape is [1, ].");
+    }
+    ACLSTUB_RETURN_ERROR_IF(x->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "x tensor should be 2D.");
+    ACLSTUB_RETURN_ERROR_IF(sc->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "scale tensor should be 2D.");
+    ACLSTUB_RETURN_ERROR_IF(gi->ndim != 1, call, ACLNN_ERR_PARAM_INVALID, "groupIndex tensor should be 1D.");
+    ACLSTUB_RETURN_ERROR_IF(x->dims[1] != sc->dims[1], call, ACLNN_ERR_PARAM_INVALID,
+                            "x dim1 should be same with scale dim1.");
+    ACLSTUB_RETURN_ERROR_IF(sc->dims[0] != gi->dims[0], call, ACLNN_ERR_PARAM_INVALID,
+                            "scale dim0 should be same with groupIndex dim0.");
+    ACLSTUB_RETURN_ERROR_IF(y->ndim != 2 || y->dims[0] != x->dims[0], call, ACLNN_ERR_PARAM_INVALID,
+                            "y %s must have x's rows %s", shp(0, y), shp(1, x));
+    if (y->dtype == ACL_INT32)
+        ACLSTUB_RETURN_ERROR_IF(x->dims[1] != y->dims[1] * 8, call, ACLNN_ERR_PARAM_INVALID,
+                                "if dstType is int32, the y last dim must be 1/8 of x last dim, x last dim is (%lld), y "
+                                "last dim is (%lld)", (long long)x->dims[1], (long long)y->dims[1]);
+    else {
+        ACLSTUB_RETURN_ERROR_IF(y->dtype == ACL_INT4 && x->dims[1] % 2 != 0, call, ACLNN_ERR_PARAM_INVALID,
+                                "if dstType is int4, x last dim must be divisible by 2, last dim is (%lld).",
+                                (long long)x->dims[1]);
+        ACLSTUB_RETURN_ERROR_IF(x->dims[1] != y->dims[1], call, ACLNN_ERR_PARAM_INVALID,
+                                "x last dim must be equal with y last dim. x last dim is (%lld), y last dim is (%lld)",
+                                (long long)x->dims[1], (long long)y->dims[1]);
+    }
+    if (aclStubNumel(x) == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+typedef struct {
+    const aclStubTensorDesc *x, *sc, *y;
+    const int64_t *grp; /* per row: its group, -1 past the last */
+    float offset;
+    int64_t h;
+} GqJob;
+static void gq_rows(void *ctx, int64_t begin, int64_t end) {
+    const GqJob *j = ctx;
+    int64_t lo = j->y->dtype == ACL_INT8 ? -128 : -8, hi = j->y->dtype == ACL_INT8 ? 127 : 7;
+    for (int64_t r = begin; r < end; r++) {
+        int64_t g = j->grp[r];
+        if (g < 0) continue;
+        for (int64_t c = 0; c < j->h; c++) {
+            float v = load_f(j->x, row_elem(j->x, r, c)) * load_f(j->sc, row_elem(j->sc, g, c)) + j->offset;
+            store_q(j->y, true, r, c, quantize_value(v, R_RINT, lo, hi));
+        }
+    }
+}
+
+static aclnnStatus gq_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *x = aclStubOpTensor(call, GQ_X), *gi = aclStubOpTensor(call, GQ_GROUP),
+                            *of = aclStubOpTensor(call, GQ_OFFSET);
+    int64_t rows = x->dims[0], ng = gi->dims[0], prev = 0;
+    int64_t *grp = aclStubKernelScratch(call, sizeof(int64_t) * (size_t)rows);
+    if (grp == NULL) return aclStubKernelOutOfMemory(call);
+    for (int64_t r = 0; r < rows; r++) grp[r] = -1;
+    for (int64_t g = 0; g < ng; g++) {
+        int64_t e = aclStubIndex1(gi, g);
+        if (e < prev || e > rows)
+            return aclStubKernelFail(call, ACLNN_ERR_PARAM_INVALID,
+                                     "groupIndex[%lld] = %lld: the group ends must be non-decreasing within [0, %lld]",
+                                     (long long)g, (long long)e, (long long)rows);
+        for (int64_t r = prev; r < e; r++) grp[r] = g;
+        prev = e;
+    }
+    GqJob j = {x, aclStubOpTensor(call, GQ_SCALE), aclStubOpTensor(call, GQ_Y), grp, 0.0f, x->dims[1]};
+    if (of && aclStubNumel(of) == 1) j.offset = load_f(of, of->offset);
+    aclStubParallelFor(rows, 16, gq_rows, &j);
+    return OK;
+}
+
+static const aclStubOpDef kGq = {"aclnnGroupQuant", kGqParams, ACLSTUB_LEN(kGqParams), NULL, gq_check, gq_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnGroupQuant, kGq, (const aclTensor *, x), (const aclTensor *, scale),
+                  (const aclTensor *, groupIndex), (const aclTensor *, offsetOptional), (int32_t, dstType),
+                  (aclTensor *, y))
