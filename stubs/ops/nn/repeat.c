@@ -54,7 +54,7 @@ static aclnnStatus repeat_run(const aclStubOpCall *call, const aclStubTensorDesc
     const int64_t *counts = NULL;
     int64_t nc = 1;
     if (repeats) {
-        aclStubTensorDesc c = {ACL_INT64, ACL_FORMAT_ND, 1, 0, NULL, {aclStubNumel(repeats)}, {1}};
+        aclStubTensorDesc c = {ACL_INT64, ACL_FORMAT_ND, 1, 0, NULL, {aclStubNumel(repeats)}, {1}, 0, {0}};
         nc = c.dims[0];
         c.data = aclStubKernelScratch(call, (size_t)(nc > 0 ? nc : 1) * sizeof(int64_t));
         if (c.data == NULL) return aclStubKernelOutOfMemory(call);
@@ -191,7 +191,7 @@ static aclnnStatus ri_tensor_check(aclStubOpCall *call) {
 static aclnnStatus ri_tensor_kernel(const aclStubOpCall *call) {
     const aclStubTensorDesc *repeats = T(0);
     int64_t n = aclStubNumel(repeats);
-    aclStubTensorDesc pos = {repeats->dtype, ACL_FORMAT_ND, 1, 0, NULL, {n}, {1}};
+    aclStubTensorDesc pos = {repeats->dtype, ACL_FORMAT_ND, 1, 0, NULL, {n}, {1}, 0, {0}};
     pos.data = aclStubKernelScratch(call, (size_t)n * aclDataTypeSize(repeats->dtype));
     if (pos.data == NULL) return aclStubKernelOutOfMemory(call);
     for (int64_t k = 0; k < n; k++) aclStubStoreDouble((char *)pos.data + k * (int64_t)aclDataTypeSize(repeats->dtype),
