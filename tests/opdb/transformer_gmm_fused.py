@@ -115,7 +115,7 @@ def sq_call(name, nz_view):
         shape = wn.shape if nz_view else w.shape
         strides = wt.strides if nz_view else (w.shape[1] * w.shape[2], w.shape[2], 1)
         wt = aclnn_py.Tensor(shape, wt.dtype, strides=strides, offset=0, buffer=wt.buffer,
-                             format=aclnn_py.acl.ACL_FORMAT_FRACTAL_NZ)
+                             format=aclnn_py.acl.ACL_FORMAT_FRACTAL_NZ, storage_shape=wn.shape)
         q = np.zeros(expected[0].shape, np.int8)
         scale = np.zeros(expected[1].shape, np.float32)
         aclnn_py.run(name, x, wt, None, None, ws, xs, gl, q, scale, None)
@@ -184,7 +184,8 @@ def fr_call(name):
         x, w, scale, pt, counts, shared, logit, row, sw, so, bs = sample.operands
         wt = aclnn_py.Tensor.from_dlpack(torch.from_numpy(to_nz(w)))
         wt = aclnn_py.Tensor(w.shape, wt.dtype, strides=(w.shape[1] * w.shape[2], w.shape[2], 1), offset=0,
-                             buffer=wt.buffer, format=aclnn_py.acl.ACL_FORMAT_FRACTAL_NZ)
+                             buffer=wt.buffer, format=aclnn_py.acl.ACL_FORMAT_FRACTAL_NZ,
+                             storage_shape=to_nz(w).shape)
         y = np.full((bs, w.shape[2]), 7.0, np.float32)  # every element written
         if name.endswith("V2"):
             aclnn_py.run(name, x, wt, scale, None, None, None, None, pt, counts, shared, logit, row, 0, sw, so,

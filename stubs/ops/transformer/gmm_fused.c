@@ -26,6 +26,7 @@
 #include "aclnnop/aclnn_grouped_matmul_swiglu_quant.h"
 #include "aclnnop/aclnn_grouped_matmul_swiglu_quant_weight_nz.h"
 #include "aclstub/op_matmul.h"
+#include "aclstub/op_nz.h"
 #include "aclstub/op_reduce.h"
 
 static char shape_buf[3][160];
@@ -129,28 +130,17 @@ ACLSTUB_DEFINE_OP(aclnnGroupedMatmulAdd, kGa, (const aclTensor *, x), (const acl
 /* ==== FRACTAL_NZ weights ============================================================================================== */
 
 /*
- * Expert e of an NZ weight as a dense (k, n) matrix of its dtype (1-byte elements: INT8): element (k, n) of a
- * (k, n) matrix lies at block (n / c0, k / 16), row k % 16, column n % c0 of (ceil(n / c0), ceil(k / 16), 16, c0)
- * blocks, c0 = 32 bytes; an expert follows the other. The view is the 5-D storage shape or the (e, k, n) shape.
+ * Expert e of an INT8 NZ weight as a dense (k, n) matrix (aclstub/op_nz.h: the (k, n) matrix as
+ * (ceil(n / 32), ceil(k / 16), 16, 32) blocks, an expert after the other), unpacked by the SDK on the stub's
+ * threads. The view is the 5-D storage shape or the (e, k, n) shape; only the experts a group uses are unpacked.
  */
-typedef struct {
-    const int8_t *base; /* expert 0 */
-    int64_t k, n, kb, nb, c0;
-    int8_t *dst;
-} NzJob;
-static void nz_rows(void *ctx, int64_t begin, int64_t end) {
-    const NzJob *j = ctx;
-    for (int64_t r = begin; r < end; r++) {
-        int8_t *d = j->dst + r * j->n;
-        const int8_t *rowb = j->base + ((r / 16) * 16 + r % 16) * j->c0;
-        for (int64_t c = 0; c < j->n; c++) d[c] = rowb[(c / j->c0) * j->kb * 16 * j->c0 + c % j->c0];
-    }
-}
 static void nz_expert_to_nd(const aclStubTensorDesc *w, int64_t e, int64_t k, int64_t n, int8_t *dst) {
-    NzJob j;
-    j.c0 = 32, j.k = k, j.n = n, j.kb = (k + 15) / 16, j.nb = (n + j.c0 - 1) / j.c0, j.dst = dst;
-    j.base = (const int8_t *)w->data + w->offset + e * j.nb * j.kb * 16 * j.c0;
-    aclStubParallelFor(k, 64, nz_rows, &j);
+    aclStubNzGeom g;
+    memset(&g, 0, sizeof g);
+    g.batch = 1, g.rows = k, g.cols = n, g.c0 = aclStubNzC0(ACL_INT8), g.r1 = (k + 15) / 16;
+    g.c1 = (n + g.c0 - 1) / g.c0;
+    const int8_t *base = (const int8_t *)w->data + w->offset + e * aclStubNzNumel(&g);
+    aclStubNzUnpack(&g, ACL_INT8, base, dst);
 }
 
 /* ==== GroupedMatmulSwigluQuant ======================================================================================== */
@@ -214,6 +204,10 @@ static aclnnStatus sq_check(aclStubOpCall *call) {
                             *ws = aclStubOpTensor(call, SQ_WS), *gl = aclStubOpTensor(call, SQ_GL),
                             *out = aclStubOpTensor(call, SQ_OUT), *os = aclStubOpTensor(call, SQ_OS),
                             *bias = aclStubOpTensor(call, SQ_BIAS);
+    const SqRow *row = aclStubFamilyRow(call);
+    ACLSTUB_RETURN_ERROR_IF(row->weight_nz_api && w->storage_ndim != 5, call, ACLNN_ERR_PARAM_INVALID,
+                            "The dimnum of storageShape for second input (weight) must be 5, but got %u.",
+                            w->storage_ndim);
     bool a8w4 = x->dtype == ACL_INT8 && (w->dtype == ACL_INT4 || w->dtype == ACL_INT32);
     ACLSTUB_RETURN_ERROR_IF(a8w4 && bias == NULL, call, ACLNN_ERR_PARAM_NULLPTR,
                             "The current version does not support the scenario that without bias. When x is Int8 and "
@@ -484,8 +478,17 @@ static aclnnStatus fr_check(aclStubOpCall *call) {
                             ACLNN_ERR_PARAM_INVALID,
                             "GroupedMatmulFinalizeRoutingWeightNzV2 do not support x1's format[%d], x2's format[%d]. "
                             "Only support x1: ND, x2: NZ", (int)x1->format, (int)x2->format);
+    if (x2->storage_ndim > 0 && x2->ndim == 3) { /* CheckWeightNzStorageShape: the storage holds the NZ blocks */
+        int64_t want = x2->dims[0] * ((x2->dims[2] + 31) / 32) * ((x2->dims[1] + 15) / 16) * 16 * 32, have = 1;
+        for (uint32_t d = 0; d < x2->storage_ndim; d++) have *= x2->storage_dims[d];
+        ACLSTUB_RETURN_ERROR_IF(!int4 && have != want, call, ACLNN_ERR_PARAM_INVALID,
+                                "x2's storage shape holds %lld elements, but the NZ shape of its view needs %lld",
+                                (long long)have, (long long)want);
+    }
     ACLSTUB_RETURN_ERROR_IF(int4, call, ACLNN_ERR_PARAM_INVALID,
                             "A8W4 (an INT4/INT32 weight) is not implemented");
+    ACLSTUB_RETURN_ERROR_IF(x2->storage_ndim > 0 && x2->storage_ndim < 5, call, ACLNN_ERR_PARAM_INVALID,
+                            "x2's storage shape must have 5 to 9 dims (FRACTAL_NZ), but has %u", x2->storage_ndim);
     /* CheckDimRange (the NZ storage shape of an (e, k, n) view has 5 dims) */
     ACLSTUB_RETURN_ERROR_IF(x1->ndim < 2, call, ACLNN_ERR_PARAM_INVALID, "x1's dim num should be at least 2, but got %u.",
                             x1->ndim);
@@ -518,6 +521,12 @@ static aclnnStatus fr_check(aclStubOpCall *call) {
     ACLSTUB_RETURN_ERROR_IF(k != wk, call, ACLNN_ERR_PARAM_INVALID,
                             "x1 k dim and x2 k dim should be same, but x1 is %lld, x2 is %lld.", (long long)k,
                             (long long)wk);
+    if (x2->storage_ndim >= 5) {
+        int64_t k1 = x2->storage_dims[x2->storage_ndim - 3];
+        ACLSTUB_RETURN_ERROR_IF((k + 15) / 16 * 16 != k1 * 16, call, ACLNN_ERR_PARAM_INVALID,
+                                "AlignedK1 value %lld is not matched with k1 value times aligneValue, which is %lld.",
+                                (long long)((k + 15) / 16 * 16), (long long)(k1 * 16));
+    }
     ACLSTUB_RETURN_ERROR_IF(wk % 16 != 0 || n % 32 != 0 || n < 256, call, ACLNN_ERR_PARAM_INVALID,
                             "k dim %lld and n dim %lld do not support. only support k mod 16 equal 0, n mod 32 equal 0 "
                             "and n bigger or equal 256", (long long)wk, (long long)n);
