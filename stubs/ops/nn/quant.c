@@ -14,7 +14,14 @@
  *     y = round-half-even(x * (1 / scale) + offset); per-expert smooth scales selected by groupIndex (the cumulative
  *     row counts); INT8, INT4 or packed INT32 outputs;
  *   aclnnQuantize: out = round-half-even(x / scales + zeroPoints), per tensor or along axis, saturated to INT8, UINT8
- *     or INT32.
+ *     or INT32;
+ *   aclnnSwiGluQuant, V2: act = silu(A) * B in float32 (A the half activateLeft names), per row of the MoE groups
+ *     (groupIndex cumulative, or V2 counts): dynamic y = round-half-even(act * smooth * s), s = dstMax / max|act *
+ *     smooth| written to scaleOut as the kernel writes it (not its reciprocal); static y = round-half-even(act *
+ *     smooth + offset); INT8 or (V2) INT4 outputs;
+ *   aclnnGroupQuant: y = round-half-even(x * scale[group] + offset) per row group (groupIndex: cumulative ends in
+ *     [0, rows], non-decreasing: the kernel traps otherwise, the stub fails the kernel with 161002), saturated to
+ *     INT8, INT4 or INT4 packed eight to an INT32; rows past the last end are not written.
  * Results are stored through the outputs' strides; INT4 elements are two to a byte, the even one in the low half.
  */
 #include <math.h>
@@ -26,7 +33,10 @@
 #include "aclnnop/aclnn_ascend_quant_v3.h"
 #include "aclnnop/aclnn_dynamic_quant.h"
 #include "aclnnop/aclnn_dynamic_quant_v2.h"
+#include "aclnnop/aclnn_group_quant.h"
 #include "aclnnop/aclnn_quantize.h"
+#include "aclnnop/aclnn_swi_glu_quant.h"
+#include "aclnnop/aclnn_swi_glu_quant_v2.h"
 #include "aclnnop/aclnn_trans_quant_param.h"
 #include "aclnnop/aclnn_trans_quant_param_v2.h"
 #include "aclnnop/aclnn_trans_quant_param_v3.h"
@@ -795,3 +805,317 @@ static aclnnStatus qz_kernel(const aclStubOpCall *call) {
 static const aclStubOpDef kQz = {"aclnnQuantize", kQzParams, ACLSTUB_LEN(kQzParams), NULL, qz_check, qz_kernel, 0};
 ACLSTUB_DEFINE_OP(aclnnQuantize, kQz, (const aclTensor *, x), (const aclTensor *, scales),
                   (const aclTensor *, zeroPoints), (aclDataType, dtype), (int32_t, axis), (aclTensor *, out))
+
+/* ---- aclnnSwiGluQuant, V2 ---------------------------------------------------------------------------------------------
+ * No op_api: the toolkit generates phase 1 from the definition (dtypes) and the tiling checks the rest (its verdict
+ * is not even read by the tiling function, so a device runs whatever it is given); the stub applies the tiling's
+ * rules in phase 1 with 161002, where a wrong shape would otherwise reach memory the call does not own. */
+
+enum { SG_X, SG_SMOOTH, SG_OFFSETS, SG_GROUP, SG_LEFT, SG_MODE };
+typedef struct {
+    int list_type, dst, y, scale; /* parameter indices; -1: V1 has none */
+} SgRow;
+static const aclStubParam kSgParams[] = {
+    {.name = "x", .role = ACLSTUB_INPUT},
+    {.name = "smoothScalesOptional", .role = ACLSTUB_OPTIONAL_INPUT},
+    {.name = "offsetsOptional", .role = ACLSTUB_OPTIONAL_INPUT},
+    {.name = "groupIndexOptional", .role = ACLSTUB_OPTIONAL_INPUT},
+    {.name = "activateLeft", .role = ACLSTUB_BOOL},
+    {.name = "quantModeOptional", .role = ACLSTUB_STRING},
+    {.name = "yOut", .role = ACLSTUB_OUTPUT, .flags = ACLSTUB_ANY_LAYOUT},
+    {.name = "scaleOut", .role = ACLSTUB_OPTIONAL_OUTPUT, .flags = ACLSTUB_ANY_LAYOUT},
+};
+static const aclStubParam kSg2Params[] = {
+    {.name = "x", .role = ACLSTUB_INPUT},
+    {.name = "smoothScalesOptional", .role = ACLSTUB_OPTIONAL_INPUT},
+    {.name = "offsetsOptional", .role = ACLSTUB_OPTIONAL_INPUT},
+    {.name = "groupIndexOptional", .role = ACLSTUB_OPTIONAL_INPUT},
+    {.name = "activateLeft", .role = ACLSTUB_BOOL},
+    {.name = "quantModeOptional", .role = ACLSTUB_STRING},
+    {.name = "groupListType", .role = ACLSTUB_INT},
+    {.name = "dstType", .role = ACLSTUB_INT},
+    {.name = "yOut", .role = ACLSTUB_OUTPUT, .flags = ACLSTUB_ANY_LAYOUT},
+    {.name = "scaleOut", .role = ACLSTUB_OPTIONAL_OUTPUT, .flags = ACLSTUB_ANY_LAYOUT},
+};
+static const SgRow kSgRow = {-1, -1, 6, 7}, kSg2Row = {6, 7, 8, 9};
+#define SG_MAX_GROUPS 1024
+
+static aclnnStatus sg_dtype(aclStubOpCall *call, int i, uint64_t set) {
+    const aclStubTensorDesc *t = aclStubOpTensor(call, i);
+    if (t == NULL || (DT(t->dtype) & set)) return OK;
+    return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "%s's dtype %s is not supported", aclStubOpName(call, i),
+                         aclStubDtypeName(t->dtype));
+}
+
+static bool sg_static(const aclStubOpCall *call) {
+    const char *m = call->v[SG_MODE].s;
+    return m != NULL && strcmp(m, "static") == 0;
+}
+
+static aclnnStatus sg_check(aclStubOpCall *call) {
+    const SgRow *r = aclStubFamilyRow(call);
+    const aclStubTensorDesc *x = aclStubOpTensor(call, SG_X), *sm = aclStubOpTensor(call, SG_SMOOTH),
+                            *of = aclStubOpTensor(call, SG_OFFSETS), *gi = aclStubOpTensor(call, SG_GROUP),
+                            *y = aclStubOpTensor(call, r->y), *sc = aclStubOpTensor(call, r->scale);
+    ACLSTUB_TRY(sg_dtype(call, SG_X, ACLSTUB_DT_FLOATS));
+    ACLSTUB_TRY(sg_dtype(call, SG_SMOOTH, DT(ACL_FLOAT)));
+    ACLSTUB_TRY(sg_dtype(call, SG_OFFSETS, DT(ACL_FLOAT)));
+    ACLSTUB_TRY(sg_dtype(call, SG_GROUP, DT(ACL_INT32)));
+    int64_t dst = r->dst >= 0 ? aclStubOpInt(call, r->dst) : ACL_INT8;
+    ACLSTUB_RETURN_ERROR_IF(dst != ACL_INT8 && dst != ACL_INT4, call, ACLNN_ERR_PARAM_INVALID,
+                            "dstType can only be 2 or 29, but is %lld.", (long long)dst);
+    ACLSTUB_RETURN_ERROR_IF(y->dtype != (aclDataType)dst, call, ACLNN_ERR_PARAM_INVALID,
+                            "yOut's dtype %s must be %s", aclStubDtypeName(y->dtype), aclStubDtypeName((aclDataType)dst));
+    ACLSTUB_TRY(sg_dtype(call, r->scale, DT(ACL_FLOAT)));
+    const char *mode = call->v[SG_MODE].s;
+    ACLSTUB_RETURN_ERROR_IF(mode != NULL && strcmp(mode, "static") != 0 && strcmp(mode, "dynamic") != 0 &&
+                                strcmp(mode, "dynamic_msd") != 0,
+                            call, ACLNN_ERR_PARAM_INVALID, "quantMode must be equal to static; dynamic; dynamic_msd.");
+    ACLSTUB_RETURN_ERROR_IF(mode != NULL && strcmp(mode, "dynamic_msd") == 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "quantMode dynamic_msd is not supported: only dynamic and static");
+    if (r->list_type >= 0) {
+        int64_t glt = aclStubOpInt(call, r->list_type);
+        ACLSTUB_RETURN_ERROR_IF(glt != 0 && glt != 1, call, ACLNN_ERR_PARAM_INVALID, "groupListType can only be 0 or 1.");
+    }
+    ACLSTUB_RETURN_ERROR_IF(x->ndim < 2, call, ACLNN_ERR_PARAM_INVALID, "Input x shape dimension is less than 2.");
+    int64_t d = x->dims[x->ndim - 1];
+    ACLSTUB_RETURN_ERROR_IF(d % 2 != 0 || d > 8192, call, ACLNN_ERR_PARAM_INVALID,
+                            "the last dim of x (%lld) must be even and at most 8192", (long long)d);
+    ACLSTUB_RETURN_ERROR_IF(dst == ACL_INT4 && d % 4 != 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "if y datatype is int4, the last dim(%lld) of x should be divisible by 4.", (long long)d);
+    int64_t groups = 1;
+    if (gi) {
+        ACLSTUB_RETURN_ERROR_IF(gi->ndim != 1 || gi->dims[0] == 0 || gi->dims[0] > SG_MAX_GROUPS, call,
+                                ACLNN_ERR_PARAM_INVALID,
+                                "group length must be more than 0 and less than the maximum value.");
+        groups = gi->dims[0];
+    }
+    bool stat = sg_static(call);
+    ACLSTUB_RETURN_ERROR_IF(stat && (sm == NULL || of == NULL), call, ACLNN_ERR_PARAM_NULLPTR,
+                            "static quantisation needs smoothScalesOptional and offsetsOptional");
+    ACLSTUB_RETURN_ERROR_IF(!stat && sc == NULL, call, ACLNN_ERR_PARAM_NULLPTR,
+                            "dynamic quantisation needs scaleOut");
+    for (int k = 0; k < 2; k++) {
+        const aclStubTensorDesc *t = k ? of : sm;
+        if (t == NULL) continue;
+        bool ok = (t->ndim == 1 && t->dims[0] == groups) || (t->ndim == 2 && t->dims[0] == groups && t->dims[1] == d / 2);
+        ACLSTUB_RETURN_ERROR_IF(!ok, call, ACLNN_ERR_PARAM_INVALID, "%s %s must be [%lld] or [%lld, %lld]",
+                                aclStubOpName(call, k ? SG_OFFSETS : SG_SMOOTH), shp(0, t), (long long)groups,
+                                (long long)groups, (long long)(d / 2));
+    }
+    ACLSTUB_RETURN_ERROR_IF(sm && of && sm->ndim != of->ndim, call, ACLNN_ERR_PARAM_INVALID,
+                            "offsetsOptional %s must have smoothScalesOptional's shape %s", shp(0, of), shp(1, sm));
+    bool yok = y->ndim == x->ndim && y->dims[y->ndim - 1] == d / 2;
+    for (uint32_t k = 0; yok && k + 1 < x->ndim; k++) yok = y->dims[k] == x->dims[k];
+    ACLSTUB_RETURN_ERROR_IF(!yok, call, ACLNN_ERR_PARAM_INVALID, "yOut %s must be x's shape %s with its last dim halved",
+                            shp(0, y), shp(1, x));
+    if (sc) {
+        bool sok = sc->ndim == x->ndim - 1;
+        for (uint32_t k = 0; sok && k < sc->ndim; k++) sok = sc->dims[k] == x->dims[k];
+        ACLSTUB_RETURN_ERROR_IF(!sok, call, ACLNN_ERR_PARAM_INVALID,
+                                "output_scale shape is wrong, must be same as before x exclude the last dim.");
+    }
+    if (aclStubNumel(x) == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+typedef struct {
+    const aclStubTensorDesc *x, *sm, *of, *y, *sc;
+    int64_t rows, d2, groups, ends[SG_MAX_GROUPS];
+    bool left, stat, has_group;
+    int64_t lo, hi;
+    float dmax;
+    float *tmp; /* per slot: d2 floats */
+    int64_t slots;
+} SgJob;
+
+static float sg_param(const aclStubTensorDesc *t, int64_t g, int64_t c) {
+    return t->ndim == 1 ? load_f(t, t->offset + g * t->strides[0]) : load_f(t, t->offset + g * t->strides[0] + c * t->strides[1]);
+}
+
+static void sg_rows(void *ctx, int64_t begin, int64_t end) {
+    const SgJob *j = ctx;
+    int64_t d2 = j->d2;
+    for (int64_t s = begin; s < end; s++) {
+        float *v = j->tmp + s * d2;
+        int64_t r0 = s * j->rows / j->slots, r1 = (s + 1) * j->rows / j->slots, g = 0;
+        for (int64_t r = r0; r < r1; r++) {
+            while (g < j->groups && j->ends[g] <= r) g++;
+            bool has_param = !j->has_group || g < j->groups; /* rows past the last group: no smooth scale */
+            int64_t pg = j->has_group ? g : 0;
+            for (int64_t c = 0; c < d2; c++) {
+                float a = load_f(j->x, row_elem(j->x, r, c)), b = load_f(j->x, row_elem(j->x, r, c + d2));
+                float act = j->left ? a / (1.0f + expf(-a)) * b : b / (1.0f + expf(-b)) * a;
+                if (j->sm && has_param) act = act * sg_param(j->sm, pg, c);
+                if (j->stat && has_param) act = act + sg_param(j->of, pg, c);
+                v[c] = act;
+            }
+            float mul = 1.0f;
+            if (!j->stat) {
+                float m = 0.0f;
+                for (int64_t c = 0; c < d2; c++) {
+                    float a = fabsf(v[c]);
+                    if (a > m || a != a) m = a;
+                }
+                mul = j->dmax / m;
+                *(float *)aclStubElemAt(j->sc, r) = mul;
+            }
+            for (int64_t c = 0; c < d2; c++)
+                store_q(j->y, false, r, c, quantize_value(j->stat ? v[c] : v[c] * mul, R_RINT, j->lo, j->hi));
+        }
+    }
+}
+
+static aclnnStatus sg_kernel(const aclStubOpCall *call) {
+    const SgRow *r = aclStubFamilyRow(call);
+    SgJob *j = aclStubKernelScratch(call, sizeof *j);
+    if (j == NULL) return aclStubKernelOutOfMemory(call);
+    j->x = aclStubOpTensor(call, SG_X);
+    j->sm = aclStubOpTensor(call, SG_SMOOTH);
+    j->of = aclStubOpTensor(call, SG_OFFSETS);
+    j->y = aclStubOpTensor(call, r->y);
+    j->sc = aclStubOpTensor(call, r->scale);
+    j->rows = rows_of(j->x);
+    j->d2 = last_dim(j->x) / 2;
+    j->left = aclStubOpBool(call, SG_LEFT);
+    j->stat = sg_static(call);
+    bool int4 = j->y->dtype == ACL_INT4;
+    j->lo = int4 ? -8 : -128, j->hi = int4 ? 7 : 127, j->dmax = int4 ? 7.0f : 127.0f;
+    const aclStubTensorDesc *gi = aclStubOpTensor(call, SG_GROUP);
+    j->has_group = gi != NULL;
+    j->groups = gi ? gi->dims[0] : 1;
+    bool counts = r->list_type >= 0 && aclStubOpInt(call, r->list_type) == 1;
+    int64_t acc = 0;
+    for (int64_t g = 0; gi && g < j->groups; g++) {
+        /* any values: a row goes to the first group whose end passes it, as the kernel searches (the docs ask for
+           non-decreasing ends within x's rows; the kernel does not check) */
+        int64_t v = aclStubIndex1(gi, g);
+        acc = counts ? acc + v : v;
+        j->ends[g] = acc;
+    }
+    int threads = aclStubNumThreads();
+    j->slots = j->rows < threads ? j->rows : threads;
+    if (j->slots < 1) j->slots = 1;
+    j->tmp = aclStubKernelScratch(call, sizeof(float) * (size_t)(j->d2 * j->slots));
+    if (j->tmp == NULL) return aclStubKernelOutOfMemory(call);
+    aclStubParallelFor(j->slots, 1, sg_rows, j);
+    return OK;
+}
+
+static const aclStubFamilyOp kSg = {{"aclnnSwiGluQuant", kSgParams, ACLSTUB_LEN(kSgParams), NULL, sg_check, sg_kernel, 0},
+                                    &kSgRow};
+static const aclStubFamilyOp kSg2 = {{"aclnnSwiGluQuantV2", kSg2Params, ACLSTUB_LEN(kSg2Params), NULL, sg_check,
+                                      sg_kernel, 0}, &kSg2Row};
+ACLSTUB_DEFINE_OP(aclnnSwiGluQuant, kSg.def, (const aclTensor *, x), (const aclTensor *, smoothScalesOptional),
+                  (const aclTensor *, offsetsOptional), (const aclTensor *, groupIndexOptional), (bool, activateLeft),
+                  (char *, quantModeOptional), (const aclTensor *, yOut), (const aclTensor *, scaleOut))
+ACLSTUB_DEFINE_OP(aclnnSwiGluQuantV2, kSg2.def, (const aclTensor *, x), (const aclTensor *, smoothScalesOptional),
+                  (const aclTensor *, offsetsOptional), (const aclTensor *, groupIndexOptional), (bool, activateLeft),
+                  (char *, quantModeOptional), (int64_t, groupListType), (int64_t, dstType), (const aclTensor *, yOut),
+                  (const aclTensor *, scaleOut))
+
+/* ---- aclnnGroupQuant ----------------------------------------------------------------------------------------------- */
+
+enum { GQ_X, GQ_SCALE, GQ_GROUP, GQ_OFFSET, GQ_DST, GQ_Y };
+static const aclStubParam kGqParams[] = {
+    [GQ_X] = {.name = "x", .role = ACLSTUB_INPUT},
+    [GQ_SCALE] = {.name = "scale", .role = ACLSTUB_INPUT},
+    [GQ_GROUP] = {.name = "groupIndex", .role = ACLSTUB_INPUT},
+    [GQ_OFFSET] = {.name = "offsetOptional", .role = ACLSTUB_OPTIONAL_INPUT},
+    [GQ_DST] = {.name = "dstType", .role = ACLSTUB_INT},
+    [GQ_Y] = {.name = "y", .role = ACLSTUB_OUTPUT, .flags = ACLSTUB_ANY_LAYOUT},
+};
+
+static aclnnStatus gq_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *x = aclStubOpTensor(call, GQ_X), *sc = aclStubOpTensor(call, GQ_SCALE),
+                            *gi = aclStubOpTensor(call, GQ_GROUP), *of = aclStubOpTensor(call, GQ_OFFSET),
+                            *y = aclStubOpTensor(call, GQ_Y);
+    uint64_t floats = ACLSTUB_DT_FLOATS;
+    ACLSTUB_TRY(dtype_in(call, GQ_X, floats));
+    ACLSTUB_TRY(dtype_in(call, GQ_SCALE, floats));
+    ACLSTUB_TRY(dtype_in(call, GQ_GROUP, ACLSTUB_DT_INDEX));
+    ACLSTUB_TRY(dtype_in(call, GQ_Y, DT(ACL_INT8) | DT(ACL_INT32) | DT(ACL_INT4)));
+    if (of) {
+        ACLSTUB_TRY(dtype_in(call, GQ_OFFSET, floats));
+        ACLSTUB_RETURN_ERROR_IF(of->dtype != sc->dtype, call, ACLNN_ERR_PARAM_INVALID,
+                                "offsetOptional's dtype %s should be the same as scale's %s", aclStubDtypeName(of->dtype),
+                                aclStubDtypeName(sc->dtype));
+    }
+    ACLSTUB_RETURN_ERROR_IF((int64_t)y->dtype != aclStubOpInt(call, GQ_DST), call, ACLNN_ERR_PARAM_INVALID,
+                            "y dtype must be the same as dstType.");
+    if (of) {
+        int64_t n = 1;
+        for (uint32_t d = 0; d < of->ndim; d++) n *= of->dims[d];
+        ACLSTUB_RETURN_ERROR_IF(n > 1, call, ACLNN_ERR_PARAM_INVALID,
+                                "offsetOptional tensor should be scalar or tensor with shape is [1, ].");
+    }
+    ACLSTUB_RETURN_ERROR_IF(x->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "x tensor should be 2D.");
+    ACLSTUB_RETURN_ERROR_IF(sc->ndim != 2, call, ACLNN_ERR_PARAM_INVALID, "scale tensor should be 2D.");
+    ACLSTUB_RETURN_ERROR_IF(gi->ndim != 1, call, ACLNN_ERR_PARAM_INVALID, "groupIndex tensor should be 1D.");
+    ACLSTUB_RETURN_ERROR_IF(x->dims[1] != sc->dims[1], call, ACLNN_ERR_PARAM_INVALID,
+                            "x dim1 should be same with scale dim1.");
+    ACLSTUB_RETURN_ERROR_IF(sc->dims[0] != gi->dims[0], call, ACLNN_ERR_PARAM_INVALID,
+                            "scale dim0 should be same with groupIndex dim0.");
+    ACLSTUB_RETURN_ERROR_IF(y->ndim != 2 || y->dims[0] != x->dims[0], call, ACLNN_ERR_PARAM_INVALID,
+                            "y %s must have x's rows %s", shp(0, y), shp(1, x));
+    if (y->dtype == ACL_INT32)
+        ACLSTUB_RETURN_ERROR_IF(x->dims[1] != y->dims[1] * 8, call, ACLNN_ERR_PARAM_INVALID,
+                                "if dstType is int32, the y last dim must be 1/8 of x last dim, x last dim is (%lld), y "
+                                "last dim is (%lld)", (long long)x->dims[1], (long long)y->dims[1]);
+    else {
+        ACLSTUB_RETURN_ERROR_IF(y->dtype == ACL_INT4 && x->dims[1] % 2 != 0, call, ACLNN_ERR_PARAM_INVALID,
+                                "if dstType is int4, x last dim must be divisible by 2, last dim is (%lld).",
+                                (long long)x->dims[1]);
+        ACLSTUB_RETURN_ERROR_IF(x->dims[1] != y->dims[1], call, ACLNN_ERR_PARAM_INVALID,
+                                "x last dim must be equal with y last dim. x last dim is (%lld), y last dim is (%lld)",
+                                (long long)x->dims[1], (long long)y->dims[1]);
+    }
+    if (aclStubNumel(x) == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+typedef struct {
+    const aclStubTensorDesc *x, *sc, *y;
+    const int64_t *grp; /* per row: its group, -1 past the last */
+    float offset;
+    int64_t h;
+} GqJob;
+static void gq_rows(void *ctx, int64_t begin, int64_t end) {
+    const GqJob *j = ctx;
+    int64_t lo = j->y->dtype == ACL_INT8 ? -128 : -8, hi = j->y->dtype == ACL_INT8 ? 127 : 7;
+    for (int64_t r = begin; r < end; r++) {
+        int64_t g = j->grp[r];
+        if (g < 0) continue;
+        for (int64_t c = 0; c < j->h; c++) {
+            float v = load_f(j->x, row_elem(j->x, r, c)) * load_f(j->sc, row_elem(j->sc, g, c)) + j->offset;
+            store_q(j->y, true, r, c, quantize_value(v, R_RINT, lo, hi));
+        }
+    }
+}
+
+static aclnnStatus gq_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *x = aclStubOpTensor(call, GQ_X), *gi = aclStubOpTensor(call, GQ_GROUP),
+                            *of = aclStubOpTensor(call, GQ_OFFSET);
+    int64_t rows = x->dims[0], ng = gi->dims[0], prev = 0;
+    int64_t *grp = aclStubKernelScratch(call, sizeof(int64_t) * (size_t)rows);
+    if (grp == NULL) return aclStubKernelOutOfMemory(call);
+    for (int64_t r = 0; r < rows; r++) grp[r] = -1;
+    for (int64_t g = 0; g < ng; g++) {
+        int64_t e = aclStubIndex1(gi, g);
+        if (e < prev || e > rows)
+            return aclStubKernelFail(call, ACLNN_ERR_PARAM_INVALID,
+                                     "groupIndex[%lld] = %lld: the group ends must be non-decreasing within [0, %lld]",
+                                     (long long)g, (long long)e, (long long)rows);
+        for (int64_t r = prev; r < e; r++) grp[r] = g;
+        prev = e;
+    }
+    GqJob j = {x, aclStubOpTensor(call, GQ_SCALE), aclStubOpTensor(call, GQ_Y), grp, 0.0f, x->dims[1]};
+    if (of && aclStubNumel(of) == 1) j.offset = load_f(of, of->offset);
+    aclStubParallelFor(rows, 16, gq_rows, &j);
+    return OK;
+}
+
+static const aclStubOpDef kGq = {"aclnnGroupQuant", kGqParams, ACLSTUB_LEN(kGqParams), NULL, gq_check, gq_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnGroupQuant, kGq, (const aclTensor *, x), (const aclTensor *, scale),
+                  (const aclTensor *, groupIndex), (const aclTensor *, offsetOptional), (int32_t, dstType),
+                  (aclTensor *, y))
