@@ -39,7 +39,9 @@ def cdist_grad_ref(grad, x1, x2, cdist, p):
     diff = a.unsqueeze(-2) - b.unsqueeze(-3)  # (..., P, R, M)
     gg, dd = g.unsqueeze(-1), d.unsqueeze(-1)
     sign = torch.sign(diff)
-    if p == 0:
+    if p in (INF, -1.0):
+        t = sign * (diff.abs() == dd) * gg
+    elif p == 0:
         t = torch.zeros_like(diff)
     elif p == 1:
         t = sign * gg
@@ -47,8 +49,6 @@ def cdist_grad_ref(grad, x1, x2, cdist, p):
         t = torch.where((diff == 0) & (p < 1), 0.0, sign * diff.abs() ** (p - 1) * gg / dd ** (p - 1))
     elif p == 2:
         t = diff * gg / dd
-    elif p in (INF, -1.0):
-        t = sign * (diff.abs() == dd) * gg
     else:
         t = diff * diff.abs() ** (p - 2) * gg / dd ** (p - 1)
     t = torch.where(dd == 0, 0.0, t)

@@ -1,4 +1,5 @@
-"""ops-math aclnnTransformBiasRescaleQkv against torch._transform_bias_rescale_qkv (float32, rounded once)."""
+"""ops-math aclnnTransformBiasRescaleQkv against torch._transform_bias_rescale_qkv's computation in float32 (each
+result rounded once to the dtype)."""
 
 import numpy as np
 import torch
@@ -9,7 +10,15 @@ from . import FLOATS, OpInfo, Sample, random_array
 
 
 def qkv_ref(qkv, bias, heads):
-    return torch._transform_bias_rescale_qkv(qkv.float(), bias.float(), heads)
+    """torch._transform_bias_rescale_qkv's computation (the private function itself crashes on some views)."""
+    x = qkv.float() + bias.float()
+    b, t, three_d = x.shape
+    d = three_d // 3
+    dph = d // heads
+    scale = torch.tensor(1.0) / torch.sqrt(torch.tensor(float(dph)))  # float32, as the kernel computes it
+    q, k, v = x.split(d, -1)
+    per_head = lambda y: y.reshape(b, t, heads, dph).permute(0, 2, 1, 3).contiguous().to(qkv.dtype)  # noqa: E731
+    return per_head(q * scale), per_head(k), per_head(v)
 
 
 def qkv_call(sample, expected):

@@ -15,6 +15,8 @@ def seq_sum(a, axis):
 def sinkhorn_ref(cost, tol):
     c = np.exp(cost.float().numpy().astype(np.float64)).astype(np.float32)
     r, k = c.shape
+    if c.size == 0:
+        return torch.zeros(c.shape, dtype=cost.dtype)
     tol = np.float32(1e-4 if tol is None else tol)
     eps = np.float32(1e-8)
     d1 = np.ones(k, np.float32)

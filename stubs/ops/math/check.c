@@ -32,8 +32,8 @@ enum { PC_GOLDEN, PC_REAL, PC_OUT };
 static aclnnStatus precision_compare_check(aclStubOpCall *call) {
     const aclStubTensorDesc *g = call->v[PC_GOLDEN].tensor, *r = call->v[PC_REAL].tensor, *out = call->v[PC_OUT].tensor;
     ACLSTUB_TRY(aclStubCheckDtypeSame(call, "realdata", r, "golden", g));
-    ACLSTUB_TRY(aclStubOpCheckTensor(call, PC_GOLDEN));
-    ACLSTUB_TRY(aclStubOpCheckTensor(call, PC_OUT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "golden", g, ACLSTUB_DT_FLOATS));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "out", out, DT(ACL_UINT32)));
     ACLSTUB_TRY(aclStubCheckShapeIs(call, "realdata", r, g->dims, g->ndim));
     ACLSTUB_TRY(aclStubCheckMaxRank(call, "golden", g, 8));
     ACLSTUB_RETURN_ERROR_IF(out->ndim != 0, call, INVALID, "Out must be scalar, but rank is %u", out->ndim);
@@ -53,9 +53,9 @@ static aclnnStatus precision_compare_kernel(const aclStubOpCall *call) {
 }
 
 static const aclStubParam kPrecisionCompareParams[] = {
-    [PC_GOLDEN] = {"golden", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, NULL, ACLSTUB_CHECK_LATER, 0, 0},
+    [PC_GOLDEN] = {"golden", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
     [PC_REAL] = {"realdata", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
-    [PC_OUT] = {"out", ACLSTUB_OUTPUT, DT(ACL_UINT32), NULL, ACLSTUB_CHECK_LATER, 0, 0},
+    [PC_OUT] = {"out", ACLSTUB_OUTPUT, 0, NULL, 0, 0, 0},
 };
 static const aclStubOpDef kPrecisionCompare = {"aclnnPrecisionCompare", kPrecisionCompareParams,
                                                ACLSTUB_LEN(kPrecisionCompareParams), NULL, precision_compare_check,

@@ -59,6 +59,13 @@ static bool broadcast_batches(CdistPlan *pl, const aclStubTensorDesc *a, const a
     return true;
 }
 
+/* rank at least 2 */
+static aclnnStatus check_min_rank(const aclStubOpCall *call, const char *name, const aclStubTensorDesc *t) {
+    ACLSTUB_RETURN_ERROR_IF(t->ndim < 2, call, INVALID, "argument '%s' has %u dimensions; at least 2 are needed", name,
+                            t->ndim);
+    return OK;
+}
+
 /* ---- aclnnCdist ---------------------------------------------------------------------------------------------- */
 
 enum { CD_X1, CD_X2, CD_P, CD_MODE, CD_OUT };
@@ -67,6 +74,17 @@ static aclnnStatus cdist_check(aclStubOpCall *call) {
     const aclStubTensorDesc *x1 = call->v[CD_X1].tensor, *x2 = call->v[CD_X2].tensor, *out = call->v[CD_OUT].tensor;
     CdistPlan *pl = call->plan;
     char a[256], b[256];
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "x1", x1, F16S));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "x2", x2, F16S));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "out", out, F16S));
+    ACLSTUB_TRY(aclStubCheckDtypeSame(call, "out", out, "x1", x1));
+    ACLSTUB_TRY(aclStubCheckDtypeSame(call, "x2", x2, "out", out));
+    ACLSTUB_TRY(aclStubCheckMaxRank(call, "x1", x1, 8));
+    ACLSTUB_TRY(aclStubCheckMaxRank(call, "x2", x2, 8));
+    ACLSTUB_TRY(aclStubCheckMaxRank(call, "out", out, 8));
+    ACLSTUB_TRY(check_min_rank(call, "x1", x1));
+    ACLSTUB_TRY(check_min_rank(call, "x2", x2));
+    ACLSTUB_TRY(check_min_rank(call, "out", out));
     int64_t m1 = x1->dims[x1->ndim - 1], m2 = x2->dims[x2->ndim - 1];
     ACLSTUB_RETURN_ERROR_IF(m1 != m2, call, INVALID,
                             "The dim num of X1 and X2 must be the same. X1 got: %lld, X2 got: %lld.", (long long)m1,
@@ -162,11 +180,11 @@ static aclnnStatus cdist_kernel(const aclStubOpCall *call) {
 }
 
 static const aclStubParam kCdistParams[] = {
-    [CD_X1] = {"x1", ACLSTUB_INPUT, F16S, NULL, 0, 2, 8},
-    [CD_X2] = {"x2", ACLSTUB_INPUT, F16S, "x1", 0, 2, 8},
+    [CD_X1] = {"x1", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
+    [CD_X2] = {"x2", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
     [CD_P] = {"p", ACLSTUB_FLOAT, 0, NULL, 0, 0, 0},
     [CD_MODE] = {"compute_mode", ACLSTUB_INT, 0, NULL, 0, 0, 0},
-    [CD_OUT] = {"out", ACLSTUB_OUTPUT, F16S, "x1", ACLSTUB_ANY_LAYOUT, 2, 8},
+    [CD_OUT] = {"out", ACLSTUB_OUTPUT, 0, NULL, ACLSTUB_ANY_LAYOUT, 0, 0},
 };
 static const aclStubOpDef kCdist = {"aclnnCdist", kCdistParams, ACLSTUB_LEN(kCdistParams), NULL, cdist_check,
                                     cdist_kernel, sizeof(CdistPlan)};
@@ -182,6 +200,14 @@ static aclnnStatus cdist_backward_check(aclStubOpCall *call) {
                             *x2 = call->v[CB_X2].tensor, *cd = call->v[CB_CDIST].tensor, *out = call->v[CB_OUT].tensor;
     CdistPlan *pl = call->plan;
     char a[256], b[256];
+    static const int order[] = {CB_GRAD, CB_X1, CB_X2, CB_CDIST, CB_OUT};
+    for (size_t k = 0; k < ACLSTUB_LEN(order); k++)
+        ACLSTUB_TRY(aclStubCheckDtypeIn(call, aclStubOpName(call, order[k]), call->v[order[k]].tensor, F16S));
+    for (size_t k = 1; k < ACLSTUB_LEN(order); k++)
+        ACLSTUB_RETURN_ERROR_IF(call->v[order[k]].tensor->dtype != grad->dtype, call, INVALID,
+                                "All tensors are expected to share the same datatype.");
+    ACLSTUB_TRY(aclStubCheckMaxRank(call, "grad", grad, 7));
+    ACLSTUB_TRY(check_min_rank(call, "grad", grad));
     uint32_t n = grad->ndim;
     ACLSTUB_RETURN_ERROR_IF(n != x1->ndim || n != x2->ndim || n != cd->ndim || n != out->ndim, call, INVALID,
                             "All tensors are expected to share the same dim num.");
@@ -283,12 +309,12 @@ static aclnnStatus cdist_backward_kernel(const aclStubOpCall *call) {
 }
 
 static const aclStubParam kCdistBackwardParams[] = {
-    [CB_GRAD] = {"grad", ACLSTUB_INPUT, F16S, NULL, 0, 2, 7},
-    [CB_X1] = {"x1", ACLSTUB_INPUT, F16S, "grad", 0, 0, 0},
-    [CB_X2] = {"x2", ACLSTUB_INPUT, F16S, "grad", 0, 0, 0},
-    [CB_CDIST] = {"cdist", ACLSTUB_INPUT, F16S, "grad", 0, 0, 0},
+    [CB_GRAD] = {"grad", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
+    [CB_X1] = {"x1", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
+    [CB_X2] = {"x2", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
+    [CB_CDIST] = {"cdist", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
     [CB_P] = {"p", ACLSTUB_FLOAT, 0, NULL, 0, 0, 0},
-    [CB_OUT] = {"out", ACLSTUB_OUTPUT, F16S, "grad", ACLSTUB_ANY_LAYOUT, 0, 0},
+    [CB_OUT] = {"out", ACLSTUB_OUTPUT, 0, NULL, ACLSTUB_ANY_LAYOUT, 0, 0},
 };
 static const aclStubOpDef kCdistBackward = {"aclnnCdistBackward", kCdistBackwardParams,
                                             ACLSTUB_LEN(kCdistBackwardParams), NULL, cdist_backward_check,

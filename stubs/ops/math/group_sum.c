@@ -26,6 +26,10 @@ static aclnnStatus grouped_common(aclStubOpCall *call, int64_t type) {
     const aclStubTensorDesc *g = call->v[GB_GRAD].tensor, *idx = call->v[GB_IDX].tensor, *out = call->v[GB_OUT].tensor;
     GroupPlan *pl = call->plan;
     int64_t groups, h;
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "gradY", g, ACLSTUB_DT_FLOATS));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "out", out, ACLSTUB_DT_FLOATS));
+    ACLSTUB_TRY(aclStubCheckDtypeSame(call, "out", out, "gradY", g));
+    if (idx != NULL) ACLSTUB_TRY(aclStubCheckDtypeIn(call, "groupIdxOptional", idx, ACLSTUB_DT_INDEX));
     if (idx == NULL) {
         ACLSTUB_RETURN_ERROR_IF(g->ndim != 3, call, INVALID,
                                 "the grad_y of input should be 3D tensor when group_idx is null.");
@@ -100,9 +104,9 @@ static aclnnStatus grouped_kernel(const aclStubOpCall *call) {
     return aclStubOutputEnd(call, out, &buf);
 }
 
-#define GB_GRAD_PARAM {"gradY", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, NULL, 0, 0, 0}
-#define GB_IDX_PARAM {"groupIdxOptional", ACLSTUB_OPTIONAL_INPUT, ACLSTUB_DT_INDEX, NULL, 0, 0, 0}
-#define GB_OUT_PARAM {"out", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "gradY", ACLSTUB_ANY_LAYOUT, 0, 0}
+#define GB_GRAD_PARAM {"gradY", ACLSTUB_INPUT, 0, NULL, 0, 0, 0}
+#define GB_IDX_PARAM {"groupIdxOptional", ACLSTUB_OPTIONAL_INPUT, 0, NULL, 0, 0, 0}
+#define GB_OUT_PARAM {"out", ACLSTUB_OUTPUT, 0, NULL, ACLSTUB_ANY_LAYOUT, 0, 0}
 
 static const aclStubParam kGroupedV1Params[] = {GB_GRAD_PARAM, GB_IDX_PARAM, GB_OUT_PARAM};
 static const aclStubParam kGroupedV2Params[] = {GB_GRAD_PARAM, GB_IDX_PARAM,

@@ -42,6 +42,8 @@ static aclnnStatus histc_check(aclStubOpCall *call) {
     const aclStubValue *mn = &call->v[HC_MIN], *mx = &call->v[HC_MAX];
     HistcPlan *pl = call->plan;
     int64_t bins = call->v[HC_BINS].i;
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "self", self, HISTC_DT));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "out", out, HISTC_DT));
     float fmin = (float)aclStubScalarToDouble(mn->dtype, mn->scalar);
     float fmax = (float)aclStubScalarToDouble(mx->dtype, mx->scalar);
     bool same_inf = isinf(fmin) && isinf(fmax) && (fmin > 0) == (fmax > 0);
@@ -172,11 +174,11 @@ static aclnnStatus histc_kernel(const aclStubOpCall *call) {
 }
 
 static const aclStubParam kHistcParams[] = {
-    [HC_SELF] = {"self", ACLSTUB_INPUT, HISTC_DT, NULL, 0, 0, 0},
+    [HC_SELF] = {"self", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
     [HC_BINS] = {"bins", ACLSTUB_INT, 0, NULL, 0, 0, 0},
     [HC_MIN] = {"min", ACLSTUB_SCALAR, 0, NULL, 0, 0, 0},
     [HC_MAX] = {"max", ACLSTUB_SCALAR, 0, NULL, 0, 0, 0},
-    [HC_OUT] = {"out", ACLSTUB_OUTPUT, HISTC_DT, NULL, ACLSTUB_ANY_LAYOUT, 0, 0},
+    [HC_OUT] = {"out", ACLSTUB_OUTPUT, 0, NULL, ACLSTUB_ANY_LAYOUT, 0, 0},
 };
 static const aclStubOpDef kHistc = {"aclnnHistc", kHistcParams, ACLSTUB_LEN(kHistcParams), NULL, histc_check,
                                     histc_kernel, sizeof(HistcPlan)};
@@ -203,6 +205,9 @@ static aclnnStatus bincount_check(aclStubOpCall *call) {
                             *out = call->v[BC_OUT].tensor;
     BincountPlan *pl = call->plan;
     char a[256], b[256];
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "self", self, BINCOUNT_SELF));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "out", out, BINCOUNT_OUT));
+    if (w != NULL) ACLSTUB_TRY(aclStubCheckDtypeIn(call, "weights", w, BINCOUNT_WEIGHTS));
     ACLSTUB_RETURN_ERROR_IF(aclStubIsPrivateFormat(self->format) || aclStubIsPrivateFormat(out->format), call,
                             INVALID, "Format only support ND,NCL,NCHW,NHWC,HWCN,NDHWC,NCDHW.");
     ACLSTUB_RETURN_ERROR_IF(self->ndim != 1, call, INVALID, "self should be 1-D, got %u dimensions", self->ndim);
@@ -267,10 +272,10 @@ static aclnnStatus bincount_kernel(const aclStubOpCall *call) {
 }
 
 static const aclStubParam kBincountParams[] = {
-    [BC_SELF] = {"self", ACLSTUB_INPUT, BINCOUNT_SELF, NULL, 0, 0, 0},
-    [BC_WEIGHTS] = {"weights", ACLSTUB_OPTIONAL_INPUT, BINCOUNT_WEIGHTS, NULL, 0, 0, 0},
+    [BC_SELF] = {"self", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
+    [BC_WEIGHTS] = {"weights", ACLSTUB_OPTIONAL_INPUT, 0, NULL, 0, 0, 0},
     [BC_MINLENGTH] = {"minlength", ACLSTUB_INT, 0, NULL, 0, 0, 0},
-    [BC_OUT] = {"out", ACLSTUB_OUTPUT, BINCOUNT_OUT, NULL, ACLSTUB_ANY_LAYOUT, 0, 0},
+    [BC_OUT] = {"out", ACLSTUB_OUTPUT, 0, NULL, ACLSTUB_ANY_LAYOUT, 0, 0},
 };
 static const aclStubOpDef kBincount = {"aclnnBincount", kBincountParams, ACLSTUB_LEN(kBincountParams), NULL,
                                        bincount_check, bincount_kernel, sizeof(BincountPlan)};

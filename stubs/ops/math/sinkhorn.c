@@ -28,6 +28,8 @@ typedef struct {
 static aclnnStatus sinkhorn_check(aclStubOpCall *call) {
     const aclStubTensorDesc *cost = call->v[SK_COST].tensor, *p = call->v[SK_P].tensor;
     SinkhornPlan *pl = call->plan;
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "cost", cost, ACLSTUB_DT_FLOATS));
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "p", p, ACLSTUB_DT_FLOATS));
     ACLSTUB_RETURN_ERROR_IF(cost->ndim != 2, call, INVALID, "cost should be 2-D, got %u dimensions", cost->ndim);
     ACLSTUB_TRY(aclStubCheckShapeIs(call, "p", p, cost->dims, cost->ndim));
     ACLSTUB_RETURN_ERROR_IF((int32_t)cost->dims[1] > 4096, call, INVALID,
@@ -75,9 +77,9 @@ static aclnnStatus sinkhorn_kernel(const aclStubOpCall *call) {
 }
 
 static const aclStubParam kSinkhornParams[] = {
-    [SK_COST] = {"cost", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, NULL, 0, 0, 0},
+    [SK_COST] = {"cost", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
     [SK_TOL] = {"tol", ACLSTUB_SCALAR, 0, NULL, ACLSTUB_NULLABLE, 0, 0},
-    [SK_P] = {"p", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, NULL, ACLSTUB_ANY_LAYOUT, 0, 0},
+    [SK_P] = {"p", ACLSTUB_OUTPUT, 0, NULL, ACLSTUB_ANY_LAYOUT, 0, 0},
 };
 static const aclStubOpDef kSinkhorn = {"aclnnSinkhorn", kSinkhornParams, ACLSTUB_LEN(kSinkhornParams), NULL,
                                        sinkhorn_check, sinkhorn_kernel, sizeof(SinkhornPlan)};

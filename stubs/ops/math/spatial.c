@@ -17,6 +17,8 @@ static aclnnStatus affine_grid_check(aclStubOpCall *call) {
     const int64_t *size = call->v[AG_SIZE].ints;
     uint64_t ns = call->v[AG_SIZE].size;
     char a[256], b[256];
+    ACLSTUB_TRY(aclStubCheckDtypeIn(call, "theta", theta, ACLSTUB_DT_FLOATS));
+    ACLSTUB_TRY(aclStubCheckDtypeSame(call, "out", out, "theta", theta));
     ACLSTUB_RETURN_ERROR_IF(aclStubNumel(theta) == 0, call, INVALID, "Expected theta to be not null tensor.");
     ACLSTUB_RETURN_ERROR_IF(ns != 4 && ns != 5, call, INVALID, "AffineGridGenerator needs 4d or 5d size(input).");
     int64_t rows = ns == 4 ? 2 : 3;
@@ -81,10 +83,10 @@ static aclnnStatus affine_grid_kernel(const aclStubOpCall *call) {
 }
 
 static const aclStubParam kAffineGridParams[] = {
-    [AG_THETA] = {"theta", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS, NULL, 0, 0, 0},
+    [AG_THETA] = {"theta", ACLSTUB_INPUT, 0, NULL, 0, 0, 0},
     [AG_SIZE] = {"size", ACLSTUB_INT_ARRAY, 0, NULL, 0, 0, 0},
     [AG_ALIGN] = {"alignCorners", ACLSTUB_BOOL, 0, NULL, 0, 0, 0},
-    [AG_OUT] = {"out", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, "theta", ACLSTUB_ANY_LAYOUT, 0, 0},
+    [AG_OUT] = {"out", ACLSTUB_OUTPUT, 0, NULL, ACLSTUB_ANY_LAYOUT, 0, 0},
 };
 static const aclStubOpDef kAffineGrid = {"aclnnAffineGrid", kAffineGridParams, ACLSTUB_LEN(kAffineGridParams), NULL,
                                          affine_grid_check, affine_grid_kernel, 0};
