@@ -99,16 +99,22 @@ static void histc_chunks(void *arg, int64_t begin, int64_t end) {
         int64_t lo = ch * HISTC_CHUNK, hi = lo + HISTC_CHUNK < c->n ? lo + HISTC_CHUNK : c->n;
         if (c->ints && c->wide) {
             const int64_t *x = c->x;
-            int64_t len = c->imax - c->imin;
+            int64_t len = (int64_t)((uint64_t)c->imax - (uint64_t)c->imin);
+            if (len <= 0) continue; /* a range wider than the type: the device's division is undefined */
             for (int64_t i = lo; i < hi; i++)
-                if (x[i] >= c->imin && x[i] <= c->imax) cnt[(int32_t)((x[i] - c->imin) * c->bins / len)]++;
+                if (x[i] >= c->imin && x[i] <= c->imax) {
+                    int64_t k = (int64_t)((uint64_t)(x[i] - c->imin) * (uint64_t)c->bins) / len;
+                    if (k >= 0 && k <= c->bins) cnt[k]++; /* a wrapped product lands nowhere */
+                }
         } else if (c->ints) {
             const int64_t *x = c->x;
-            int32_t mn = (int32_t)c->imin, mx = (int32_t)c->imax, len = mx - mn, b = (int32_t)c->bins;
+            int32_t mn = (int32_t)c->imin, mx = (int32_t)c->imax, b = (int32_t)c->bins;
+            int32_t len = (int32_t)((uint32_t)mx - (uint32_t)mn);
+            if (len <= 0) continue; /* as above */
             for (int64_t i = lo; i < hi; i++) {
                 int32_t v = (int32_t)x[i];
                 if (v >= mn && v <= mx) {
-                    int32_t k = (v - mn) * b / len;
+                    int32_t k = (int32_t)((uint32_t)v - (uint32_t)mn) * b / len;
                     if (k >= 0 && k <= b) cnt[k]++; /* a wrapped product lands nowhere (the device's is undefined) */
                 }
             }
@@ -117,8 +123,8 @@ static void histc_chunks(void *arg, int64_t begin, int64_t end) {
             float len = c->fmax - c->fmin, b = (float)c->bins;
             for (int64_t i = lo; i < hi; i++)
                 if (x[i] >= c->fmin && x[i] <= c->fmax) {
-                    int32_t k = (int32_t)((x[i] - c->fmin) * b / len);
-                    if (k >= 0 && k <= c->bins) cnt[k]++;
+                    float q = (x[i] - c->fmin) * b / len; /* NaN for an infinite range: not counted */
+                    if (q >= 0.0f && q < b + 1.0f) cnt[(int32_t)q]++;
                 }
         }
     }
