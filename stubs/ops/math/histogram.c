@@ -66,10 +66,11 @@ static aclnnStatus histc_check(aclStubOpCall *call) {
     union {
         max_align_t align;
         unsigned char b[16];
-    } lo, hi;
+    } lo, hi, smn, smx; /* the scalars' bytes copied to aligned storage */
     memset(&lo, 0, sizeof lo), memset(&hi, 0, sizeof hi);
-    aclStubCastStrided(lo.b, 0, self->dtype, mn->scalar, 0, mn->dtype, 1);
-    aclStubCastStrided(hi.b, 0, self->dtype, mx->scalar, 0, mx->dtype, 1);
+    memcpy(smn.b, mn->scalar, sizeof smn.b), memcpy(smx.b, mx->scalar, sizeof smx.b);
+    aclStubCastStrided(lo.b, 0, self->dtype, smn.b, 0, mn->dtype, 1);
+    aclStubCastStrided(hi.b, 0, self->dtype, smx.b, 0, mx->dtype, 1);
     if (ints) {
         aclStubCastStrided(&pl->imin, 0, ACL_INT64, lo.b, 0, self->dtype, 1);
         aclStubCastStrided(&pl->imax, 0, ACL_INT64, hi.b, 0, self->dtype, 1);
