@@ -1,0 +1,109 @@
+"""Rules of the other ops-math math/ operators (distances, histograms, segment sums, Sinkhorn, grouped sums, qkv,
+the health checks) that the operator database and the vendor's gtests do not reach: the shapes the op_api leaves
+to its final ViewCopy (ACLNN_ERR_INNER_NULLPTR), the tiling's refusals of the generated APIs
+(ACLNN_ERR_INNER_TILING_ERROR), formats accepted with a warning only, and data the kernel refuses (index out of
+range). Each row is one call and the status it must give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import aclnn_py
+
+INVALID, INNER_NULLPTR, TILING = 161002, 561103, 561002
+KERNEL = 507015  # the kernel refused its data: aclrtSynchronizeStream's ACL_ERROR_RT_AICORE_EXCEPTION
+F32, I32, I64 = np.float32, np.int32, np.int64
+
+
+def z(*shape, dtype=F32):
+    return np.zeros(shape, dtype)
+
+
+def run(name, *args, **kw):
+    """The status of the call (0 for success)."""
+    try:
+        aclnn_py.run(name, *args, **kw)
+    except (aclnn_py.AclnnError, aclnn_py.AclError) as exc:
+        return exc.status
+    return 0
+
+
+# (case, operator, arguments, keywords, status)
+CASES = [
+    ("cdist: out not (B, P, R)", "aclnnCdist", (z(3, 2), z(4, 2), 2.0, 2), {"out": z(3, 5)}, INNER_NULLPTR),
+    ("cdist: out of the broadcast shape", "aclnnCdist", (z(1, 3, 2), z(4, 5, 2), 1.0, 0), {"out": z(4, 3, 5)}, 0),
+    ("cdist: NaN p", "aclnnCdist", (z(3, 2), z(4, 2), float("nan"), 0), {"out": z(3, 4)}, INVALID),
+    ("cdist backward: x1 broadcast along the batch", "aclnnCdistBackward",
+     (z(2, 3, 4), z(1, 3, 2), z(2, 4, 2), z(2, 3, 4), 2.0), {"out": z(1, 3, 2)}, INNER_NULLPTR),
+    ("cdist backward: p = -1 (inf)", "aclnnCdistBackward", (z(3, 4), z(3, 2), z(4, 2), z(3, 4), -1.0),
+     {"out": z(3, 2)}, 0),
+    ("histc: bins 0", "aclnnHistc", (z(4), 0, -1.0, 1.0), {"out": z(0)}, INVALID),
+    ("histc: out not of bins elements", "aclnnHistc", (z(4), 3, -1.0, 1.0), {"out": z(4)}, INVALID),
+    ("histc: an infinite range", "aclnnHistc", (z(4), 3, -np.inf, 1.0), {"out": z(3)}, INVALID),
+    ("histc: floating self into an integer out", "aclnnHistc", (z(4), 3, -1.0, 1.0), {"out": z(3, dtype=I32)},
+     INVALID),
+    ("bincount: out shorter than minlength", "aclnnBincount", (np.array([1, 2], I32), None, 5),
+     {"out": z(3, dtype=I64)}, INNER_NULLPTR),
+    ("bincount: a negative value", "aclnnBincount", (np.array([1, -2], I32), None, 0), {"out": z(3, dtype=I64)},
+     KERNEL),
+    ("bincount: self 2-D", "aclnnBincount", (np.zeros((2, 2), I32), None, 0), {"out": z(3, dtype=I64)}, INVALID),
+    ("affine grid: size of 3", "aclnnAffineGrid", (z(1, 2, 3), [1, 1, 2], False), {"out": z(1, 1, 2, 2)}, INVALID),
+    ("affine grid: theta empty", "aclnnAffineGrid", (z(0, 2, 3), [0, 1, 2, 3], False), {"out": z(0, 2, 3, 2)},
+     INVALID),
+    ("exp segsum: empty self, any out", "aclnnExpSegsum", (z(2, 0, 3),), {"out": z(5, dtype=I32)}, 0),
+    ("sinkhorn: more than 4096 columns", "aclnnSinkhorn", (z(2, 4097), None), {"p": z(2, 4097)}, INVALID),
+    ("grouped bias grad: ends going down", "aclnnGroupedBiasAddGrad", (z(6, 2), np.array([4, 2], I32)),
+     {"out": z(2, 2)}, KERNEL),
+    ("grouped bias grad: an end past the rows", "aclnnGroupedBiasAddGrad", (z(6, 2), np.array([4, 7], I64)),
+     {"out": z(2, 2)}, KERNEL),
+    ("grouped bias grad V2: groupIdxType 2", "aclnnGroupedBiasAddGradV2", (z(6, 2), np.array([4, 6], I32), 2),
+     {"out": z(2, 2)}, INVALID),
+    ("qkv: numHeads 0", "aclnnTransformBiasRescaleQkv", (z(1, 2, 12), z(12), 0, z(1, 1, 2, 4), z(1, 1, 2, 4),
+                                                        z(1, 1, 2, 4)), {"outputs": ("qOut", "kOut", "vOut")},
+     TILING),
+    ("qkv: D not a multiple of numHeads", "aclnnTransformBiasRescaleQkv",
+     (z(1, 2, 12), z(12), 3, z(1, 3, 2, 1), z(1, 3, 2, 1), z(1, 3, 2, 1)), {"outputs": ("qOut", "kOut", "vOut")},
+     TILING),
+    ("amp update scale: growthInterval 0", "aclnnAmpUpdateScale",
+     (z(1), z(1, dtype=I32), z(1), 2.0, 0.5, 0, z(1), z(1, dtype=I32)),
+     {"outputs": ("updatedScale", "updatedGrowthTracker")}, TILING),
+    ("amp update scale: two elements", "aclnnAmpUpdateScale",
+     (z(2), z(1, dtype=I32), z(1), 2.0, 0.5, 10, z(1), z(1, dtype=I32)),
+     {"outputs": ("updatedScale", "updatedGrowthTracker")}, TILING),
+    ("precision compare: out not 0-d", "aclnnPrecisionCompare", (z(2), z(2)), {"out": z(1, dtype=np.uint32)},
+     INVALID),
+]
+
+
+@pytest.mark.parametrize("name,args,kw,status", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_status(name, args, kw, status):
+    assert run(name, *args, **kw) == status
+
+
+def test_histc_accepts_a_format_it_only_warns_about():
+    """The op_api warns about other formats and computes (the vendor's HWCN case): the counts are ND's."""
+    x = np.array([[0.5, -0.5], [0.25, 2.0]], F32)
+    t = aclnn_py.Tensor(x.shape, x.dtype, format=aclnn_py.acl.ACL_FORMAT_HWCN)
+    t.buffer.upload(x)
+    out = np.zeros(2, F32)
+    aclnn_py.run("aclnnHistc", t, 2, -1.0, 1.0, out=out)
+    np.testing.assert_array_equal(out, [1, 2])
+
+
+def test_bincount_ignores_values_past_the_output():
+    """A value at or above the output's length is not counted (the AI CPU kernel's rule)."""
+    out = np.zeros(3, I64)
+    aclnn_py.run("aclnnBincount", np.array([0, 2, 2, 1], I32), None, 3, out=out)
+    np.testing.assert_array_equal(out, [1, 1, 2])
+
+
+def test_precision_compare_codes():
+    a = np.array([1.0, -0.0, np.nan], F32)
+    out = np.zeros((), np.uint32)
+    aclnn_py.run("aclnnPrecisionCompare", a, a.copy(), out=out)
+    assert out == 0
+    b = a.copy()
+    b[1] = 0.0
+    aclnn_py.run("aclnnPrecisionCompare", a, b, out=out)
+    assert out == 501
