@@ -133,3 +133,92 @@ def test_precision_compare_codes():
     b[1] = 0.0
     aclnn_py.run("aclnnPrecisionCompare", a, b, out=out)
     assert out == 501
+
+
+# ---- aclStft: named outside the aclnn* family (aclnnop/acl_stft.h), so run() does not reach it ------------------
+
+STFT_CASES = [
+    # (self shape, window length or None, nFft, hop, winLength, normalized, onesided, returnComplex)
+    ((5,), 4, 4, 2, 4, False, True, False),       # the official sample's call
+    ((2, 40), None, 16, 4, 16, False, True, True),
+    ((3, 33), 10, 16, 5, 10, True, True, False),   # a window shorter than nFft, centred
+    ((50,), 12, 12, 7, 12, False, False, True),    # two-sided
+    ((2, 64), 8, 8, 8, 8, True, False, False),
+]
+
+
+def stft_call(x, window, nfft, hop, win, normalized, onesided, ret_complex, out_dtype):
+    """aclStft on device tensors through the C entry points; returns out as numpy."""
+    from aclnn_py._native import ffi, lib
+
+    frames, n = (x.shape[-1] - nfft) // hop + 1, (nfft // 2 + 1 if onesided else nfft)
+    shape = x.shape[:-1] + (n, frames) + (() if ret_complex else (2,))
+    t = aclnn_py.Tensor.from_numpy(x)
+    w = aclnn_py.Tensor.from_numpy(window) if window is not None else None
+    out = aclnn_py.Tensor(shape, out_dtype)
+    ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    status = lib.aclStftGetWorkspaceSize(t.handle, w.handle if w is not None else ffi.NULL, out.handle, nfft, hop,
+                                         win, normalized, onesided, ret_complex, ws, ex)
+    assert status == 0, aclnn_py.errors.recent_message()
+    stream = aclnn_py.Stream.default()
+    assert lib.aclStft(stream.workspace(ws[0]) if ws[0] else ffi.NULL, ws[0], ex[0], stream.handle) == 0
+    stream.synchronize()
+    return out.numpy()
+
+
+# a complex input takes onesided = false (refused otherwise: test_stft_refusals)
+STFT_PARAMS = [(case, dtype) for case in STFT_CASES for dtype in ("float32", "float64", "complex64", "complex128")
+               if not (dtype.startswith("complex") and case[6])]
+
+
+@pytest.mark.parametrize("case,dtype", STFT_PARAMS, ids=[f"{c[0]}-{c[2]}-{d}" for c, d in STFT_PARAMS])
+def test_stft_matches_torch(case, dtype):
+    torch = pytest.importorskip("torch")
+    shape, wlen, nfft, hop, win, normalized, onesided, ret_complex = case
+    rng = np.random.default_rng(len(shape) * 100 + nfft)
+    x = rng.uniform(-2, 2, shape)
+    if dtype.startswith("complex"):
+        x = x + 1j * rng.uniform(-2, 2, shape)
+    x = x.astype(dtype)
+    window = rng.uniform(0.5, 1.5, wlen).astype(dtype) if wlen is not None else None
+    wide = dtype in ("float64", "complex128")
+    out_dtype = ({True: np.complex128, False: np.float64} if wide else {True: np.complex64, False: np.float32})[
+        ret_complex]
+    got = stft_call(x, window, nfft, hop, win, normalized, onesided, ret_complex, out_dtype)
+    tw = torch.from_numpy(window).to(torch.complex128 if window.dtype.kind == "c" else torch.float64) \
+        if window is not None else torch.ones(win, dtype=torch.float64)
+    tx = torch.from_numpy(x).to(torch.complex128 if x.dtype.kind == "c" else torch.float64)
+    want = torch.stft(tx, nfft, hop_length=hop, win_length=win, window=tw, center=False, normalized=normalized,
+                      onesided=onesided, return_complex=True)
+    want = want.numpy() if ret_complex else torch.view_as_real(want).numpy()
+    tol = 1e-12 if wide else 2e-5
+    np.testing.assert_allclose(got, want.astype(out_dtype), rtol=tol, atol=tol * 10)
+
+
+STFT_REFUSALS = [
+    # (self, window, out shape, out dtype, nFft, hop, winLength, onesided, returnComplex, status)
+    (z(8), None, (3, 3, 2), F32, 4, 2, 4, True, False, 0),
+    (z(8), None, (3, 3, 2), F32, 9, 2, 4, True, False, INVALID),        # nFft above the input's length
+    (z(8), None, (3, 3, 2), F32, 4, 0, 4, True, False, INVALID),        # hopLength 0
+    (z(8), None, (3, 3, 2), F32, 4, 2, 5, True, False, INVALID),        # winLength above nFft
+    (z(8), z(3), (3, 3, 2), F32, 4, 2, 4, True, False, INVALID),        # a window of the wrong length
+    (z(8, dtype=np.complex64), None, (3, 3, 2), F32, 4, 2, 4, True, False, INVALID),  # complex and onesided
+    (z(8), None, (3, 3), F32, 4, 2, 4, True, False, INVALID),           # out without the pairs' dimension
+    (z(8), None, (3, 3), F32, 4, 2, 4, True, True, INNER_NULLPTR),      # a complex result into a real out
+    (z(8, dtype=I32), None, (3, 3, 2), I32, 4, 2, 4, True, False, INVALID),  # INT32
+]
+
+
+@pytest.mark.parametrize("x,window,shape,dtype,nfft,hop,win,onesided,rc,status", STFT_REFUSALS)
+def test_stft_refusals(x, window, shape, dtype, nfft, hop, win, onesided, rc, status):
+    from aclnn_py._native import ffi, lib
+
+    t = aclnn_py.Tensor.from_numpy(x)
+    w = aclnn_py.Tensor.from_numpy(window) if window is not None else None
+    out = aclnn_py.Tensor(shape, dtype)
+    ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    got = lib.aclStftGetWorkspaceSize(t.handle, w.handle if w is not None else ffi.NULL, out.handle, nfft, hop, win,
+                                      False, onesided, rc, ws, ex)
+    if got == 0:
+        lib.aclDestroyAclOpExecutor(ex[0])
+    assert got == status
