@@ -28,7 +28,9 @@ HEADERS = (
 
 
 def all_headers(include_dir: Path = INCLUDE_DIR) -> list[str]:
-    ops = sorted(p.relative_to(include_dir).as_posix() for p in (include_dir / "aclnnop").glob("aclnn_*.h"))
+    # operator headers: aclnn_<op>.h, and the few the toolkit names acl_<op>.h (acl_stft.h: aclStft)
+    ops = sorted(p.relative_to(include_dir).as_posix() for pattern in ("aclnn_*.h", "acl_*.h")
+                 for p in (include_dir / "aclnnop").glob(pattern))
     return list(HEADERS) + ops
 
 

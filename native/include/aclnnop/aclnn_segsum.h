@@ -1,0 +1,22 @@
+/* aclnnExpSegsum (ops-math math/segsum). */
+#ifndef ACLNNOP_ACLNN_SEGSUM_H_
+#define ACLNNOP_ACLNN_SEGSUM_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnExpSegsumGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
+                                                     aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnExpSegsum(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                     aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_SEGSUM_H_ */
