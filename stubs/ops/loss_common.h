@@ -127,6 +127,20 @@ static inline double element(const Ctx *c, double x, double y, double g, double 
 #define LOOP(T)                                                                                              \
     static void loop_##T(char **d, const int64_t *st, int64_t n, const void *ctx) {                         \
         const Ctx *c = ctx;                                                                                  \
+        const int64_t z = (int64_t)sizeof(T);                                                                \
+        if (!c->backward && (c->kind == K_MSE || c->kind == K_L1) && c->ig < 0 && c->iw < 0 && c->ip < 0 &&  \
+            st[0] == z && st[c->ix] == z && st[c->it] == z) { /* element()'s arithmetic, vectorised */       \
+            T *o = (T *)(void *)d[0];                                                                        \
+            const T *xs = (const T *)(const void *)d[c->ix], *ys = (const T *)(const void *)d[c->it];        \
+            if (c->kind == K_MSE)                                                                            \
+                for (int64_t i = 0; i < n; i++) {                                                            \
+                    double e = (double)xs[i] - (double)ys[i];                                                \
+                    o[i] = (T)(e * e);                                                                       \
+                }                                                                                            \
+            else                                                                                             \
+                for (int64_t i = 0; i < n; i++) o[i] = (T)fabs((double)xs[i] - (double)ys[i]);               \
+            return;                                                                                          \
+        }                                                                                                    \
         for (int64_t i = 0; i < n; i++) {                                                                    \
             double x = *(const T *)(const void *)(d[c->ix] + i * st[c->ix]);                                 \
             double y = *(const T *)(const void *)(d[c->it] + i * st[c->it]);                                 \
