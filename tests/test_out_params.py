@@ -97,7 +97,8 @@ CALLS = {
 
 
 def test_every_runtime_and_meta_function_with_an_out_parameter_is_called_below():
-    assert set(CALLS) == {n for n in WITH_OUTS if not n.startswith("aclnn")}
+    # operators' first phases (aclnn*, and aclStft, an operator named without the nn) are the operator tests'
+    assert set(CALLS) == {n for n in WITH_OUTS if not n.startswith("aclnn") and not n.endswith("GetWorkspaceSize")}
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
