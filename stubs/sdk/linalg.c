@@ -13,6 +13,10 @@ extern void scipy_dpotrf_(const char *uplo, const int *n, double *a, const int *
 extern void scipy_zpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t);
 extern void scipy_dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 extern void scipy_zgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+extern void scipy_dgetri_(const int *n, double *a, const int *lda, const int *ipiv, double *work, const int *lwork,
+                          int *info);
+extern void scipy_zgetri_(const int *n, double *a, const int *lda, const int *ipiv, double *work, const int *lwork,
+                          int *info);
 extern void scipy_dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
                           const int *lwork, int *info);
 extern void scipy_zgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
@@ -109,6 +113,33 @@ int aclStubLapackGetrf(bool cplx, int64_t n, double *a, int64_t lda, int *ipiv) 
         scipy_zgetrf_(&in, &in, a, &ilda, ipiv, &info);
     else
         scipy_dgetrf_(&in, &in, a, &ilda, ipiv, &info);
+    return info;
+}
+
+int aclStubLapackInverse(bool cplx, int64_t n, double *a, int64_t lda) {
+    int *ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (ipiv == NULL) return NO_MEMORY;
+    int info = aclStubLapackGetrf(cplx, n, a, lda, ipiv);
+    if (info == 0) {
+        int in = (int)n, ilda = (int)(lda > 1 ? lda : 1), lwork = -1;
+        double query[2] = {0, 0};
+        if (cplx)
+            scipy_zgetri_(&in, a, &ilda, ipiv, query, &lwork, &info);
+        else
+            scipy_dgetri_(&in, a, &ilda, ipiv, query, &lwork, &info);
+        lwork = (int)query[0] > in ? (int)query[0] : (in > 1 ? in : 1);
+        double *work = malloc(sizeof(double) * (size_t)lwork * (cplx ? 2 : 1));
+        if (work == NULL) {
+            free(ipiv);
+            return NO_MEMORY;
+        }
+        if (cplx)
+            scipy_zgetri_(&in, a, &ilda, ipiv, work, &lwork, &info);
+        else
+            scipy_dgetri_(&in, a, &ilda, ipiv, work, &lwork, &info);
+        free(work);
+    }
+    free(ipiv);
     return info;
 }
 

@@ -73,6 +73,9 @@ aclnnStatus sdk_fail(aclnnStatus status, const char *fmt, ...) STUB_PRINTF(2, 3)
  * consistent: every parameter named, with a known and supported role, every same-dtype rule naming a tensor. */
 const char *sdk_table_problem(const aclStubOpDef *op, char *why, size_t cap);
 
+/* The bytes a FRACTAL_NZ view spans (its whole storage, aclstub/op_nz.h); false when t is not NZ. */
+bool sdk_nz_byte_range(const aclStubTensorDesc *t, int64_t *lo, int64_t *hi);
+
 /* ND-like formats: nnopbase normalises them to ND before matching an ND-only operator. */
 bool sdk_format_is_nd_like(aclFormat format);
 
