@@ -393,3 +393,32 @@ def ref_gn_swish(x, gamma, beta, numGroups, dataFormatOptional, eps, activateSwi
 
 ENTRIES.append(OpInfo("aclnnGroupNormSwish", ref_gn_swish, FLOATS, kind="custom", samples=samples_gn_swish, tol=TOL,
                       named_outputs=("yOut", "meanOut", "rstdOut")))
+
+
+# ---- MaskedSoftmaxWithRelPosBias ----------------------------------------------------------------------------------------
+
+def samples_msrpb(dtype, rng):
+    res = []
+    # (x shape, mask shape or None, bias shape)
+    for xs, ms, bs in (((2, 3, 4, 5, 6), (1, 3, 1, 5, 6), (1, 1, 4, 5, 6)), ((6, 2, 7, 9), (3, 7, 9), (2, 7, 9)),
+                       ((4, 2, 3, 4), None, (1, 2, 3, 4)), ((2, 4, 16, 300), (2, 1, 16, 300), (4, 16, 300))):
+        res.append(Sample((), (), f"{xs} mask {ms} bias {bs}", {
+            "x": rnd(rng, xs, dtype), "attenMaskOptional": rnd(rng, ms, dtype, -3, 0) if ms else None,
+            "relativePosBias": rnd(rng, bs, dtype), "scaleValue": 0.7, "innerPrecisionMode": 0, "_dtype": dtype}))
+    return res
+
+
+def ref_msrpb(x, attenMaskOptional, relativePosBias, scaleValue, innerPrecisionMode, _dtype, **_):
+    xv = f64(x)
+    s1, s2, n = xv.shape[-2], xv.shape[-1], xv.shape[-3]
+    v = xv.reshape(-1, n, s1, s2) * scaleValue
+    if attenMaskOptional is not None:
+        m = f64(attenMaskOptional).reshape(-1, 1, s1, s2)
+        w = m.shape[0]
+        v = (v.reshape(-1, w, n, s1, s2) + m.reshape(1, w, 1, s1, s2)).reshape(-1, n, s1, s2)
+    v = v + f64(relativePosBias).reshape(1, n, s1, s2)
+    return (out(torch.softmax(v, -1).reshape(xv.shape), _dtype),)
+
+
+ENTRIES.append(OpInfo("aclnnMaskedSoftmaxWithRelPosBias", ref_msrpb, FLOATS, kind="custom", samples=samples_msrpb,
+                      tol=TOL, named_outputs=("out",)))
