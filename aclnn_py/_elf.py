@@ -62,7 +62,8 @@ def dynamic_exports(path) -> set[str]:
 
 
 def operators(exports: set[str]) -> list[str]:
-    """The aclnn operators among exports: ``aclnnXxx`` with its ``aclnnXxxGetWorkspaceSize``, sorted."""
+    """The operators among exports: ``aclnnXxx`` with its ``aclnnXxxGetWorkspaceSize`` (and the few the toolkit names
+    without the nn, such as ``aclStft``), sorted."""
     return sorted(name[: -len("GetWorkspaceSize")] for name in exports
-                  if name.startswith("aclnn") and name.endswith("GetWorkspaceSize")
+                  if name.startswith("acl") and name.endswith("GetWorkspaceSize")
                   and name[: -len("GetWorkspaceSize")] in exports)

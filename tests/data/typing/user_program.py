@@ -18,7 +18,7 @@ reveal_type(aclnn_py.moe_token_permute_grad([[1.0, 2.0]], [0], 1))  # ndarray
 reveal_type(moe_token_unpermute(x, idx))  # ndarray
 reveal_type(aclnn_py.moe_token_permute_with_routing_map(x, idx, None, 4))  # tuple[ndarray, ndarray | None, ndarray]
 reveal_type(run)  # def (name: str, *args: Any, out: Any =, outputs: typing.Sequence[str] | None =, stream: aclnn_py.runtime.Stream | None =, sync: bool =, **kwargs: Any) -> Any
-reveal_type(aclnn_py.Tensor)  # def (shape: Any, dtype: Any, *, strides: Any =, offset: int =, buffer: aclnn_py.runtime.DeviceBuffer | None =, device: aclnn_py.runtime.Device | None =, format: int | None =) -> aclnn_py.runtime.Tensor
+reveal_type(aclnn_py.Tensor)  # def (shape: Any, dtype: Any, *, strides: Any =, offset: int =, buffer: aclnn_py.runtime.DeviceBuffer | None =, device: aclnn_py.runtime.Device | None =, format: int | None =, storage_shape: Any =) -> aclnn_py.runtime.Tensor
 reveal_type(t.ndim)  # int
 reveal_type(t.nbytes)  # int
 reveal_type(t.to_numpy())  # ndarray
