@@ -164,3 +164,26 @@ def test_quant_matmul_v2_takes_the_trans_quant_param_array():
     aclnn_py.run("aclnnQuantMatmulV2", x1, x2, np.ones(3, np.int32), np.array(packed, np.uint64), False, False,
                  out=out)
     np.testing.assert_array_equal(out, np.tile(np.array([3.0, 1.5, 6.0], np.float16), (5, 1)))
+
+
+def test_the_blas_loads_in_a_forked_child_and_its_parent():
+    """The first product of each process loads the BLAS: a child forked before any product, and the parent after."""
+    r = run_json('''
+        import os
+        import numpy as np
+        import aclnn_py
+
+        def product():
+            a = np.arange(6, dtype=np.float32).reshape(2, 3)
+            out = np.empty((2, 2), np.float32)
+            aclnn_py.run("aclnnMatmul", a, a.T.copy(), 0, out=out)
+            return out.tolist()
+
+        aclnn_py.moe_token_permute_grad(np.ones((4, 2), np.float32), np.array([3, 0, 1, 3], np.int32), 2)
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if product() == [[5.0, 14.0], [14.0, 50.0]] else 3)
+        _, code = os.waitpid(pid, 0)
+        emit({"child": os.waitstatus_to_exitcode(code), "parent": product()})
+    ''', env={"ACLNN_PY_BACKEND": "stub"})
+    assert r == {"child": 0, "parent": [[5.0, 14.0], [14.0, 50.0]]}
