@@ -670,13 +670,19 @@ def contiguous_strides(shape) -> tuple[int, ...]:
 class Tensor(_Resource):
     """An ``aclTensor`` over a device buffer: view shape, element strides and offset, dtype, ND format.
 
+    ``format`` and ``storage_shape`` (default: the view shape) are passed to ``aclCreateTensor`` as they are: a
+    weight in the FRACTAL_NZ layout is ``Tensor(view_shape, dtype, format=ACL_FORMAT_FRACTAL_NZ,
+    storage_shape=nz_shape, buffer=...)`` over a buffer of the NZ storage's size (docs/guide/matmul.md).
+
     ``Tensor.from_numpy(a)`` uploads an array (keeping its strides, so a sliced or transposed array stays
     a strided view without a host copy); ``t.numpy()`` downloads it.
     """
 
     def __init__(self, shape, dtype, *, strides=None, offset: int = 0, buffer: DeviceBuffer | None = None,
-                 device: Device | None = None, format: int | None = None):
+                 device: Device | None = None, format: int | None = None, storage_shape=None):
         self.shape = tuple(_index("Tensor", "shape", d) for d in shape)
+        self.storage_shape = (None if storage_shape is None else
+                              tuple(_index("Tensor", "storage_shape", d) for d in storage_shape))
         self.dtype = dtypes.as_numpy_dtype(dtype)
         self.acl_dtype = dtypes.to_acl(self.dtype)
         self.strides = (tuple(_index("Tensor", "strides", s) for s in strides) if strides is not None
@@ -703,8 +709,10 @@ class Tensor(_Resource):
         """A new aclTensor with this tensor's description and data (a list owns the ones made for it)."""
         shape_arr = ffi.new("int64_t[]", self.shape or [0])
         stride_arr = ffi.new("int64_t[]", self.strides or [0])
+        storage = self.shape if getattr(self, "storage_shape", None) is None else self.storage_shape
+        storage_arr = ffi.new("int64_t[]", storage or [0])
         handle = lib.aclCreateTensor(shape_arr, len(self.shape), self.acl_dtype, stride_arr, self.offset,
-                                     self.format, shape_arr, len(self.shape), self.buffer.ptr)
+                                     self.format, storage_arr, len(storage), self.buffer.ptr)
         return errors.check_handle(handle, "aclCreateTensor")
 
     @classmethod

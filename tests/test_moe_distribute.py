@@ -327,3 +327,50 @@ def test_dispatch_argument_checks(change, status, words):
                          out=(ex, None, np.zeros(1024, np.int32), np.zeros(2, np.int64), np.zeros(8, np.int32),
                               np.zeros(1, np.int32), None), stream=aclnn_py.Stream.default(c.device))
     assert info.value.status == status and words in str(info.value)
+
+
+def test_combine_add_rms_norm_is_combine_then_add_rms_norm(monkeypatch):
+    """aclnnMoeDistributeCombineAddRmsNorm (Atlas A3 only: the SoC name set to one) = aclnnMoeDistributeCombineV2,
+    then x = combine + residual, rstd, y = x * rstd * gamma (numpy in float64 for the norm)."""
+    monkeypatch.setenv("ACLNN_STUB_SOC_NAME", "Ascend910_9391")
+    w, e, bs, k, eps = 4, 8, 3, 2, 1e-6
+    rng = np.random.default_rng(21)
+    xs = [rng.integers(-8, 9, (bs, H)).astype(BF16) for _ in range(w)]
+    ids = [np.stack([rng.choice(e, k, replace=False) for _ in range(bs)]).astype(np.int32) for _ in range(w)]
+    scales = [rng.integers(1, 4, (bs, k)).astype(np.float32) for _ in range(w)]
+    residual = [rng.integers(-4, 5, (bs, 1, H)).astype(BF16) for _ in range(w)]
+    gamma = rng.standard_normal(H).astype(BF16)
+
+    def body(c):
+        ex, _, assist, _, epr, _ = dispatch(c, xs[c.rank], ids[c.rank], w, e)
+        plain = combine(c, ex, ids[c.rank], assist, epr, scales[c.rank], w, e)
+        y = np.zeros((bs, 1, H), BF16)
+        rstd = np.zeros((bs, 1, 1), np.float32)
+        xo = np.zeros((bs, 1, H), BF16)
+        aclnn_py.run("aclnnMoeDistributeCombineAddRmsNorm", ex, ids[c.rank], assist, epr, scales[c.rank],
+                     residual[c.rank], gamma, None, None, None, None, None, None, None, c.name, w, c.rank, e, "", 0, 0,
+                     0, 0, 0, 0, 0, 0, 0, None, eps, out=(y, rstd, xo), stream=aclnn_py.Stream.default(c.device))
+        return plain, y, rstd, xo
+
+    with Ranks(w) as rs:
+        results = rs.run(body)
+    for r, (plain, y, rstd, xo) in enumerate(results):
+        x = plain.astype(np.float32) + residual[r][:, 0].astype(np.float32)
+        np.testing.assert_array_equal(xo[:, 0].astype(np.float32), x.astype(BF16).astype(np.float32))
+        want_rstd = 1.0 / np.sqrt((x.astype(np.float64) ** 2).mean(-1) + eps)
+        np.testing.assert_allclose(rstd[:, 0, 0], want_rstd, rtol=1e-5)
+        want_y = x * want_rstd[:, None] * gamma.astype(np.float32)
+        np.testing.assert_allclose(y[:, 0].astype(np.float32), want_y, rtol=2e-2, atol=2e-2)
+
+
+def test_combine_add_rms_norm_is_not_on_atlas_a2():
+    with Ranks(2) as rs:
+        c = rs.comms[0]
+        with pytest.raises(AclnnError, match="910B") as info:
+            aclnn_py.run("aclnnMoeDistributeCombineAddRmsNorm", np.zeros((8, H), BF16), np.zeros((2, 1), np.int32),
+                         np.zeros(1024, np.int32), np.zeros(8, np.int32), np.ones((2, 1), np.float32),
+                         np.zeros((2, 1, H), BF16), np.ones(H, BF16), None, None, None, None, None, None, None, c.name,
+                         2, 0, 4, "", 0, 0, 0, 0, 0, 0, 0, 0, 0, None, 1e-6,
+                         out=(np.zeros((2, 1, H), BF16), np.zeros((2, 1, 1), np.float32), np.zeros((2, 1, H), BF16)),
+                         stream=aclnn_py.Stream.default(c.device))
+    assert info.value.status == 161002

@@ -34,7 +34,49 @@ OUT_OF_RANGE = {
                                                      outputs=("out",)),
     "max_unpool2d": lambda: aclnn_py.run("aclnnMaxUnpool2d", np.ones((1, 2, 2), np.float32),
                                          np.array([[[0, 1], [2, 9]]]), [3, 3], np.zeros((1, 3, 3), np.float32)),
+    # the official sample's idx1: 2 and 3 in a batch of N = 2 points
+    "chamfer_distance_backward": lambda: aclnn_py.run(
+        "aclnnChamferDistanceBackward", *[np.ones((2, 2, 2), np.float32)] * 2, np.array([[0, 1], [2, 3]], np.int32),
+        np.zeros((2, 2), np.int32), *[np.ones((2, 2), np.float32)] * 2, *[np.zeros((2, 2, 2), np.float32)] * 2,
+        outputs=("gradXyz1", "gradXyz2")),
+    "ctc_loss label": lambda: aclnn_py.run(
+        "aclnnCtcLoss", np.zeros((4, 1, 3), np.float32), np.array([[1, 3]]), [4], [2], 0, False,
+        np.zeros((1,), np.float32), np.zeros((1, 4, 8), np.float32),
+        outputs=("negLogLikelihoodOut", "logAlphaOut")),
+    "repeat_interleave_grad negative repeats": lambda: aclnn_py.run(
+        "aclnnRepeatInterleaveGrad", np.ones((4, 3), np.float32), np.array([5, -1]), 0, np.zeros((2, 3), np.float32),
+        outputs=("out",)),
+    "coalesce_sparse slot": lambda: aclnn_py.run(
+        "aclnnCoalesceSparse", np.array([2]), np.array([0, 2]), np.zeros((2, 3), np.int64), np.ones((2,), np.float32),
+        np.zeros((2, 3), np.int64), np.zeros((2,), np.float32), outputs=("newIndices", "newValues")),
 }
+
+# data the kernel checks that are no indices: the same launch failure, with the rule named
+BAD_DATA = {
+    "repeats not dividing the axis": (lambda: aclnn_py.run(
+        "aclnnRepeatInterleaveGrad", np.ones((5, 3), np.float32), np.array(2), 0, np.zeros((2, 3), np.float32),
+        outputs=("out",)), "must divide"),
+    "repeats not summing to the axis": (lambda: aclnn_py.run(
+        "aclnnRepeatInterleaveGrad", np.ones((5, 3), np.float32), np.array([2, 2]), 0, np.zeros((2, 3), np.float32),
+        outputs=("out",)), "sum to"),
+    "chamfer point counts differ": (lambda: aclnn_py.run(
+        "aclnnChamferDistanceBackward", np.ones((1, 3, 2), np.float32), np.ones((1, 2, 2), np.float32),
+        np.zeros((1, 3), np.int32), np.zeros((1, 2), np.int32), np.ones((1, 3), np.float32),
+        np.ones((1, 2), np.float32), np.zeros((1, 3, 2), np.float32), np.zeros((1, 2, 2), np.float32),
+        outputs=("gradXyz1", "gradXyz2")), "must be"),
+    "vocabulary rows differ": (lambda: aclnn_py.run(
+        "aclnnFusedCrossEntropyLossWithMaxSum", *[np.ones((2,), np.float32)] * 3, 0.0, None, None,
+        np.ones((3, 4), np.float32), np.zeros((2,), np.float32), np.zeros((3, 4), np.float32),
+        outputs=("lossOut", "softMaxOutOptional")), "rows"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_DATA))
+def test_bad_data_fails_the_launch(case):
+    call, words = BAD_DATA[case]
+    with pytest.raises(aclnn_py.errors.AclStatusError) as exc:
+        call()
+    assert words in str(exc.value), exc.value
 
 
 @pytest.mark.parametrize("case", sorted(OUT_OF_RANGE))
@@ -95,6 +137,19 @@ out = np.zeros((64, 4096), np.float32)
 aclnn_py.run("aclnnIndexAdd", x, 0, rng.integers(0, 64, size=3000), rng.standard_normal((3000, 4096)).astype(np.float32),
              1.0, out)
 h.update(out.tobytes())
+y = rng.standard_normal((8, 40000)).astype(np.float16)
+out = np.zeros((8, 10000), np.float16)
+aclnn_py.run("aclnnRepeatInterleaveGrad", y, np.array([4]), 1, out, outputs=("out",))
+h.update(out.tobytes())
+out = np.zeros((8, 9001), np.float16)
+aclnn_py.run("aclnnRepeatInterleaveGrad", y, np.array([1, 3, 4] * 3000 + [16000]), 1, out, outputs=("out",))
+h.update(out.tobytes())
+x1, x2 = rng.standard_normal((6, 3000, 2)).astype(np.float32), rng.standard_normal((6, 3000, 2)).astype(np.float32)
+i1, i2 = rng.integers(0, 300, size=(6, 3000)).astype(np.int32), rng.integers(0, 300, size=(6, 3000)).astype(np.int32)
+o1, o2 = np.zeros_like(x1), np.zeros_like(x2)
+aclnn_py.run("aclnnChamferDistanceBackward", x1, x2, i1, i2, x1[..., 0].copy(), x2[..., 0].copy(), o1, o2,
+             outputs=("gradXyz1", "gradXyz2"))
+h.update(o1.tobytes() + o2.tobytes())
 g = rng.standard_normal((20000, 64)).astype(np.float16)
 out = np.zeros((100, 64), np.float16)
 aclnn_py.run("aclnnEmbeddingDenseBackward", g, rng.integers(0, 100, size=20000), 100, 1000, False, out, outputs=("out",))

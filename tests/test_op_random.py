@@ -32,7 +32,13 @@ def mask_of(seed, offset, p, n):
     return mask
 
 
-GENERATORS = {"uniform": uniform, "normal": normal,
+def exponential(seed, offset, n=SHAPE[0] * SHAPE[1]):
+    x = np.zeros(n, np.float32)
+    aclnn_py.run("aclnnSimThreadExponential", x, n, 1.5, seed, offset)
+    return x
+
+
+GENERATORS = {"uniform": uniform, "normal": normal, "exponential": exponential,
               "mask": lambda seed, offset: mask_of(seed, offset, 0.5, SHAPE[0] * SHAPE[1])}
 
 
@@ -48,7 +54,7 @@ def test_same_seed_and_offset_same_numbers_at_every_thread_count(gen):
     assert not np.array_equal(f(43, 7), one)
 
 
-@pytest.mark.parametrize("gen", ["uniform", "normal"])
+@pytest.mark.parametrize("gen", ["uniform", "normal", "exponential"])
 def test_offset_continues_the_stream(gen):
     f = GENERATORS[gen]
     whole = f(9, 100, n=3000)
@@ -124,6 +130,14 @@ def test_multinomial_with_replacement_rows():
     out = np.zeros((2, 500), np.int64)
     aclnn_py.run("aclnnMultinomial", w, 500, True, 8, 0, out=out)
     assert (out[0] == 0).all() and (out[1] == 2).all()
+
+
+@pytest.mark.parametrize("count", [-1, 3, 5])
+def test_exponential_count_must_be_the_element_count(count):
+    """aclnnSimThreadExponential's tiling: count >= 0 and count == numel(selfRef), else ACLNN_ERR_INNER_TILING_ERROR"""
+    with pytest.raises(aclnn_py.AclnnError) as e:
+        aclnn_py.run("aclnnSimThreadExponential", np.zeros(4, np.float32), count, 1.0, 0, 0)
+    assert e.value.status == 561002
 
 
 def test_bad_probability_is_refused():

@@ -567,6 +567,41 @@ def test_distribute_dispatch_then_combine_across_ranks(version):
         assert torch.equal(x.float(), want.to(torch.bfloat16).float())
 
 
+def test_distribute_combine_add_rms_norm_across_ranks(monkeypatch):
+    """npu_moe_distribute_dispatch_v2, then npu_moe_distribute_combine_add_rms_norm (an Atlas A3 operator: the SoC
+    name set to one): x = combine + residual, y = x * rstd * gamma."""
+    import aclnn_py
+    if not aclnn_py.backend().is_stub:
+        pytest.skip("ranks as threads of the stub")
+    from helpers_hccl import Ranks
+
+    monkeypatch.setenv("ACLNN_STUB_SOC_NAME", "Ascend910_9391")
+    w, e, bs, k, h = 2, 4, 3, 2, 16
+    g = _gen(9)
+    xs = [torch.randint(-8, 9, (bs, h), generator=g).to(torch.bfloat16) for _ in range(w)]
+    ids = [torch.stack([torch.randperm(e, generator=g)[:k] for _ in range(bs)]).to(I32) for _ in range(w)]
+    scales = [torch.randint(1, 4, (bs, k), generator=g).to(F32) for _ in range(w)]
+    res = [torch.randint(-4, 5, (bs, 1, h), generator=g).to(torch.bfloat16) for _ in range(w)]
+    gamma = torch.ones(h, dtype=torch.bfloat16)
+
+    def rank(c):
+        tnpu.npu.set_device(c.rank)
+        expand_x, _, assist, _, recv, _, _ = tnpu.npu_moe_distribute_dispatch_v2(xs[c.rank], ids[c.rank], c.name, w,
+                                                                                 c.rank, e)
+        return tnpu.npu_moe_distribute_combine_add_rms_norm(expand_x, ids[c.rank], assist, recv, scales[c.rank],
+                                                            res[c.rank], gamma, c.name, w, c.rank, e)
+
+    with Ranks(w) as ranks:
+        results = ranks.run(rank)
+    for r, (y, rstd, x) in enumerate(results):
+        combined = (scales[r][..., None] * xs[r][:, None, :].float()).sum(1).to(torch.bfloat16).float()
+        want_x = combined + res[r][:, 0].float()
+        assert torch.equal(x[:, 0].float(), want_x.to(torch.bfloat16).float())
+        want_rstd = torch.rsqrt(want_x.double().pow(2).mean(-1) + 1e-6)
+        _close(rstd[:, 0, 0].double(), want_rstd, 1e-5, "rstd")
+        _close(y[:, 0].float(), (want_x * want_rstd[:, None]).float(), 2e-2, "y")
+
+
 # ---- shapes without data -------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("case", sorted(CASES))

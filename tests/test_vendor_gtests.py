@@ -77,6 +77,12 @@ NOT_A2_EXPECTATIONS = {
     # expects comes from the unit-test harness's stand-in kernels, not from a rule of the op_api
     "image/upsample_bilinear2d_grad:l2_upsample_bilinear2d_backward_v2_test.Ascend910B2_l2_upsample_bilinear2d_backward_v2_test_037":
         "refusal of the test harness, not of the op_api",
+    # AdaLayerNormBackward: its op_api refuses these calls (CheckDtype: rstd and mean must have gradOut's dtype;
+    # ValidateScaleShiftShapes: B, S, H > 0 and scale/shift [B..., 1, H] or [B..., H]); the expected successes do
+    # not come from the op_api of the same version
+    **{f"norm/ada_layer_norm_grad:l2_ada_layer_norm_backward_test.ascend910B2_aclnnAdaLayerNormBackward_{t}":
+       "contradicts the op_api's CheckDtype / ValidateScaleShiftShapes" for t in (
+        "bf16_nd", "m_zero_n_positive", "scale_shift_b1h_shape")},
 }
 
 

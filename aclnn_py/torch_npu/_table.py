@@ -423,6 +423,26 @@ def _combine_outs(a, v2):
     return [("xOut" if v2 else "x", [a.expert_ids.shape[0], a.expand_x.shape[1]], dt)]
 
 
+def _combine_arn_args(a):
+    return dict(expandX=a.expand_x, expertIds=a.expert_ids, assistInfoForCombine=a.expand_idx,
+                epSendCounts=a.ep_send_counts, expertScales=a.expert_scales, residualX=a.residual_x, gamma=a.gamma,
+                tpSendCountsOptional=a.tp_send_counts, xActiveMaskOptional=a.x_active_mask,
+                activationScaleOptional=a.activation_scale, weightScaleOptional=a.weight_scale,
+                groupListOptional=a.group_list, expandScalesOptional=a.expand_scales,
+                sharedExpertXOptional=a.shared_expert_x, groupEp=a.group_ep, epWorldSize=a.ep_world_size,
+                epRankId=a.ep_rank_id, moeExpertNum=a.moe_expert_num, groupTp=a.group_tp,
+                tpWorldSize=a.tp_world_size, tpRankId=a.tp_rank_id, expertShardType=a.expert_shard_type,
+                sharedExpertNum=a.shared_expert_num, sharedExpertRankNum=a.shared_expert_rank_num,
+                globalBs=a.global_bs, outDtype=a.out_dtype, commQuantMode=a.comm_quant_mode,
+                groupListType=a.group_list_type, commAlg=a.comm_alg, normEps=a.norm_eps)
+
+
+def _combine_arn_outs(a):
+    bs, h = a.expert_ids.shape[0], a.residual_x.shape[-1]
+    dt = a.residual_x.dtype
+    return [("yOut", [bs, 1, h], dt), ("rstdOut", [bs, 1, 1], F32), ("xOut", [bs, 1, h], dt)]
+
+
 def _finalize_rows(a):
     if a.scales is not None:
         return a.scales.shape[0]
@@ -931,7 +951,8 @@ ROWS = [
         "int shared_expert_rank_num=0, int global_bs=0, int out_dtype=0, int comm_quant_mode=0, "
         "int group_list_type=0, str comm_alg=\"\", float norm_eps=1e-06, int zero_expert_num=0, "
         "int copy_expert_num=0, int const_expert_num=0) -> (Tensor, Tensor, Tensor)",
-        missing="aclnnMoeDistributeCombineAddRmsNorm"),
+        "aclnnMoeDistributeCombineAddRmsNorm", _combine_arn_args, _combine_arn_outs,
+        check=lambda a: _combine_check(a, True)),
     Row("npu_moe_distribute_combine_setup",
         "npu_moe_distribute_combine_setup(Tensor expand_x, Tensor expert_ids, "
         "Tensor assist_info_for_combine, str group_ep, int ep_world_size, int ep_rank_id, "

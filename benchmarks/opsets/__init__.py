@@ -21,6 +21,12 @@ class BenchCase:
     domain: tuple = (-2.0, 2.0)     # input values
     out_like_torch: bool = False    # outputs shaped and typed as torch_fn's results (one or a tuple: reductions,
                                     # sorts); otherwise one output like the first operand
+    row: int | None = None          # operands shaped (n // row, row) (last-axis reductions, softmax, sorts); else 1-D
+    unused_outs: int = 0            # optional outputs after torch's, passed as None (layer norm's mean and rstd)
+    bandwidth: str = "moved"        # "moved": inputs read + outputs written, against a memcpy of half those bytes;
+                                    # "read": the inputs read, against a memcpy reading as many (a reduction)
+    target: tuple | None = None     # the speed target for this case: ("memcpy", r): %memcpy >= r at 64 M
+                                    # float32; ("torch", r): torch time / stub time >= r
 
 
 def collect() -> list[BenchCase]:

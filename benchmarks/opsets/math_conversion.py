@@ -13,8 +13,8 @@ CASES = [
               lambda a, lo, hi: np.minimum(np.maximum(a, lo), hi), arity=3),
     BenchCase("hardtanh", "aclnnHardtanh", lambda a: torch.nn.functional.hardtanh(a, -1.0, 1.0),
               lambda a: np.clip(a, -1.0, 1.0), arity=1, attrs=(-1.0, 1.0)),
-    BenchCase("tril", "aclnnTril", torch.tril, np.tril, arity=1, attrs=(0,)),
-    BenchCase("triu", "aclnnTriu", torch.triu, np.triu, arity=1, attrs=(0,)),
+    BenchCase("tril", "aclnnTril", torch.tril, np.tril, arity=1, attrs=(0,), row=1024),
+    BenchCase("triu", "aclnnTriu", torch.triu, np.triu, arity=1, attrs=(0,), row=1024),
     BenchCase("roll", "aclnnRoll", lambda a: torch.roll(a, 3, 0), lambda a: np.roll(a, 3, 0), arity=1,
               attrs=([3], [0])),
 ]

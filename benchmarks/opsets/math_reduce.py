@@ -12,8 +12,15 @@ import torch
 from . import BenchCase
 
 
+ROW = 1024             # every case works on rows of this many elements: (n // ROW, ROW)
+READ = ("sum", "mean", "amax", "argmax", "logsumexp", "var")   # outputs ROW times smaller: bound by reading
+TARGETS = {"sum": ("memcpy", 0.8), "mean": ("memcpy", 0.8), "amax": ("memcpy", 0.8),
+           "sort": ("torch", 1 / 1.5), "topk10": ("torch", 1 / 1.5)}
+
+
 def _case(name, op, torch_fn, numpy_fn, attrs, dtypes=("float32", "float16", "bfloat16")):
-    return BenchCase(name, op, torch_fn, numpy_fn, arity=1, attrs=attrs, dtypes=dtypes, out_like_torch=True)
+    return BenchCase(name, op, torch_fn, numpy_fn, arity=1, attrs=attrs, dtypes=dtypes, out_like_torch=True,
+                     row=ROW, bandwidth="read" if name in READ else "moved", target=TARGETS.get(name))
 
 
 def _per_dtype(name, op, torch_fn, numpy_fn):

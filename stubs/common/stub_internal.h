@@ -77,6 +77,8 @@ STUB_API bool aclStubScalarListElements(const aclScalarList *list, const aclScal
 
 /* 1: *desc filled; 0: not a live tensor; -1: a live tensor of rank above STUB_MAX_VIEW_DIMS. */
 STUB_API int aclStubTensorDescribe(const aclTensor *tensor, aclStubTensorDesc *desc);
+/* Storage format and shape of a live tensor set in place (false: not live, or out of memory). */
+STUB_API bool aclStubTensorSetStorage(const aclTensor *tensor, aclFormat format, const int64_t *dims, uint64_t n);
 
 /*
  * From a kernel, in check mode (memcheck): the first n values (those the kernel reads, in row-major order)

@@ -193,6 +193,22 @@ aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
 
 bool aclStubTensorIsLive(const aclTensor *tensor) { return handle_is_live(&tensors, tensor); }
 
+bool aclStubTensorSetStorage(const aclTensor *tensor, aclFormat format, const int64_t *dims, uint64_t n) {
+    aclTensor *t = acquire_tensor(tensor, true);
+    if (!t) return false;
+    int64_t *d = n <= INLINE_DIMS ? t->inline_dims + 2 * INLINE_DIMS : malloc(n * sizeof *d);
+    bool ok = d != NULL;
+    if (ok && d != t->storage_dims && !is_inline(t, t->storage_dims)) free(t->storage_dims);
+    if (ok) t->storage_dims = d;
+    if (ok) {
+        t->format = format;
+        t->storage_ndim = n;
+        if (n) memcpy(t->storage_dims, dims, n * sizeof *dims);
+    }
+    release_tensor();
+    return ok;
+}
+
 bool meta_tensor_set_view_shape(const aclTensor *tensor, const int64_t *dims, uint64_t ndim) {
     aclTensor *t = acquire_tensor(tensor, true);
     if (!t) return false;
@@ -235,6 +251,8 @@ int aclStubTensorDescribe(const aclTensor *tensor, aclStubTensorDesc *desc) {
         desc->data = t->data;
         memcpy(desc->dims, t->dims, t->ndim * sizeof *t->dims);
         memcpy(desc->strides, t->strides, t->ndim * sizeof *t->strides);
+        desc->storage_ndim = t->storage_ndim <= ACLSTUB_MAX_STORAGE_DIMS ? (uint32_t)t->storage_ndim : 0;
+        memcpy(desc->storage_dims, t->storage_dims, desc->storage_ndim * sizeof *t->storage_dims);
         result = 1;
     }
     release_tensor();

@@ -32,6 +32,8 @@ typedef enum { K_MSE, K_L1, K_SMOOTH_L1, K_SOFT_MARGIN, K_BCE, K_BCE_LOGITS, K_K
 #define F_ANY_REDUCTION 64u /* no range rule: an unknown reduction is sum (forward) or none (backward) */
 #define F_OUT_SELF 128u  /* backward: out has self's shape (target's with F_OUT_TARGET): broadcast elements summed */
 #define F_OUT_TARGET 256u
+#define F_DIM0 512u      /* forward: mean and sum reduce dimension 0 only, out has the broadcast shape without it, and an
+                            empty input is nothing to do (aclnnMseLossOut) */
 
 typedef struct {
     Kind kind;
@@ -204,8 +206,9 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
         aclStubReduce r = {ACLSTUB_RED_SUM, &scratch, p->out_reduce, p->promote, out, NULL, 0, 0, 0};
         return aclStubReduceRun(call, &r);
     }
-    aclStubReduce r = {p->reduction == 1 ? ACLSTUB_RED_MEAN : ACLSTUB_RED_SUM, &scratch, aclStubAllDims(scratch.ndim),
-                       p->promote, out, NULL, 0, 0, 0};
+    uint64_t dims = (row->flags & F_DIM0) && scratch.ndim > 0 ? 1 : aclStubAllDims(scratch.ndim);
+    aclStubReduce r = {p->reduction == 1 ? ACLSTUB_RED_MEAN : ACLSTUB_RED_SUM, &scratch, dims, p->promote, out, NULL,
+                       0, 0, 0};
     return aclStubReduceRun(call, &r);
 }
 
@@ -288,6 +291,8 @@ static aclnnStatus check(aclStubOpCall *call) {
             if (d < lead || (like->dims[d - lead] == 1 && p->shape[d] != 1)) p->out_reduce |= UINT64_C(1) << d;
     } else if (backward || p->reduction == 0) {
         ACLSTUB_TRY(aclStubCheckShape(call, row->out, p->shape, p->ndim));
+    } else if (row->flags & F_DIM0) {
+        ACLSTUB_TRY(aclStubCheckShape(call, row->out, p->shape + (p->ndim > 0), p->ndim - (p->ndim > 0)));
     } else {
         ACLSTUB_RETURN_ERROR_IF(out->ndim != 0 && aclStubNumel(out) != 1, call, ACLNN_ERR_PARAM_INVALID,
                                 "a reduced loss is one element; out has shape %s",
@@ -296,7 +301,7 @@ static aclnnStatus check(aclStubOpCall *call) {
     p->batch = p->ndim ? p->shape[0] : 1;
     p->scale = !backward ? 1.0 : p->reduction == 1 ? 1.0 / (double)n : p->reduction == 3 ? 1.0 / (double)p->batch : 1.0;
     if (n == 0) { /* the empty loss: mean NaN, sum 0 */
-        if (backward || p->reduction == 0) return aclStubOpNothingToDo(call);
+        if (backward || p->reduction == 0 || (row->flags & F_DIM0)) return aclStubOpNothingToDo(call);
         p->fill = p->reduction == 2 ? 2 : (p->reduction == 3 && p->batch == 0) ? 1 : p->reduction == 3 ? 2 : 1;
         if (aclStubNumel(out) == 0) return aclStubOpNothingToDo(call);
     }

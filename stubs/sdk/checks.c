@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aclstub/op_nz.h"
 #include "sdk_internal.h"
 
 aclnnStatus sdk_fail(aclnnStatus status, const char *fmt, ...) {
@@ -42,7 +43,8 @@ static aclnnStatus check_dtype(const aclStubOpCall *call, int i) {
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has data type %s (%d); supported: %s",
                              aclStubOpName(call, i), aclStubDtypeName(t->dtype), (int)t->dtype, allowed);
     }
-    if (!sdk_format_is_nd_like(t->format))
+    if (!sdk_format_is_nd_like(t->format) &&
+        !((call->op->params[i].flags & ACLSTUB_NZ_INPUT) && aclStubIsNzFormat(t->format)))
         return aclStubOpFail(call, ACLNN_ERR_PARAM_INVALID, "argument '%s' has format %d; only ND (or NCHW, NHWC, "
                              "NCDHW, NCL) is supported", aclStubOpName(call, i), (int)t->format);
     return OK;
@@ -119,6 +121,7 @@ aclnnStatus aclStubOpCheckDimsNonNegative(const aclStubOpCall *call, int i, acln
 }
 
 bool sdk_view_byte_range(const aclStubTensorDesc *t, int64_t *lo, int64_t *hi) {
+    if (aclStubIsNzFormat(t->format)) return sdk_nz_byte_range(t, lo, hi);
     int64_t esize = (int64_t)aclDataTypeSize(t->dtype);
     int64_t min_e = t->offset, max_e = t->offset;
     for (uint32_t i = 0; i < t->ndim; i++) {

@@ -94,6 +94,34 @@ int aclStubLapackGetrf(bool cplx, int64_t n, double *a, int64_t lda, int *ipiv) 
     return info;
 }
 
+int aclStubLapackInverse(bool cplx, int64_t n, double *a, int64_t lda) {
+    int *ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (ipiv == NULL) return NO_MEMORY;
+    int info = aclStubLapackGetrf(cplx, n, a, lda, ipiv);
+    const aclStubBlasApi *L = lapack();
+    if (info == 0 && L != NULL) {
+        int in = (int)n, ilda = (int)(lda > 1 ? lda : 1), lwork = -1;
+        double query[2] = {0, 0};
+        if (cplx)
+            L->zgetri_(&in, a, &ilda, ipiv, query, &lwork, &info);
+        else
+            L->dgetri_(&in, a, &ilda, ipiv, query, &lwork, &info);
+        lwork = (int)query[0] > in ? (int)query[0] : (in > 1 ? in : 1);
+        double *work = malloc(sizeof(double) * (size_t)lwork * (cplx ? 2 : 1));
+        if (work == NULL) {
+            free(ipiv);
+            return NO_MEMORY;
+        }
+        if (cplx)
+            L->zgetri_(&in, a, &ilda, ipiv, work, &lwork, &info);
+        else
+            L->dgetri_(&in, a, &ilda, ipiv, work, &lwork, &info);
+        free(work);
+    }
+    free(ipiv);
+    return info;
+}
+
 int aclStubLapackQr(bool cplx, int64_t m, int64_t n, double *a, int64_t lda, double *q, int64_t ldq, int64_t qcols) {
     const aclStubBlasApi *L = lapack();
     if (L == NULL) return NO_BLAS;

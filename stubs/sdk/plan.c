@@ -146,6 +146,20 @@ void aclStubOpIgnore(aclStubOpCall *call, int i) {
     v->present = false;
 }
 
+aclnnStatus aclStubOpSetStorage(aclStubOpCall *call, int i, aclFormat format, const int64_t *dims, uint32_t n) {
+    aclOpExecutor *ex = executor_of(call);
+    aclStubTensorDesc *t = (aclStubTensorDesc *)ex->values[i].tensor; /* the executor's own snapshot */
+    if (t == NULL || ex->handles[i] == NULL || n > ACLSTUB_MAX_STORAGE_DIMS)
+        return aclStubOpFail(call, ACLNN_ERR_INNER, "argument '%s' cannot take a storage shape of %u dimensions",
+                             aclStubOpName(call, i), n);
+    if (!aclStubTensorSetStorage(ex->handles[i], format, dims, n))
+        return aclStubOpFail(call, ACLNN_ERR_INNER, "argument '%s' is not a live aclTensor", aclStubOpName(call, i));
+    t->format = format;
+    t->storage_ndim = n;
+    if (n) memcpy(t->storage_dims, dims, n * sizeof *dims);
+    return OK;
+}
+
 aclnnStatus aclStubOpPlan(const aclStubOpDef *op, const aclStubArg *args, size_t n, uint64_t *workspaceSize,
                           aclOpExecutor **executor) {
     ACLSTUB_TRY(check_table(op, args, n));
@@ -248,11 +262,14 @@ aclnnStatus aclStubOpPlan(const aclStubOpDef *op, const aclStubArg *args, size_t
     for (size_t i = 0; i < n && status == OK; i++)
         if (is_tensor(params[i].role) && !(params[i].flags & ACLSTUB_CHECK_LATER)) status = sdk_check_layout(call, (int)i);
     for (size_t i = 0; i < n && status == OK; i++) status = sdk_check_rank(call, (int)i);
+    /* check may change a tensor's storage (aclStubOpSetStorage): it finds the caller's handles here. */
+    for (size_t i = 0; i < n; i++) ex->handles[i] = is_tensor(params[i].role) ? args[i].handle : NULL;
     if (status == OK) status = op->check(&ex->call);
     if (status != OK) {
         sdk_executor_free(ex);
         return status;
     }
+    memset(ex->handles, 0, n * sizeof *ex->handles);
 
     /* Record what phase 2 checks again: every handle the kernel reads (nothing when there is nothing to do). */
     for (size_t i = 0; i < n && !ex->nothing_to_do; i++)

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "meta_internal.h"
+#include "aclstub/op_nz.h"
 #include "sdk_internal.h"
 
 static bool same_description(const aclStubTensorDesc *a, const aclStubTensorDesc *b) {
@@ -191,10 +192,30 @@ static aclnnStatus launch(aclOpExecutor *w, aclrtStream stream) {
     return status;
 }
 
+/* ACLSTUB_NZ_INPUT operands in FRACTAL_NZ: the kernel sees them unpacked to ND (kernel scratch); saved[] keeps the
+ * snapshots to put back. */
+static aclError unpack_nz_inputs(aclOpExecutor *w, const aclStubTensorDesc **saved) {
+    for (size_t i = 0; i < w->op->num_params; i++) {
+        saved[i] = NULL;
+        const aclStubTensorDesc *t = w->values[i].tensor;
+        if (!(w->op->params[i].flags & ACLSTUB_NZ_INPUT) || t == NULL || !aclStubIsNzFormat(t->format)) continue;
+        aclStubTensorDesc *nd = aclStubKernelScratch(&w->call, sizeof *nd);
+        if (nd == NULL) return aclStubKernelOutOfMemory(&w->call);
+        ACLSTUB_TRY(aclStubNzAsNd(&w->call, t, nd));
+        saved[i] = t;
+        w->values[i].tensor = nd;
+    }
+    return OK;
+}
+
 static aclError run_kernel(void *arg) {
     aclOpExecutor *w = arg;
     w->scratch = NULL;
-    aclError status = w->op->kernel(&w->call);
+    const aclStubTensorDesc *saved[SDK_MAX_PARAMS];
+    aclError status = unpack_nz_inputs(w, saved);
+    if (status == OK) status = w->op->kernel(&w->call);
+    for (size_t i = 0; i < w->op->num_params; i++)
+        if (saved[i]) w->values[i].tensor = saved[i];
     while (w->scratch) {
         SdkScratch *next = w->scratch->next;
         free(w->scratch);

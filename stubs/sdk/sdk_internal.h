@@ -88,6 +88,10 @@ aclnnStatus sdk_fail(aclnnStatus status, const char *fmt, ...) STUB_PRINTF(2, 3)
     X(void, zpotrf_, (const char *uplo, const int *n, double *a, const int *lda, int *info, size_t))                  \
     X(void, dgetrf_, (const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info))                   \
     X(void, zgetrf_, (const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info))                   \
+    X(void, dgetri_, (const int *n, double *a, const int *lda, const int *ipiv, double *work, const int *lwork,       \
+                      int *info))                                                                                     \
+    X(void, zgetri_, (const int *n, double *a, const int *lda, const int *ipiv, double *work, const int *lwork,       \
+                      int *info))                                                                                     \
     X(void, dgeqrf_, (const int *m, const int *n, double *a, const int *lda, double *tau, double *work,               \
                       const int *lwork, int *info))                                                                   \
     X(void, zgeqrf_, (const int *m, const int *n, double *a, const int *lda, double *tau, double *work,               \
@@ -118,6 +122,9 @@ const aclStubBlasApi *sdk_blas(const char **error);
 /* What is wrong with an operator's table (the text, in why or a literal), or NULL when it is complete and
  * consistent: every parameter named, with a known and supported role, every same-dtype rule naming a tensor. */
 const char *sdk_table_problem(const aclStubOpDef *op, char *why, size_t cap);
+
+/* The bytes a FRACTAL_NZ view spans (its whole storage, aclstub/op_nz.h); false when t is not NZ. */
+bool sdk_nz_byte_range(const aclStubTensorDesc *t, int64_t *lo, int64_t *hi);
 
 /* ND-like formats: nnopbase normalises them to ND before matching an ND-only operator. */
 bool sdk_format_is_nd_like(aclFormat format);

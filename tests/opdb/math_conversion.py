@@ -726,3 +726,46 @@ ENTRIES = PAD_ENTRIES + CLAMP_ENTRIES + MORE_ENTRIES + [
     entry("aclnnInplaceFillDiagonal", fill_diagonal_ref, FILL_DIAG_DT, fill_diagonal_samples, inplace=True),
     entry("aclnnOneHot", one_hot_ref, ("int32", "int64"), one_hot_samples),
 ]
+
+
+# ---- CoalesceSparse: newIndices[u[i]] = indices[i], newValues[u[i]] += values[i] (torch's coalesce with the slots of
+# torch.unique's inverse; newValues starts at zero, as the README asks of the caller) ----------------------------------
+
+def coalesce_samples(dtype, rng):
+    res = []
+    for n, m, tail, idt in ((8, 4, (), "int32"), (50, 2, (3,), "int64"), (1, 3, (), "int64"), (2000, 3, (2,), "int32")):
+        coords = rng.integers(0, 4, size=(n, m))
+        _, inverse = np.unique(coords, axis=0, return_inverse=True)
+        values = (rng.integers(-8, 8, size=(n,) + tail) if dtype == "int32" else
+                  rng.uniform(-4, 4, size=(n,) + tail)).astype(np_dtype(dtype))
+        res.append(Sample((np.array([inverse.max() + 1]).astype(np_dtype(idt)), inverse.reshape(-1).astype(np_dtype(idt)),
+                           coords.astype(np_dtype(idt)), values), (), f"n {n} m {m} values {tail}"))
+    return res
+
+
+def coalesce_ref(ulen, uidx, indices, values):
+    rows = indices.shape[0]
+    wide = values.double() if values.is_floating_point() else values.long()
+    new_i = torch.zeros_like(indices)
+    new_i[uidx.long()] = indices
+    if values.dtype == torch.float16:  # each addition rounded to FLOAT16, in increasing i (the stub's order)
+        acc = np.zeros((rows,) + tuple(values.shape[1:]), np.float16)
+        vals = values.numpy()
+        for i, u in enumerate(uidx.long().tolist()):
+            acc[u] = (acc[u].astype(np.float32) + vals[i].astype(np.float32)).astype(np.float16)
+        return new_i, torch.from_numpy(acc)
+    new_v = torch.zeros((rows,) + tuple(values.shape[1:]), dtype=wide.dtype).index_add_(0, uidx.long(), wide)
+    return new_i, new_v.to(values.dtype)
+
+
+def coalesce_call(sample, expected):
+    ulen, uidx, indices, values = sample.operands
+    new_i = np.zeros(indices.shape, indices.dtype)
+    new_v = np.zeros((indices.shape[0],) + values.shape[1:], values.dtype)
+    aclnn_py.run("aclnnCoalesceSparse", ulen, uidx, indices, values, new_i, new_v, outputs=("newIndices", "newValues"))
+    return new_i, new_v
+
+
+ENTRIES.append(OpInfo("aclnnCoalesceSparse", coalesce_ref, ("float32", "float16", "int32"), kind="custom",
+                      samples=coalesce_samples, call=coalesce_call, native16=True,
+                      tol={"float16": (1e-3, 1e-3), "int32": (0, 0)}))

@@ -339,3 +339,29 @@ ENTRIES += [
       for n in ("aclnnInplaceRandomWithoutFromTo", "aclnnInplaceRandomWithoutFromToTensor")],
     OpInfo("aclnnDropoutBackward", ref_dropout_backward, FLOATS, kind="custom", samples=samples_dropout_backward),
 ]
+
+
+# ---- SimThreadExponential: Exp(lambda), mean 1 / lambda, variance 1 / lambda^2, P(x < 1 / lambda) = 1 - 1/e; the
+# same numbers for the same seed and offset, and a call at offset n continues a call of n elements -------------------
+
+def call_exponential(sample, expected):
+    lam, dtype = sample.attrs
+    x = np.zeros(SHAPE, np_dtype(dtype))
+    aclnn_py.run("aclnnSimThreadExponential", x, x.size, lam, SEED, 0)
+    again = np.zeros(SHAPE, np_dtype(dtype))
+    aclnn_py.run("aclnnSimThreadExponential", again, again.size, lam, SEED, 0)
+    head = np.zeros((100,), np_dtype(dtype))
+    aclnn_py.run("aclnnSimThreadExponential", head, 100, lam, SEED, 0)
+    tail = np.zeros((100,), np_dtype(dtype))
+    aclnn_py.run("aclnnSimThreadExponential", tail, 100, lam, SEED, 100)
+    v = f64(x) * lam
+    same = float(np.array_equal(f64(x), f64(again)))
+    continues = float(np.array_equal(f64(tail), f64(x).reshape(-1)[100:200]) and
+                      np.array_equal(f64(head), f64(x).reshape(-1)[:100]))
+    return np.array([v.mean(), v.var(), np.mean(v < 1), float(v.min() >= 0), same, continues])
+
+
+ENTRIES += [
+    entry("aclnnSimThreadExponential", lambda lam, dtype: np.array([1.0, 1.0, 1 - np.exp(-1.0), 1.0, 1.0, 1.0]),
+          call_exponential, (2.5,), FLOATS, {d: (0.0, 0.03) for d in FLOATS}),
+]

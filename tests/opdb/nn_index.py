@@ -768,3 +768,197 @@ ENTRIES += [
 _sl = entry("aclnnScatterList", scatter_list_ref, SCATTER_LIST_DT, scatter_list_samples)
 _sl.call = scatter_list_call
 ENTRIES.append(_sl)
+
+
+# ---- RepeatInterleaveGrad: yGrad's slices along axis summed in groups of repeats[k] (float32 accumulation) ---------
+
+def rig_samples(dtype, rng):
+    res = []
+    for shape, reps, axis, out_shape, rdt in (
+            ((4, 3), [2, 2], 0, (2, 3), "int64"),
+            ((2, 6), [1, 2, 2, 1], 1, (2, 4), "int64"),
+            ((2, 6), [2], 1, (2, 3), "int32"),
+            ((2, 6), 3, -1, (4,), "int64"),              # 0-d repeats, an out of another shape of the same size
+            ((5, 4, 3), [0, 3, 1, 1], 0, (4, 4, 3), "int32"),  # a zero count: a group of zeros
+            ((3, 40000), [4], 1, (3, 10000), "int64"),   # long rows: the engine's threads
+            ((7,), [7], 0, (1,), "int64")):
+        y = arr(rng, shape, dtype)
+        r = np.array(reps, np.int64).astype(np_dtype(rdt))
+        res.append(Sample((y, r), (axis, out_shape), f"{shape} repeats {reps} axis {axis}"))
+    y = transposed(arr(rng, (6, 5), dtype))
+    res.append(Sample((y, np.array([3, 3], np.int64)), (0, (2, 5)), "transposed yGrad"))
+    return res
+
+
+def rig_ref(y, r, axis, out_shape):
+    y = y.float() if y.dtype in (torch.float16, torch.bfloat16) else y
+    ax = axis % y.dim()
+    n = y.shape[ax]
+    reps = r.reshape(-1).long()
+    if reps.numel() == 1:
+        reps = reps.repeat(n // int(reps[0]))
+    groups = torch.repeat_interleave(torch.arange(reps.numel()), reps)
+    shape = list(y.shape)
+    shape[ax] = reps.numel()
+    out = torch.zeros(shape, dtype=torch.float64).index_add_(ax, groups, y.double())
+    return out.float().reshape(out_shape)
+
+
+def rig_call(sample, expected):
+    y, r = sample.operands
+    axis, out_shape = sample.attrs
+    out = np.zeros(out_shape, y.dtype)
+    aclnn_py.run("aclnnRepeatInterleaveGrad", y, r, axis, out, outputs=("out",))
+    return out
+
+
+# ---- ApplyTopKTopP: top-k, then top-p over the sorted row (the docs' formulas, in float64) --------------------------
+
+def topp_samples(dtype, rng):
+    res = []
+    for b, v, with_p, with_k in ((3, 4, True, True), (4, 50, True, False), (4, 50, False, True), (5, 300, True, True),
+                                 (2, 1, True, True), (3, 6, False, False), (0, 5, True, True)):
+        logits = rng.permutation(b * v).reshape(b, v).astype(np.float64) / max(v / 4, 1) - 2
+        logits = logits.astype(np_dtype(dtype))
+        p = rng.uniform(0.1, 0.9, size=(b,)).astype(np_dtype(dtype)) if with_p else None
+        k = rng.integers(-1, v + 2, size=(b,)).astype(np.int32) if with_k else None
+        res.append(Sample((logits, p, k), (), f"{b} x {v} p {with_p} k {with_k}"))
+    return res
+
+
+def topp_ref(logits, p, k):
+    x = logits.double()
+    out = x.clone()
+    V = x.shape[1] if x.dim() == 2 else 0
+    for b in range(x.shape[0]):
+        s, order = torch.sort(x[b], stable=True)
+        if k is not None and 0 < int(k[b]) < V:
+            s = torch.where(s < s[V - int(k[b])], torch.tensor(-torch.inf, dtype=s.dtype), s)
+        if p is not None and V > 1:
+            cum = torch.cumsum(torch.softmax(s.float(), 0).double(), 0)
+            mask = cum <= 1 - float(p[b].float())
+            mask[-1] = False
+            s = torch.where(mask, torch.tensor(-torch.inf, dtype=s.dtype), s)
+        out[b, order] = s
+    return out.to(logits.dtype)
+
+
+def topp_call(sample, expected):
+    logits, p, k = sample.operands
+    out = np.zeros(logits.shape, logits.dtype)
+    aclnn_py.run("aclnnApplyTopKTopP", logits, p, k, out)
+    return out
+
+
+# ---- Inverse: torch.linalg.inv_ex in float64 / complex128 (a singular matrix: NaN) ---------------------------------
+
+INVERSE_DT = ("float32", "float64", "complex64", "complex128", "float16")
+
+
+def inverse_samples(dtype, rng):
+    res = []
+    for shape in ((4, 4), (3, 5, 5), (2, 1, 3, 3), (1, 1), (0, 3, 3), (40, 8, 8)):
+        a = rng.uniform(-1, 1, size=shape)
+        if dtype.startswith("complex"):
+            a = a + 1j * rng.uniform(-1, 1, size=shape)
+        if shape[-1]:
+            a = a + np.eye(shape[-1]) * shape[-1]  # well conditioned
+        res.append(Sample((a.astype(np_dtype(dtype)),), (), f"{shape}"))
+    res.append(Sample((transposed(res[0].operands[0]),), (), "transposed"))
+    sing = np.zeros((2, 3, 3), np_dtype(dtype))
+    sing[0] = np.eye(3)
+    res.append(Sample((sing,), (), "a singular matrix"))
+    return res
+
+
+def inverse_ref(a):
+    wide = a.to(torch.complex128 if a.is_complex() else torch.float64)
+    inv, info = torch.linalg.inv_ex(wide)
+    inv[info != 0] = float("nan")
+    return inv.to(a.dtype)
+
+
+def inverse_call(sample, expected):
+    (a,) = sample.operands
+    out = np.zeros(a.shape, a.dtype)
+    aclnn_py.run("aclnnInverse", a, out=out)
+    return out
+
+
+ENTRIES += [
+    entry("aclnnRepeatInterleaveGrad", rig_ref, ("float32", "float16", "bfloat16"), rig_samples, accumulate16=True,
+          tol=SUM_TOL),
+    entry("aclnnApplyTopKTopP", topp_ref, ("float32", "float16", "bfloat16"), topp_samples),
+    entry("aclnnInverse", inverse_ref, INVERSE_DT, inverse_samples,
+          tol={"float32": (1e-5, 1e-5), "float64": (1e-12, 1e-12), "complex64": (1e-5, 1e-5),
+               "complex128": (1e-12, 1e-12), "float16": (2e-3, 2e-3)}),
+]
+ENTRIES[-3].call = rig_call
+ENTRIES[-2].call = topp_call
+ENTRIES[-1].call = inverse_call
+
+
+# ---- TopKTopPSample: top-k, top-p over the descending probabilities, then the q-weighted argmax (the kernel's rules, in
+# float64 here; values distinct so that no tie decides) ----------------------------------------------------------------
+
+def tkps_samples(dtype, rng):
+    res = []
+    for b, v, ks, ps, with_q, need in (
+            (4, 50, [5, 50, 1, 2000], [0.5, 0.9, 0.3, 1.0], True, True),    # top-k + top-p; top-k alone (p >= 1)
+            (3, 40, [3000, 3000, -1], [0.6, 0.0, 2.0], True, True),        # top-p alone; neither; neither
+            (3, 40, [7, 3000, 40], [0.8, 0.7, 0.95], False, True),         # no q: the most probable kept value
+            (2, 3000, [1024, 3000], [0.9, 0.9], True, False)):             # long rows, logits left alone
+        logits = (rng.permutation(b * v).reshape(b, v) / (b * v) * 8 - 4).astype(np_dtype(dtype))
+        k = np.array(ks, np.int32)
+        p = np.array(ps, np.float32).astype(np_dtype(dtype))
+        q = rng.uniform(0.05, 1.0, size=(b, v)).astype(np.float32) if with_q else None
+        res.append(Sample((logits, k, p, q), (1e-8, need, 32), f"{b} x {v} k {ks} p {ps} q {with_q}"))
+    return res
+
+
+def tkps_ref(logits, k, p, q, eps, need, guess):
+    x = logits.double()
+    B, V = x.shape
+    idx = torch.zeros(B, dtype=torch.int64)
+    sel = torch.full((B, V), -torch.inf, dtype=torch.float64)
+    for b in range(B):
+        kb, pb = int(k[b]), float(p[b].float())
+        use_k = 0 < kb <= min(V, 1024)
+        use_p = 0 < pb < 1
+        if not use_k and not use_p:
+            pr = torch.softmax(x[b], 0)
+            if q is not None:
+                pr = pr / (q[b].double().abs() + eps)
+            idx[b] = int(torch.argmax(pr))
+            continue
+        n = kb if use_k else V
+        s, order = torch.sort(x[b], descending=True, stable=True)
+        s, order = s[:n], order[:n]
+        kept = n
+        if use_p:
+            cum = torch.cumsum(torch.softmax(s, 0), 0)
+            over = torch.nonzero(cum > pb)
+            kept = int(over[0]) + 1 if len(over) else n
+        pr = torch.softmax(s[:kept], 0)
+        if q is not None:
+            pr = pr / (q[b, :kept].double().abs() + eps)
+        idx[b] = int(order[int(torch.argmax(pr))])
+        sel[b, order[:kept]] = s[:kept]
+    return (idx, sel.float()) if need else (idx,)
+
+
+def tkps_call(sample, expected):
+    logits, k, p, q = sample.operands
+    eps, need, guess = sample.attrs
+    idx = np.zeros(logits.shape[:1], np.int64)
+    sel = np.full(logits.shape, 7.0, np.float32)
+    aclnn_py.run("aclnnTopKTopPSample", logits, k, p, q, eps, need, guess, idx, sel,
+                 outputs=("logitsSelectIdx", "logitsTopKPSelect"))
+    if not need:
+        assert (sel == 7.0).all(), "logitsTopKPSelect is left alone without isNeedLogits"
+        return (idx,)
+    return idx, sel
+
+
+ENTRIES.append(entry("aclnnTopKTopPSample", tkps_ref, ("float16", "bfloat16"), tkps_samples))
+ENTRIES[-1].call = tkps_call

@@ -443,3 +443,238 @@ ENTRIES += [
     OpInfo("aclnnMultilabelMarginLoss", ref_mlm, FLOATS, kind="custom", samples=mlm_samples, tol=NLL_TOL,
            named_outputs=("out", "isTarget")),
 ]
+
+
+# ---- MseLossOut: mean and sum over dimension 0 only (out: the broadcast shape without it) --------------------------
+
+def mse_out_samples(dtype, rng):
+    res = []
+    for a, b, red in (((3, 4), (3, 4), 0), ((3, 4), (3, 4), 1), ((3, 4), (3, 4), 2), ((4, 1, 3), (5, 1), 1),
+                      ((4, 1, 3), (5, 1), 2), ((3000, 2), (3000, 2), 1), ((6,), (6,), 2), ((0, 3), (0, 3), 0)):
+        res.append(Sample((arr(rng, a, dtype), arr(rng, b, dtype)), (red,), f"{a} {b} {RED[red]}"))
+    return res
+
+
+def ref_mse_out(x, y, red):
+    dt = x.dtype
+    x, y = torch.broadcast_tensors(*wide(x, y))
+    d = (x - y) ** 2
+    return (d if red == 0 else d.mean(0) if red == 1 else d.sum(0)).float().to(dt)
+
+
+def call_mse_out(sample, expected):
+    x, y = sample.operands
+    out = np.zeros(tuple(expected.shape), x.dtype)
+    aclnn_py.run("aclnnMseLossOut", x, y, *sample.attrs, out=out)
+    return out
+
+
+# ---- Logit and LogitGrad (generated APIs: one dtype, one shape; eps a float attribute, < 0: no clamping) ------------
+
+def ref_logit(x, eps):
+    return torch.logit(x.double(), eps if eps >= 0 else None).float().to(x.dtype)
+
+
+def ref_logit_grad(x, dy, eps):
+    return torch.ops.aten.logit_backward(dy.double(), x.double(), eps if eps >= 0 else None).float().to(x.dtype)
+
+
+LOGIT_TOL = {"float32": (1e-6, 1e-6), "float16": (1e-3, 1e-3), "bfloat16": (8e-3, 8e-3)}
+
+
+# ---- FusedCrossEntropyLossWithMaxSum: loss = log(sumExp) - predicted, softmax = exp(v - max) / sumExp --------------
+
+def fused_ce_samples(dtype, rng):
+    res = []
+    for n, v in ((2, 2), (5, 7), (3, 5000), (0, 4)):
+        logits = arr(rng, (n, v), "float32", -3.0, 3.0)
+        mx = logits.max(1) if v and n else np.zeros((n,), np.float32)
+        sumexp = np.exp(logits - mx[:, None]).sum(1).astype(np.float32)
+        pred = arr(rng, (n,), "float32", -3.0, 3.0)
+        vocab = arr(rng, (n, v), dtype, -3.0, 3.0)
+        res.append(Sample((mx, sumexp, pred, vocab), (), f"{n} x {v}"))
+        res.append(Sample((mx, sumexp, pred, None), (), f"{n} x {v} without the softmax"))
+    return res
+
+
+def ref_fused_ce(mx, sumexp, pred, vocab):
+    loss = torch.log(sumexp.double()) - pred.double()
+    if vocab is None:
+        return (loss.float(),)
+    soft = torch.exp(vocab.double() - mx.double()[:, None]) / sumexp.double()[:, None]
+    return loss.float(), soft.float()
+
+
+def call_fused_ce(sample, expected):
+    mx, sumexp, pred, vocab = sample.operands
+    loss = np.zeros(mx.shape, np.float32)
+    soft = None if vocab is None else np.zeros(vocab.shape, np.float32)
+    aclnn_py.run("aclnnFusedCrossEntropyLossWithMaxSum", mx, sumexp, pred, 0.0, None, None, vocab, loss, soft,
+                 outputs=("lossOut", "softMaxOutOptional"))
+    return (loss,) if vocab is None else (loss, soft)
+
+
+# ---- ChamferDistanceBackward: autograd of sum(g1 |xyz1 - xyz2[idx1]|^2) + sum(g2 |xyz2 - xyz1[idx2]|^2) -----------
+
+def chamfer_samples(dtype, rng):
+    res = []
+    for b, n in ((2, 2), (3, 17), (2, 3000), (0, 4)):
+        x1, x2 = arr(rng, (b, n, 2), dtype), arr(rng, (b, n, 2), dtype)
+        i1 = rng.integers(0, max(n, 1), size=(b, n)).astype(np.int32)
+        i2 = rng.integers(0, max(n, 1), size=(b, n)).astype(np.int32)
+        g1, g2 = arr(rng, (b, n), dtype), arr(rng, (b, n), dtype)
+        res.append(Sample((x1, x2, i1, i2, g1, g2), (), f"B {b} N {n}"))
+    return res
+
+
+def ref_chamfer(x1, x2, i1, i2, g1, g2):
+    dt = x1.dtype
+    x1 = x1.double().requires_grad_(True)
+    x2 = x2.double().requires_grad_(True)
+    i1, i2 = i1.long(), i2.long()
+    n1 = torch.gather(x2, 1, i1[..., None].expand(-1, -1, 2))
+    n2 = torch.gather(x1, 1, i2[..., None].expand(-1, -1, 2))
+    loss = (g1.double() * ((x1 - n1) ** 2).sum(-1)).sum() + (g2.double() * ((x2 - n2) ** 2).sum(-1)).sum()
+    if x1.numel():
+        loss.backward()
+    z = torch.zeros_like(x1)
+    return (x1.grad if x1.grad is not None else z).to(dt), (x2.grad if x2.grad is not None else z).to(dt)
+
+
+def call_chamfer(sample, expected):
+    x1, x2 = sample.operands[:2]
+    o1, o2 = np.zeros(x1.shape, x1.dtype), np.zeros(x2.shape, x2.dtype)
+    aclnn_py.run("aclnnChamferDistanceBackward", *sample.operands, o1, o2, outputs=("gradXyz1", "gradXyz2"))
+    return o1, o2
+
+
+ENTRIES += [
+    OpInfo("aclnnMseLossOut", ref_mse_out, FLOATS, kind="custom", samples=mse_out_samples, call=call_mse_out,
+           tol=TOL),
+    OpInfo("aclnnLogit", ref_logit, FLOATS, kind="unary", attrs=((-1.0,), (0.05,), (0.0,)), domain=(-0.2, 1.2),
+           mixed=False, broadcast=False, tol=LOGIT_TOL),
+    OpInfo("aclnnLogitGrad", ref_logit_grad, FLOATS, kind="binary", attrs=((-1.0,), (0.05,)), domain=(-0.2, 1.2),
+           mixed=False, broadcast=False, tol=LOGIT_TOL),
+    OpInfo("aclnnFusedCrossEntropyLossWithMaxSum", ref_fused_ce, FLOATS, kind="custom", samples=fused_ce_samples,
+           call=call_fused_ce, native16=True, tol={"float32": (1e-6, 1e-6), "float16": (1e-6, 1e-6), "bfloat16": (1e-6, 1e-6)}),
+    OpInfo("aclnnChamferDistanceBackward", ref_chamfer, ("float32", "float16"), kind="custom",
+           samples=chamfer_samples, call=call_chamfer, native16=True, tol={"float32": (1e-5, 1e-5), "float16": (4e-3, 4e-3)}),
+]
+
+
+# ---- CtcLoss and CtcLossBackward: torch's _ctc_loss and _ctc_loss_backward in float64 --------------------------------
+# logAlphaOut is [N, T, align8(2 max(S) + 1)]; the positions past a sequence's lengths are -inf (torch leaves them
+# unset), the oracle's too.
+
+def ctc_case(rng, dtype, T, N, C, lens, tlens, two_d=True, tdtype="int64", flat_2d=False):
+    lp = torch.log_softmax(torch.from_numpy(rng.normal(size=(T, N, C))), -1)
+    if flat_2d:
+        lp = lp[:, 0]
+    lp = lp.to({"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype])
+    S = max(tlens) if tlens else 0
+    if two_d:
+        tg = rng.integers(1, C, size=(N, max(S, 1))).astype(np.int64)
+    else:
+        tg = rng.integers(1, C, size=(sum(tlens),)).astype(np.int64)
+    tg = tg.astype({"int64": np.int64, "int32": np.int32, "float32": np.float32}[tdtype])
+    return lp, tg, list(lens), list(tlens)
+
+
+def ctc_samples(dtype, rng):
+    res = []
+    for args, kw, zero in (((12, 4, 5, [12, 12, 10, 12], [7, 2, 1, 4]), {}, False),
+                           ((12, 4, 5, [12, 12, 10, 12], [7, 2, 1, 4]), {"two_d": False, "tdtype": "int32"}, False),
+                           ((9, 3, 6, [9, 3, 8], [3, 3, 0]), {"tdtype": "float32"}, True),   # 3 labels in 3 steps
+                           ((9, 3, 6, [9, 3, 8], [3, 3, 0]), {}, False),
+                           ((30, 2, 40, [30, 25], [10, 12]), {}, False),
+                           ((7, 1, 4, [7], [3]), {"flat_2d": True}, False)):
+        lp, tg, lens, tlens = ctc_case(rng, dtype, *args, **kw)
+        lp_np = lp.contiguous().view(torch.int16).numpy().view(np_dtype_of(dtype)) if dtype == "bfloat16" else lp.numpy()
+        res.append(Sample((lp_np, tg), (lens, tlens, 0, zero), f"{args} {kw} zeroInfinity {zero}"))
+    return res
+
+
+def np_dtype_of(dtype):
+    from . import np_dtype
+    return np_dtype(dtype)
+
+
+def _torch_of(a):
+    if isinstance(a, torch.Tensor):
+        return a
+    if a.dtype == np_dtype_of("bfloat16"):
+        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+def ctc_ref_full(lp, tg, lens, tlens, blank, zero):
+    lp64 = _torch_of(lp).double() if isinstance(lp, np.ndarray) else lp.double()
+    flat = lp64.dim() == 2
+    if flat:
+        lp64 = lp64[:, None]
+    tgt = (_torch_of(tg) if isinstance(tg, np.ndarray) else tg).long()
+    nll, alpha = torch.ops.aten._ctc_loss(lp64, tgt, lens, tlens, blank, zero)
+    T, N = lp64.shape[:2]
+    W = (2 * (max(tlens) if tlens else 0) + 1 + 7) // 8 * 8
+    full = torch.full((N, T, W), -torch.inf, dtype=torch.float64)
+    for b in range(N):
+        L = 2 * tlens[b] + 1
+        full[b, :lens[b], :L] = alpha[b, :lens[b], :L]
+    return lp64, tgt, nll, full, flat
+
+
+def ctc_ref(lp, tg, lens, tlens, blank, zero):
+    _, _, nll, full, flat = ctc_ref_full(lp, tg, lens, tlens, blank, zero)
+    if zero:  # torch's ctc_loss applies zero_infinity around _ctc_loss
+        nll = torch.where(torch.isinf(nll), torch.zeros_like(nll), nll)
+    return (nll.reshape(()) if flat else nll), full
+
+
+def ctc_call(sample, expected):
+    lp, tg = sample.operands
+    lens, tlens, blank, zero = sample.attrs
+    nll = np.zeros(tuple(expected[0].shape), lp.dtype)
+    alpha = np.zeros(tuple(expected[1].shape), lp.dtype)
+    aclnn_py.run("aclnnCtcLoss", lp, tg, lens, tlens, blank, zero, nll, alpha,
+                 outputs=("negLogLikelihoodOut", "logAlphaOut"))
+    return nll.astype(np.float64), alpha.astype(np.float64)
+
+
+def ctc_grad_samples(dtype, rng):
+    res = []
+    for s in ctc_samples(dtype, rng):
+        if s.operands[0].ndim == 2:
+            continue
+        lp, tg = s.operands
+        lens, tlens, blank, zero = s.attrs
+        _, _, nll, full, _ = ctc_ref_full(lp, tg, lens, tlens, blank, zero)
+        g = rng.uniform(0.5, 2.0, size=(lp.shape[1],)).astype(lp.dtype)
+        res.append(Sample((g, lp, tg, nll.numpy().astype(lp.dtype), full.numpy().astype(lp.dtype)),
+                          (lens, tlens, blank, zero), s.name))
+    return res
+
+
+def ctc_grad_ref(g, lp, tg, nll, alpha, lens, tlens, blank, zero):
+    """torch's gradient from the logAlpha and negLogLikelihood the operator is given (16-bit: rounded)"""
+    lp64, tgt, _, _, _ = ctc_ref_full(lp, tg, lens, tlens, blank, zero)
+    S = max(tlens) if tlens else 0
+    alpha64 = _torch_of(alpha).double()[:, :, :2 * S + 1].contiguous()
+    return torch.ops.aten._ctc_loss_backward(_torch_of(g).double(), lp64, tgt, lens, tlens, _torch_of(nll).double(),
+                                             alpha64, blank, zero)
+
+
+def ctc_grad_call(sample, expected):
+    g, lp, tg, nll, alpha = sample.operands
+    lens, tlens, blank, zero = sample.attrs
+    out = np.zeros(lp.shape, lp.dtype)
+    aclnn_py.run("aclnnCtcLossBackward", g, lp, tg, lens, tlens, nll, alpha, blank, zero, out, outputs=("out",))
+    return out.astype(np.float64)
+
+
+CTC_TOL = {"float32": (2e-5, 2e-5), "float16": (4e-3, 4e-3), "bfloat16": (3e-2, 3e-2)}
+ENTRIES += [
+    OpInfo("aclnnCtcLoss", ctc_ref, FLOATS, kind="custom", samples=ctc_samples, call=ctc_call, native16=True,
+           tol=CTC_TOL),
+    OpInfo("aclnnCtcLossBackward", ctc_grad_ref, FLOATS, kind="custom", samples=ctc_grad_samples, call=ctc_grad_call,
+           native16=True, tol=CTC_TOL),
+]

@@ -1,4 +1,4 @@
-/* aclnnBatchMatMul (ops-nn matmul/batch_mat_mul_v3). */
+/* aclnnBatchMatMul, aclnnBatchMatMulWeightNz (ops-nn matmul/batch_mat_mul_v3). */
 #ifndef ACLNNOP_ACLNN_BATCH_MATMUL_H_
 #define ACLNNOP_ACLNN_BATCH_MATMUL_H_
 
@@ -15,6 +15,13 @@ ACLNN_API aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor *self, co
 
 ACLNN_API aclnnStatus aclnnBatchMatMul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                                        aclrtStream stream);
+
+ACLNN_API aclnnStatus aclnnBatchMatMulWeightNzGetWorkspaceSize(
+    const aclTensor *self, const aclTensor *mat2, aclTensor *out, int8_t cubeMathType, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnBatchMatMulWeightNz(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                               aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,9 @@
 #ifndef ACLNNOP_ACLNN_GROUP_NORM_BACKWARD_H_
 #define ACLNNOP_ACLNN_GROUP_NORM_BACKWARD_H_
 
+#ifdef __cplusplus
+#include <array> /* the toolkit's header includes it: the official sample uses std::array through it */
+#endif
 #include "aclnn/aclnn_base.h"
 #include "aclnn_util.h"
 

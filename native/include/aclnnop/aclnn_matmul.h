@@ -1,4 +1,4 @@
-/* aclnnMatmul (ops-nn matmul/mat_mul_v3). */
+/* aclnnMatmul, aclnnMatmulWeightNz (ops-nn matmul/mat_mul_v3). */
 #ifndef ACLNNOP_ACLNN_MATMUL_H_
 #define ACLNNOP_ACLNN_MATMUL_H_
 
@@ -15,6 +15,13 @@ ACLNN_API aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const a
 
 ACLNN_API aclnnStatus aclnnMatmul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                                   aclrtStream stream);
+
+ACLNN_API aclnnStatus aclnnMatmulWeightNzGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2,
+                                                          aclTensor *out, int8_t cubeMathType,
+                                                          uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnMatmulWeightNz(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                          aclrtStream stream);
 
 #ifdef __cplusplus
 }

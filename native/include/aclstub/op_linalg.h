@@ -61,6 +61,9 @@ ACLSTUB_API int aclStubLapackPotrf(bool cplx, bool upper, int64_t n, double *a, 
 /* a = P L U with partial pivoting (getrf); ipiv: n pivots (1-based). */
 ACLSTUB_API int aclStubLapackGetrf(bool cplx, int64_t n, double *a, int64_t lda, int *ipiv);
 
+/* a = a^-1 (getrf, then getri); a positive info: a is singular (an exact zero pivot) and its content undefined. */
+ACLSTUB_API int aclStubLapackInverse(bool cplx, int64_t n, double *a, int64_t lda);
+
 /*
  * a (m x n) = Q R (geqrf, then orgqr/ungqr): R is left in a's upper triangle (its first min(m, n) rows; the rest of
  * a is zeroed); Q's first qcols (min(m, n) or m) columns go to q (m x qcols, leading dimension ldq) unless q is NULL.

@@ -86,6 +86,9 @@ typedef enum {
 #define ACLSTUB_CHECK_LATER 2u   /* tensors: dtype, same-dtype and contiguity run when check() calls
                                     aclStubOpCheckTensor, not in the generic pass (op_api checks them late) */
 #define ACLSTUB_ANY_LAYOUT 4u    /* outputs: strided outputs allowed (the kernel honours strides) */
+#define ACLSTUB_NZ_INPUT 8u      /* inputs: a FRACTAL_NZ operand is accepted too (aclstub/op_nz.h); the kernel sees it
+                                    unpacked to a contiguous ND view of its dtype (kernel scratch), its view's
+                                    strides kept when its last two dimensions are a transposed view */
 
 typedef struct {
     const char *name;          /* the official parameter name: used in every message */
@@ -98,6 +101,7 @@ typedef struct {
 
 /* A copy of a tensor's description: what check and kernel read. The rank limit is nnopbase's (op::MAX_DIM_NUM). */
 #define ACLSTUB_MAX_DIMS 25
+#define ACLSTUB_MAX_STORAGE_DIMS 8
 typedef struct {
     aclDataType dtype;
     aclFormat format;
@@ -106,6 +110,10 @@ typedef struct {
     void *data;
     int64_t dims[ACLSTUB_MAX_DIMS];
     int64_t strides[ACLSTUB_MAX_DIMS]; /* in elements */
+    /* The storage shape aclCreateTensor was given (what a private format such as FRACTAL_NZ lays out, see
+     * aclstub/op_nz.h); storage_ndim 0 when it has more than ACLSTUB_MAX_STORAGE_DIMS dimensions. */
+    uint32_t storage_ndim;
+    int64_t storage_dims[ACLSTUB_MAX_STORAGE_DIMS];
 } aclStubTensorDesc;
 
 /* A copy of a scalar: its type and value bytes (aclCreateScalar's, at most 16). */
@@ -197,12 +205,29 @@ ACLSTUB_API void aclStubOpRequestWorkspace(aclStubOpCall *call, uint64_t bytes);
 /* From check: tensor parameter i is not used by this call: not recorded, not checked in phase 2, and
  * call->v[i].tensor is NULL for the kernel. */
 ACLSTUB_API void aclStubOpIgnore(aclStubOpCall *call, int i);
+/*
+ * From check: tensor parameter i (an in-place tensor, or an output) now has storage format `format` and storage
+ * shape dims[0 .. n), on the caller's aclTensor and in the call's snapshot alike, as an op_api's
+ * SetStorageFormat/SetStorageShape do in phase 1 (aclnnTransMatmulWeight). Its view is unchanged.
+ */
+ACLSTUB_API aclnnStatus aclStubOpSetStorage(aclStubOpCall *call, int i, aclFormat format, const int64_t *dims,
+                                            uint32_t n);
 /* The generic dtype, same-dtype and contiguity rules of tensor parameter i (for ACLSTUB_CHECK_LATER). */
 ACLSTUB_API aclnnStatus aclStubOpCheckTensor(const aclStubOpCall *call, int i);
 /* 'status' when tensor parameter i (if present) has a negative dimension. */
 ACLSTUB_API aclnnStatus aclStubOpCheckDimsNonNegative(const aclStubOpCall *call, int i, aclnnStatus status);
 
 ACLSTUB_API const char *aclStubDtypeName(aclDataType dtype);
+
+/* ---- host functions (no executor: aclnnCalculateMatmulWeightSize, aclnnNpuFormatCastCalculateSizeAndFormat) ---- */
+
+/* The values of a live aclIntArray (up to capacity into values) and its size: false for anything else. */
+ACLSTUB_API bool aclStubHostIntArray(const aclIntArray *array, int64_t *values, uint64_t capacity, uint64_t *size);
+/* A snapshot of a live aclTensor: 1, 0 when not live, -1 above ACLSTUB_MAX_DIMS dimensions. */
+ACLSTUB_API int aclStubHostTensor(const aclTensor *tensor, aclStubTensorDesc *desc);
+/* Record "<fn>: <message>" for aclGetRecentErrMsg and return status. */
+ACLSTUB_API aclnnStatus aclStubHostFail(const char *fn, aclnnStatus status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* ---- data types: CANN's categories, promotion and cast rules ------------------------------------------ */
 

@@ -2,7 +2,9 @@
  * The random operators of ops-math random/: InplaceUniform, InplaceNormal, NormalTensorTensor / TensorFloat /
  * FloatTensor / FloatFloat, Bernoulli, BernoulliTensor, InplaceBernoulli, InplaceBernoulliTensor, Dropout,
  * DropoutGenMask, DropoutGenMaskV2, DropoutDoMask, Randperm and Multinomial, and the forms taking the seed and offset
- * as device tensors (InplaceUniformTensor, InplaceNormalTensor, DropoutGenMaskV2Tensor, MultinomialTensor).
+ * as device tensors (InplaceUniformTensor, InplaceNormalTensor, DropoutGenMaskV2Tensor, MultinomialTensor), and
+ * SimThreadExponential (a generated API: -ln(1 - u) / lambda from the float uniform u of each draw, computed in
+ * double and rounded once; its tiling's rules: count >= 0 and count == numel(selfRef), else 561002).
  *
  * The generator is counter-based: Philox 4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
  * SC'11) keyed by the seed (key = low and high 32 bits of the seed). The stream of a seed is the sequence of
@@ -30,6 +32,7 @@
 #include "aclnnop/aclnn_normal_out.h"
 #include "aclnnop/aclnn_random.h"
 #include "aclnnop/aclnn_randperm.h"
+#include "aclnnop/aclnn_sim_thread_exponential.h"
 #include "aclnnop/aclnn_dropout_backward.h"
 #include "aclnnop/aclnn_uniform.h"
 
@@ -90,7 +93,7 @@ typedef struct {
     int seed_t, offset_t;
 } SeedOffset;
 
-typedef enum { G_UNIFORM, G_NORMAL, G_BERNOULLI, G_DROPOUT, G_DO_MASK, G_GEN_MASK, G_RANDOM } Gen;
+typedef enum { G_UNIFORM, G_NORMAL, G_BERNOULLI, G_DROPOUT, G_DO_MASK, G_GEN_MASK, G_RANDOM, G_EXPONENTIAL } Gen;
 
 typedef struct {
     Gen gen;
@@ -218,6 +221,7 @@ static void gen_range(void *arg, int64_t begin, int64_t end) {
             store_d(out, i, keep ? (double)(v * (float)p->scale) : 0.0);
             break;
         }
+        case G_EXPONENTIAL: store_d(out, i, -log1p(-(double)uniform_f(w)) / p->a); break;
         case G_RANDOM: {
             uint64_t r = ((uint64_t)w[0] << 32) | w[1];
             int64_t v = p->from + (int64_t)(uint64_t)(((unsigned __int128)r * p->range) >> 64);
@@ -295,6 +299,20 @@ static aclnnStatus uniform_check(aclStubOpCall *c) {
     ACLSTUB_RETURN_ERROR_IF(from > to, c, INVALID, "from cannot be greater than to, from is %f and to is %f", from, to);
     ACLSTUB_TRY(seed_offset(c, &p->so, DT(ACL_UINT64) | DT(ACL_INT64)));
     p->a = from, p->b = to, p->out_t = 0;
+    return finish(c, p);
+}
+
+/* aclnnSimThreadExponential(selfRef, count, lambda, seed, offset): the tiling's rules (561002) */
+static aclnnStatus exponential_check(aclStubOpCall *c) {
+    Plan *p = new_plan(c, G_EXPONENTIAL);
+    ACLSTUB_TRY(aclStubCheckParamDtypeIn(c, 0, ACLSTUB_DT_FLOATS));
+    int64_t count = c->v[1].i;
+    ACLSTUB_RETURN_ERROR_IF(count < 0, c, ACLNN_ERR_INNER_TILING_ERROR,
+                            "Count %lld must be greater than or equal to 0.", (long long)count);
+    ACLSTUB_RETURN_ERROR_IF(count != aclStubNumel(T(c, 0)), c, ACLNN_ERR_INNER_TILING_ERROR,
+                            "Count %lld must be equal to the product of the elements in selfShape.", (long long)count);
+    ACLSTUB_TRY(seed_offset(c, &p->so, DT(ACL_INT64)));
+    p->a = (float)c->v[2].f, p->out_t = 0; /* lambd is a float attribute */
     return finish(c, p);
 }
 
@@ -694,6 +712,8 @@ static const aclStubParam P_RANDOM_T[] = {REF("selfRef"), A("from", ACLSTUB_INT)
 static const aclStubParam P_RANDOM0[] = {REF("selfRef"), SEED_OFFSET};
 static const aclStubParam P_RANDOM0_T[] = {REF("selfRef"), SEED_OFFSET_T};
 static const aclStubParam P_DROPOUT_BWD[] = {IN("gradOutput"), IN("mask"), A("scale", ACLSTUB_FLOAT), OUT("out")};
+static const aclStubParam P_EXPONENTIAL[] = {REF("selfRef"), A("count", ACLSTUB_INT), A("lambda", ACLSTUB_FLOAT),
+                                            SEED_OFFSET};
 static const aclStubParam P_RANDPERM[] = {A("n", ACLSTUB_INT), SEED_OFFSET, OUT("out")};
 static const aclStubParam P_MULT[] = {IN("self"), A("numsamples", ACLSTUB_INT), A("replacement", ACLSTUB_BOOL),
                                      SEED_OFFSET, OUT("out")};
@@ -723,6 +743,7 @@ DEF(D_RANDOM_T, "aclnnInplaceRandomTensor", P_RANDOM_T, random_check, gen_kernel
 DEF(D_RANDOM0, "aclnnInplaceRandomWithoutFromTo", P_RANDOM0, random_check, gen_kernel, Plan);
 DEF(D_RANDOM0_T, "aclnnInplaceRandomWithoutFromToTensor", P_RANDOM0_T, random_check, gen_kernel, Plan);
 DEF(D_DROPOUT_BWD, "aclnnDropoutBackward", P_DROPOUT_BWD, do_mask_check, gen_kernel, Plan);
+DEF(D_EXPONENTIAL, "aclnnSimThreadExponential", P_EXPONENTIAL, exponential_check, gen_kernel, Plan);
 DEF(D_RANDPERM, "aclnnRandperm", P_RANDPERM, randperm_check, randperm_kernel, PermPlan);
 DEF(D_MULT, "aclnnMultinomial", P_MULT, multinomial_check, multinomial_kernel, PermPlan);
 
@@ -750,6 +771,8 @@ ACLSTUB_DEFINE_OP(aclnnDropoutGenMask, D_GENMASK, (const aclIntArray *, shape), 
 ACLSTUB_DEFINE_OP(aclnnDropoutGenMaskV2, D_GENMASK2, (const aclIntArray *, shape), (double, prob), (int64_t, seed),
                   (int64_t, offset), (aclDataType, probDataType), M_(out))
 ACLSTUB_DEFINE_OP(aclnnDropoutDoMask, D_DOMASK, T_(self), T_(mask), (double, prob), M_(out))
+ACLSTUB_DEFINE_OP(aclnnSimThreadExponential, D_EXPONENTIAL, M_(selfRef), (int64_t, count), (double, lambda),
+                  (int64_t, seed), (int64_t, offset))
 ACLSTUB_DEFINE_OP(aclnnRandperm, D_RANDPERM, (int64_t, n), (int64_t, seed), (int64_t, offset), M_(out))
 ACLSTUB_DEFINE_OP(aclnnMultinomial, D_MULT, T_(self), (int64_t, numsamples), (bool, replacement), (int64_t, seed),
                   (int64_t, offset), M_(out))

@@ -148,10 +148,10 @@ static aclnnStatus resolve(const aclStubOpCall *call, const aclStubTensorDesc *s
         int d = defined[j];
         int64_t *b = aclStubKernelScratch(call, (size_t)(p->bcount > 0 ? p->bcount : 1) * sizeof(int64_t));
         if (b == NULL) return aclStubKernelOutOfMemory(call);
-        aclStubTensorDesc src = {ACL_INT64, ACL_FORMAT_ND, rnd[d], 0, (void *)raw[d], {0}, {0}};
+        aclStubTensorDesc src = {ACL_INT64, ACL_FORMAT_ND, rnd[d], 0, (void *)raw[d], {0}, {0}, 0, {0}};
         memcpy(src.dims, rshape[d], rnd[d] * sizeof src.dims[0]);
         aclStubContiguousStrides(&src);
-        aclStubTensorDesc dst = {ACL_INT64, ACL_FORMAT_ND, p->bnd, 0, b, {0}, {0}};
+        aclStubTensorDesc dst = {ACL_INT64, ACL_FORMAT_ND, p->bnd, 0, b, {0}, {0}, 0, {0}};
         memcpy(dst.dims, p->bshape, p->bnd * sizeof dst.dims[0]);
         aclStubContiguousStrides(&dst);
         if (p->bcount > 0) ACLSTUB_TRY(aclStubCopyView(call, &dst, &src, ACL_DT_UNDEFINED));
@@ -333,7 +333,7 @@ static aclnnStatus index_put_kernel(const aclStubOpCall *call) {
     aclStubScatterOp op = accumulate ? ACLSTUB_SCATTER_ADD : ACLSTUB_SCATTER_COPY;
     aclDataType ct = accumulate && (self->dtype == ACL_FLOAT16 || self->dtype == ACL_BF16) ? ACL_FLOAT : self->dtype;
     /* values broadcast to the result's shape, contiguous, in the compute dtype */
-    aclStubTensorDesc vals = {ct, ACL_FORMAT_ND, p.rnd, 0, NULL, {0}, {0}};
+    aclStubTensorDesc vals = {ct, ACL_FORMAT_ND, p.rnd, 0, NULL, {0}, {0}, 0, {0}};
     memcpy(vals.dims, p.rshape, p.rnd * sizeof vals.dims[0]);
     aclStubContiguousStrides(&vals);
     int64_t count = aclStubNumel(&vals);

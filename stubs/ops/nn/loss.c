@@ -1,6 +1,6 @@
 /*
  * Pointwise losses of ops-nn loss/ and their backward operators on the loss family (../loss_common.h):
- * aclnnMseLoss, aclnnL1Loss, aclnnSmoothL1Loss, aclnnSoftMarginLoss, aclnnBinaryCrossEntropy,
+ * aclnnMseLoss, aclnnMseLossOut (mean and sum over dimension 0 only), aclnnL1Loss, aclnnSmoothL1Loss, aclnnSoftMarginLoss, aclnnBinaryCrossEntropy,
  * aclnnBinaryCrossEntropyWithLogits, their ...Backward operators, aclnnKlDivBackward, aclnnKlDivTargetBackward.
  */
 #include "../loss_common.h"
@@ -14,6 +14,7 @@
 #include "aclnnop/aclnn_l1_loss_backward.h"
 #include "aclnnop/aclnn_mse_loss.h"
 #include "aclnnop/aclnn_mse_loss_backward.h"
+#include "aclnnop/aclnn_mse_loss_out.h"
 #include "aclnnop/aclnn_smooth_l1_loss.h"
 #include "aclnnop/aclnn_smooth_l1_loss_backward.h"
 #include "aclnnop/aclnn_soft_margin_loss.h"
@@ -23,6 +24,11 @@
 static const aclStubParam aclnnMseLoss_params_[] = {T_IN(self), T_IN(target), A_INT(reduction), T_OUT(out)};
 static const LossRow MSE = {K_MSE, 0, -1, 0, 1, -1, -1, 2, -1, -1, 3};
 LOSS_OP(aclnnMseLoss, MSE, (const aclTensor *, self), (const aclTensor *, target), (int64_t, reduction),
+        (aclTensor *, out))
+
+static const aclStubParam aclnnMseLossOut_params_[] = {T_IN(self), T_IN(target), A_INT(reduction), T_OUT(out)};
+static const LossRow MSE_OUT = {K_MSE, F_DIM0, -1, 0, 1, -1, -1, 2, -1, -1, 3};
+LOSS_OP(aclnnMseLossOut, MSE_OUT, (const aclTensor *, self), (const aclTensor *, target), (int64_t, reduction),
         (aclTensor *, out))
 
 static const aclStubParam aclnnL1Loss_params_[] = {T_IN(self), T_IN(target), A_INT(reduction), T_OUT(out)};

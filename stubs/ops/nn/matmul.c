@@ -22,6 +22,7 @@
 #include "aclnnop/aclnn_mv.h"
 #include "aclnnop/aclnn_transpose_batch_mat_mul.h"
 #include "aclstub/op_matmul.h"
+#include "aclstub/op_nz.h"
 
 #define FLT ACLSTUB_DT_FLOATS
 #define OUT_ANY ACLSTUB_ANY_LAYOUT /* outputs are written through their strides (the op_api's ViewCopy) */
@@ -289,6 +290,88 @@ static aclnnStatus bmm_check(aclStubOpCall *call) {
 static const aclStubOpDef kBmm = {"aclnnBatchMatMul", kMatmulParams, 4, NULL, bmm_check, plain_kernel, 0};
 ACLSTUB_DEFINE_OP(aclnnBatchMatMul, kBmm, (const aclTensor *, self), (const aclTensor *, mat2), (aclTensor *, out),
                   (int8_t, cubeMathType))
+
+/* ---- aclnnMatmulWeightNz, aclnnBatchMatMulWeightNz: mat2 in FRACTAL_NZ (aclstub/op_nz.h) ----------------------- */
+
+static const aclStubParam kMatmulNzParams[] = {
+    [P_SELF] = {"self", ACLSTUB_INPUT, FLT},
+    [P_MAT2] = {"mat2", ACLSTUB_INPUT, FLT, NULL, ACLSTUB_NZ_INPUT},
+    [P_OUT] = {"out", ACLSTUB_OUTPUT, FLT, NULL, OUT_ANY},
+    [P_CMT] = {"cubeMathType", ACLSTUB_INT},
+};
+
+/* The product of mat2's storage shape against the NZ shape its view needs (CheckWeightNzStorageShape). */
+static bool nz_storage_matches(const aclStubTensorDesc *mat2) {
+    aclStubNzGeom g;
+    if (!aclStubNzGeometry(mat2, 0, &g)) return false;
+    int64_t have = 1;
+    for (uint32_t i = 0; i < mat2->storage_ndim; i++) have *= mat2->storage_dims[i];
+    return have == aclStubNzNumel(&g);
+}
+
+/* CheckWeightNzParam (Atlas A2/A3): dtypes, then the NZ shape rules, then the cube's rules, then the storage. */
+static aclnnStatus mm_nz_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = aclStubOpTensor(call, P_SELF), *mat2 = aclStubOpTensor(call, P_MAT2),
+                            *out = aclStubOpTensor(call, P_OUT);
+    int cmt = (int)(int8_t)aclStubOpInt(call, P_CMT);
+    ACLSTUB_RETURN_ERROR_IF(cmt == 0 && out->dtype == ACL_FLOAT16 && self->dtype == ACL_FLOAT, call,
+                            ACLNN_ERR_PARAM_INVALID,
+                            "Input tensor's dtype[DT_FLOAT] should be same with output's dtype[DT_FLOAT16].");
+    ACLSTUB_RETURN_ERROR_IF((self->dtype == ACL_FLOAT16 && mat2->dtype == ACL_BF16) ||
+                                (self->dtype == ACL_BF16 && mat2->dtype == ACL_FLOAT16),
+                            call, ACLNN_ERR_PARAM_INVALID, "The dtypes of self and mat2 must be both DT_BF16 or both "
+                            "DT_FLOAT16, now self's dtype is [%s], mat2's dtype is [%s]",
+                            aclStubDtypeName(self->dtype), aclStubDtypeName(mat2->dtype));
+    ACLSTUB_RETURN_ERROR_IF(mat2->format != ACL_FORMAT_FRACTAL_NZ, call, ACLNN_ERR_PARAM_INVALID,
+                            "Format of mat2 must be FRACTAL_NZ, actual is %d.", (int)mat2->format);
+    ACLSTUB_RETURN_ERROR_IF(self->ndim != 2 || mat2->ndim != 2, call, ACLNN_ERR_PARAM_INVALID,
+                            "self %s and mat2 %s must be 2-D", shp(0, self), shp(1, mat2));
+    ACLSTUB_RETURN_ERROR_IF(mat2->storage_ndim != 4, call, ACLNN_ERR_PARAM_INVALID,
+                            "Only support mat2 storageShapeDim is 4, which are [%u].", mat2->storage_ndim);
+    ACLSTUB_RETURN_ERROR_IF(mat2->dims[0] == 1 || mat2->dims[1] == 1, call, ACLNN_ERR_PARAM_INVALID,
+                            "Not supported mat2 n = 1 or k = 1 when format is FRACTAL_NZ, mat2: %s", shp(0, mat2));
+    ACLSTUB_RETURN_ERROR_IF(self->dims[1] != mat2->dims[0], call, ACLNN_ERR_PARAM_INVALID,
+                            "The k-axis of the two inputs are different %s, %s", shp(0, self), shp(1, mat2));
+    ACLSTUB_TRY(mm_check(call));
+    ACLSTUB_RETURN_ERROR_IF(!nz_storage_matches(mat2), call, ACLNN_ERR_PARAM_INVALID,
+                            "mat2's format only supports NZ, but now mat2's format is not NZ, please convert the "
+                            "input format to NZ.");
+    return OK;
+}
+
+static const aclStubOpDef kMmNz = {"aclnnMatmulWeightNz", kMatmulNzParams, 4, NULL, mm_nz_check, plain_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnMatmulWeightNz, kMmNz, (const aclTensor *, self), (const aclTensor *, mat2), (aclTensor *, out),
+                  (int8_t, cubeMathType))
+
+/* CheckParamsWeightNz: FLOAT16/BF16 operands of one dtype, out of that dtype or FLOAT, 3-D shapes as
+ * aclnnBatchMatMul, mat2's storage 5-D. */
+static aclnnStatus bmm_nz_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *self = aclStubOpTensor(call, P_SELF), *mat2 = aclStubOpTensor(call, P_MAT2),
+                            *out = aclStubOpTensor(call, P_OUT);
+    const uint64_t half = ACLSTUB_DT(ACL_FLOAT16) | ACLSTUB_DT(ACL_BF16);
+    ACLSTUB_RETURN_ERROR_IF(!(half & ACLSTUB_DT(self->dtype)) || !(half & ACLSTUB_DT(mat2->dtype)), call, ACLNN_ERR_PARAM_INVALID,
+                            "self (%s) and mat2 (%s) must be FLOAT16 or BF16", aclStubDtypeName(self->dtype),
+                            aclStubDtypeName(mat2->dtype));
+    ACLSTUB_RETURN_ERROR_IF(self->dtype != mat2->dtype, call, ACLNN_ERR_PARAM_INVALID,
+                            "self's dtype [%s] and mat2's dtype [%s] are not equal.", aclStubDtypeName(self->dtype),
+                            aclStubDtypeName(mat2->dtype));
+    ACLSTUB_RETURN_ERROR_IF(out->dtype != ACL_FLOAT && out->dtype != self->dtype, call, ACLNN_ERR_PARAM_INVALID,
+                            "self's dtype [%s] and out's dtype [%s] are not equal.", aclStubDtypeName(self->dtype),
+                            aclStubDtypeName(out->dtype));
+    ACLSTUB_RETURN_ERROR_IF(mat2->format != ACL_FORMAT_FRACTAL_NZ, call, ACLNN_ERR_PARAM_INVALID,
+                            "Format of mat2 must be FRACTAL_NZ, actual is %d.", (int)mat2->format);
+    ACLSTUB_RETURN_ERROR_IF(mat2->storage_ndim != 5, call, ACLNN_ERR_PARAM_INVALID,
+                            "Only support mat2 storageShapeDim is 5, which are [%u].", mat2->storage_ndim);
+    ACLSTUB_TRY(bmm_check(call));
+    ACLSTUB_RETURN_ERROR_IF(!nz_storage_matches(mat2), call, ACLNN_ERR_PARAM_INVALID,
+                            "mat2's storage shape does not hold its view in FRACTAL_NZ");
+    return OK;
+}
+
+static const aclStubOpDef kBmmNz = {"aclnnBatchMatMulWeightNz", kMatmulNzParams, 4, NULL, bmm_nz_check, plain_kernel,
+                                    0};
+ACLSTUB_DEFINE_OP(aclnnBatchMatMulWeightNz, kBmmNz, (const aclTensor *, self), (const aclTensor *, mat2),
+                  (aclTensor *, out), (int8_t, cubeMathType))
 
 /* ---- aclnnAddmm, aclnnBaddbmm, aclnnAddbmm and their in-place variants ------------------------------------ */
 
@@ -972,6 +1055,37 @@ static aclnnStatus tbmm_kernel(const aclStubOpCall *call) {
 static const aclStubOpDef kTbmm = {"aclnnTransposeBatchMatMul", kTbmmParams, ACLSTUB_LEN(kTbmmParams), NULL,
                                    tbmm_check, tbmm_kernel, 0};
 ACLSTUB_DEFINE_OP(aclnnTransposeBatchMatMul, kTbmm, (const aclTensor *, x1), (const aclTensor *, x2),
+                  (const aclTensor *, bias), (const aclTensor *, scale), (const aclIntArray *, permX1),
+                  (const aclIntArray *, permX2), (const aclIntArray *, permY), (int8_t, cubeMathType),
+                  (const int32_t, batchSplitFactor), (aclTensor *, out))
+
+/* aclnnTransposeBatchMatMulWeightNz: x2 in FRACTAL_NZ (required), no empty operands, no bias. */
+static const aclStubParam kTbmmNzParams[] = {
+    [T_X1] = {"x1", ACLSTUB_INPUT},
+    [T_X2] = {"x2", ACLSTUB_INPUT, 0, NULL, ACLSTUB_NZ_INPUT},
+    [T_BIAS] = {"bias", ACLSTUB_OPTIONAL_INPUT},
+    [T_SCALE] = {"scale", ACLSTUB_OPTIONAL_INPUT},
+    [T_P1] = {"permX1", ACLSTUB_INT_ARRAY},
+    [T_P2] = {"permX2", ACLSTUB_INT_ARRAY},
+    [T_PY] = {"permY", ACLSTUB_INT_ARRAY},
+    [T_CMT] = {"cubeMathType", ACLSTUB_INT},
+    [T_BSF] = {"batchSplitFactor", ACLSTUB_INT},
+    [T_OUT] = {"out", ACLSTUB_OUTPUT, 0, NULL, OUT_ANY},
+};
+static aclnnStatus tbmm_nz_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *x1 = aclStubOpTensor(call, T_X1), *x2 = aclStubOpTensor(call, T_X2);
+    ACLSTUB_TRY(tbmm_check(call));
+    ACLSTUB_RETURN_ERROR_IF(x2->format != ACL_FORMAT_FRACTAL_NZ, call, ACLNN_ERR_PARAM_INVALID,
+                            "Format of x2 must be FRACTAL_NZ, actual is %d.", (int)x2->format);
+    ACLSTUB_RETURN_ERROR_IF(aclStubNumel(x1) == 0 || aclStubNumel(x2) == 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "aclnnTransposeBatchMatMulWeightNz do not support empty tensor!");
+    ACLSTUB_RETURN_ERROR_IF(aclStubOpTensor(call, T_BIAS) != NULL, call, ACLNN_ERR_PARAM_INVALID,
+                            "The bias is not support in TBMM.");
+    return OK;
+}
+static const aclStubOpDef kTbmmNz = {"aclnnTransposeBatchMatMulWeightNz", kTbmmNzParams, ACLSTUB_LEN(kTbmmNzParams),
+                                     NULL, tbmm_nz_check, tbmm_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnTransposeBatchMatMulWeightNz, kTbmmNz, (const aclTensor *, x1), (const aclTensor *, x2),
                   (const aclTensor *, bias), (const aclTensor *, scale), (const aclIntArray *, permX1),
                   (const aclIntArray *, permX2), (const aclIntArray *, permY), (int8_t, cubeMathType),
                   (const int32_t, batchSplitFactor), (aclTensor *, out))

@@ -1,13 +1,13 @@
 /*
  * The RMS-norm family of ops-nn norm/: RmsNorm, GemmaRmsNorm, RmsNormGrad, AddRmsNorm, InplaceAddRmsNorm,
- * AddRmsNormCast, AddRmsNormQuant, AddRmsNormDynamicQuant. One table row per operator names the parameters in
- * their roles; one check and one kernel serve them all.
+ * AddRmsNormCast, AddRmsNormQuant, AddRmsNormDynamicQuant, RmsNormQuant, RmsNormDynamicQuant. One table row per
+ * operator names the parameters in their roles; one check and one kernel serve them all.
  *
  * A row is the trailing gamma.ndim dimensions of x (n = numel(gamma) elements). Everything is computed in
  * float32 from the widened inputs: x = x1 + x2 (one rounding), the sum of squares accumulated in 16 lanes
  * (element j into lane j % 16, the lanes then added in order), rstd = 1 / sqrt(sum / n + eps) (correctly
- * rounded sqrt and division), y = (x * rstd) * g with g = gamma (1 + gamma for Gemma); each result is rounded
- * once to its output dtype. Quantised outputs: q = y / s (divMode) or y * s, plus the zero point, rounded half
+ * rounded sqrt and division), y = (x * rstd) * g with g = gamma (1 + gamma for Gemma), plus
+ * beta where the operator has one; each result is rounded once to its output dtype. Quantised outputs: q = y / s (divMode) or y * s, plus the zero point, rounded half
  * to even and saturated to INT8; the dynamic form scales each row by max|y * smooth| / 127.
  */
 #include <math.h>
@@ -21,7 +21,9 @@
 #include "aclnnop/aclnn_gemma_rms_norm.h"
 #include "aclnnop/aclnn_inplace_add_rms_norm.h"
 #include "aclnnop/aclnn_rms_norm.h"
+#include "aclnnop/aclnn_rms_norm_dynamic_quant.h"
 #include "aclnnop/aclnn_rms_norm_grad.h"
+#include "aclnnop/aclnn_rms_norm_quant.h"
 #include "cpu_dispatch.h"
 
 /* Parameter indices of an operator's roles, plus one (0: none). */
@@ -30,7 +32,10 @@ typedef struct {
     int scales1, scales2, zp1, zp2, div;       /* static quantisation */
     int smooth1, smooth2, qscale1, qscale2;    /* dynamic quantisation */
     int dy;                                    /* the grad: dy; rstd is then an input, y is dx, y2 is dgamma */
+    int beta, dst_type;                        /* RmsNormQuant, RmsNormDynamicQuant: beta; dstType */
     bool gemma, cast, quant, dynamic, grad;
+    bool always_div; /* RmsNormQuant: y / scale, always */
+    bool last_dim;   /* a row is x's last dimension; gamma [H] or [1, H] (RmsNormQuant, RmsNormDynamicQuant) */
 } Row;
 
 typedef struct {
@@ -77,7 +82,9 @@ static void load_vec(float *dst, const aclStubTensorDesc *t, int64_t n) {
     int64_t m = aclStubNumel(t);
     for (int64_t j = 0; j < n; j++) {
         const void *p = aclStubElemAt(t, m == 1 ? 0 : j);
-        dst[j] = t->dtype == ACL_INT32 ? (float)*(const int32_t *)p : aclStubLoadPtrF32(t->dtype, p);
+        dst[j] = t->dtype == ACL_INT32  ? (float)*(const int32_t *)p
+                 : t->dtype == ACL_INT8 ? (float)*(const int8_t *)p
+                                        : aclStubLoadPtrF32(t->dtype, p);
     }
 }
 
@@ -108,7 +115,7 @@ typedef struct {
     const aclStubOpCall *c;
     const Row *row;
     const Plan *p;
-    float *gamma, *s1, *s2, *z1, *z2, *m1, *m2; /* per-channel vectors (n floats each; NULL absent) */
+    float *gamma, *s1, *s2, *z1, *z2, *m1, *m2, *beta; /* per-channel vectors (n floats each; NULL absent) */
     int failed;
 } Ctx;
 
@@ -137,6 +144,8 @@ static void forward_rows(void *arg, int64_t begin, int64_t end) {
         float rs = 1.0f / sqrtf(sum_squares(v, n) / (float)n + x->p->eps);
         if (rstd) *(float *)aclStubElemAt(rstd, r) = rs;
         scale_mul(y, v, rs, x->gamma, n);
+        if (x->beta)
+            for (int64_t j = 0; j < n; j++) y[j] += x->beta[j];
         if (!row->quant) {
             if (yo) store_row(yo, r, y, n);
             if (y2) store_row(y2, r, y, n);
@@ -152,7 +161,7 @@ static void forward_rows(void *arg, int64_t begin, int64_t end) {
                 const aclStubTensorDesc *so = T(c, q ? row->qscale2 : row->qscale1);
                 if (so) *(float *)aclStubElemAt(so, r) = ds;
             } else {
-                bool div = aclStubOpBool(c, row->div - 1);
+                bool div = row->always_div || aclStubOpBool(c, row->div - 1);
                 for (int64_t j = 0; j < n; j++) {
                     float w = div ? y[j] / s[j] : y[j] * s[j];
                     qb[j] = q8(z ? w + z[j] : w);
@@ -213,15 +222,15 @@ static aclnnStatus kernel(const aclStubOpCall *c) {
     const Row *row = aclStubFamilyRow(c);
     const Plan *p = c->plan;
     int64_t n = p->n;
-    float *vec = aclStubKernelScratch(c, (size_t)(7 * n + 1) * sizeof(float));
+    float *vec = aclStubKernelScratch(c, (size_t)(8 * n + 1) * sizeof(float));
     if (vec == NULL) return aclStubKernelOutOfMemory(c);
-    Ctx x = {c, row, p, vec, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+    Ctx x = {c, row, p, vec, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0};
     load_vec(x.gamma, T(c, row->gamma), n);
     if (row->gemma)
         for (int64_t j = 0; j < n; j++) x.gamma[j] += 1.0f;
-    int roles[6] = {row->scales1, row->scales2, row->zp1, row->zp2, row->smooth1, row->smooth2};
-    float **dst[6] = {&x.s1, &x.s2, &x.z1, &x.z2, &x.m1, &x.m2};
-    for (int k = 0; k < 6; k++)
+    int roles[7] = {row->scales1, row->scales2, row->zp1, row->zp2, row->smooth1, row->smooth2, row->beta};
+    float **dst[7] = {&x.s1, &x.s2, &x.z1, &x.z2, &x.m1, &x.m2, &x.beta};
+    for (int k = 0; k < 7; k++)
         if (T(c, roles[k])) {
             *dst[k] = vec + (k + 1) * n;
             load_vec(*dst[k], T(c, roles[k]), n);
@@ -260,9 +269,59 @@ static aclnnStatus channel_vec(aclStubOpCall *c, int i, const aclStubTensorDesc 
     return OK;
 }
 
+/* RmsNormQuant and RmsNormDynamicQuant: their rules, the row x's last dimension */
+static aclnnStatus check_last_dim(aclStubOpCall *c, const Row *row, Plan *p) {
+    const aclStubTensorDesc *x = T(c, row->x1), *g = T(c, row->gamma), *y = T(c, row->y);
+    uint32_t min_rank = row->dynamic ? 2 : 1;
+    ACLSTUB_RETURN_ERROR_IF(x->ndim < min_rank || x->ndim > 8, c, INVALID, "x has %u dimensions; must have %u to 8",
+                            x->ndim, min_rank);
+    int64_t h = x->dims[x->ndim - 1];
+    for (int k = 0; k < 2; k++) {
+        int i = k ? row->beta : row->gamma;
+        const aclStubTensorDesc *t = T(c, i);
+        if (t == NULL) continue;
+        uint32_t max_rank = row->dynamic ? 1 : 2;
+        ACLSTUB_RETURN_ERROR_IF(t->ndim < 1 || t->ndim > max_rank, c, INVALID, "%s has %u dimensions; must have 1 "
+                                "to %u", NAME(c, i), t->ndim, max_rank);
+        ACLSTUB_RETURN_ERROR_IF(t->dims[t->ndim - 1] != h || (t->ndim == 2 && t->dims[0] != 1), c, INVALID,
+                                "%s's last dimension %lld must equal x's last dimension %lld (shape [H] or [1, H])",
+                                NAME(c, i), (long long)t->dims[t->ndim - 1], (long long)h);
+    }
+    ACLSTUB_TRY(same_shape(c, row->beta, g, "gamma"));
+    ACLSTUB_TRY(same_shape(c, row->smooth1, g, "gamma"));
+    if (row->dynamic) {
+        ACLSTUB_RETURN_ERROR_IF(aclStubOpInt(c, row->dst_type - 1) != ACL_INT8, c, INVALID, "dstType is %lld; must "
+                                "be %d (INT8)", (long long)aclStubOpInt(c, row->dst_type - 1), (int)ACL_INT8);
+        ACLSTUB_TRY(same_shape(c, row->y, x, "x"));
+        const aclStubTensorDesc *so = T(c, row->qscale1);
+        char a[128], b[128];
+        ACLSTUB_RETURN_ERROR_IF(!aclStubShapeEqual(so->dims, so->ndim, x->dims, x->ndim - 1), c, INVALID,
+                                "scaleOut has shape %s; must be x's without its last dimension, %s",
+                                aclStubShapeText(so->dims, so->ndim, a, sizeof a),
+                                aclStubShapeText(x->dims, x->ndim - 1, b, sizeof b));
+    } else {
+        const aclStubTensorDesc *o = T(c, row->zp1);
+        ACLSTUB_RETURN_ERROR_IF(y->ndim < 1 || y->ndim > 8, c, INVALID, "y has %u dimensions; must have 1 to 8",
+                                y->ndim);
+        ACLSTUB_RETURN_ERROR_IF(y->dims[y->ndim - 1] != h, c, INVALID, "y's last dimension %lld must equal x's "
+                                "last dimension %lld", (long long)y->dims[y->ndim - 1], (long long)h);
+        ACLSTUB_RETURN_ERROR_IF(aclStubNumel(y) != aclStubNumel(x), c, INVALID, "y must have x's %lld elements",
+                                (long long)aclStubNumel(x));
+        ACLSTUB_TRY(same_shape(c, row->zp1, T(c, row->scales1), "scale"));
+        ACLSTUB_RETURN_ERROR_IF(aclStubNumel(o) != 1, c, INVALID, "scale and offset must hold one element (%lld)",
+                                (long long)aclStubNumel(o));
+    }
+    p->n = h;
+    p->rows = h > 0 ? aclStubNumel(x) / h : 0;
+    p->eps = (float)aclStubOpFloat(c, row->eps - 1);
+    if (aclStubNumel(x) == 0) return aclStubOpNothingToDo(c);
+    return OK;
+}
+
 static aclnnStatus check(aclStubOpCall *c) {
     const Row *row = aclStubFamilyRow(c);
     Plan *p = c->plan;
+    if (row->last_dim) return check_last_dim(c, row, p);
     const aclStubTensorDesc *x = T(c, row->x1), *g = T(c, row->gamma);
     ACLSTUB_RETURN_ERROR_IF(g->ndim < 1 || g->ndim > x->ndim, c,
                             INVALID, "gamma has %u dimensions; must have 1 to x's %u", g->ndim, x->ndim);
@@ -340,6 +399,7 @@ static aclnnStatus check(aclStubOpCall *c) {
 #define F ACLSTUB_DT_FLOATS
 #define F32 ACLSTUB_DT(ACL_FLOAT)
 #define I8 ACLSTUB_DT(ACL_INT8)
+#define F16S (ACLSTUB_DT(ACL_FLOAT16) | ACLSTUB_DT(ACL_BF16))
 
 static const aclStubParam P_RMS[] = {IN("x", F), IN("gamma", F), ATTR("epsilon", ACLSTUB_FLOAT),
                                      OUT("yOut", F, "x"), OUT("rstdOut", F32, NULL)};
@@ -385,6 +445,23 @@ static const aclStubParam P_DYNQ[] = {
 static const Row R_DYNQ = {.x1 = 1, .x2 = 2, .gamma = 3, .smooth1 = 4, .smooth2 = 5, .eps = 6, .y = 7, .y2 = 8,
                            .xout = 9, .qscale1 = 10, .qscale2 = 11, .quant = true, .dynamic = true};
 
+/* RmsNormQuant (Atlas A2/A3): x FLOAT16 or BF16, gamma, beta and scale x's dtype, offset INT8, y INT8 */
+static const aclStubParam P_RMSQ[] = {IN("x", F16S), {"gamma", ACLSTUB_INPUT, F16S, "x", 0, 0, 0},
+                                      {"beta", ACLSTUB_INPUT, F16S, "x", 0, 0, 0},
+                                      {"scale", ACLSTUB_INPUT, F16S, "x", 0, 0, 0}, IN("offset", I8),
+                                      ATTR("epsilon", ACLSTUB_FLOAT), OUT("y", I8, NULL)};
+static const Row R_RMSQ = {.x1 = 1, .gamma = 2, .beta = 3, .scales1 = 4, .zp1 = 5, .eps = 6, .y = 7, .quant = true,
+                           .always_div = true, .last_dim = true};
+
+/* RmsNormDynamicQuant: x, gamma, smoothScales, beta FLOAT16 or BF16 (one dtype), yOut INT8, scaleOut FLOAT */
+static const aclStubParam P_RMSDQ[] = {IN("x", F16S), {"gamma", ACLSTUB_INPUT, F16S, "x", 0, 0, 0},
+                                       {"smoothScalesOptional", ACLSTUB_OPTIONAL_INPUT, F16S, "x", 0, 0, 0},
+                                       {"betaOptional", ACLSTUB_OPTIONAL_INPUT, F16S, "x", 0, 0, 0},
+                                       ATTR("epsilon", ACLSTUB_FLOAT), ATTR("dstType", ACLSTUB_INT),
+                                       OUT("yOut", I8, NULL), OUT("scaleOut", F32, NULL)};
+static const Row R_RMSDQ = {.x1 = 1, .gamma = 2, .smooth1 = 3, .beta = 4, .eps = 5, .dst_type = 6, .y = 7,
+                            .qscale1 = 8, .quant = true, .dynamic = true, .last_dim = true};
+
 #define DEF(var, name, params, row) \
     static const aclStubFamilyOp var = {{name, params, ACLSTUB_LEN(params), NULL, check, kernel, sizeof(Plan)}, &row}
 DEF(OP_RMS, "aclnnRmsNorm", P_RMS, R_RMS);
@@ -395,6 +472,8 @@ DEF(OP_INPLACE, "aclnnInplaceAddRmsNorm", P_INPLACE, R_INPLACE);
 DEF(OP_CAST, "aclnnAddRmsNormCast", P_CAST, R_CAST);
 DEF(OP_QUANT, "aclnnAddRmsNormQuant", P_QUANT, R_QUANT);
 DEF(OP_DYNQ, "aclnnAddRmsNormDynamicQuant", P_DYNQ, R_DYNQ);
+DEF(OP_RMSQ, "aclnnRmsNormQuant", P_RMSQ, R_RMSQ);
+DEF(OP_RMSDQ, "aclnnRmsNormDynamicQuant", P_RMSDQ, R_RMSDQ);
 
 #define T_(n) (const aclTensor *, n)
 #define M_(n) (aclTensor *, n)
@@ -413,3 +492,7 @@ ACLSTUB_DEFINE_OP(aclnnAddRmsNormQuant, OP_QUANT.def, T_(x1), T_(x2), T_(gamma),
 ACLSTUB_DEFINE_OP(aclnnAddRmsNormDynamicQuant, OP_DYNQ.def, T_(x1), T_(x2), T_(gamma), T_(smoothScale1Optional),
                   T_(smoothScale2Optional), (double, epsilon), M_(y1Out), M_(y2Out), M_(xOut), M_(scale1Out),
                   M_(scale2Out))
+ACLSTUB_DEFINE_OP(aclnnRmsNormQuant, OP_RMSQ.def, T_(x), T_(gamma), T_(beta), T_(scale), T_(offset),
+                  (double, epsilon), M_(y))
+ACLSTUB_DEFINE_OP(aclnnRmsNormDynamicQuant, OP_RMSDQ.def, T_(x), T_(gamma), T_(smoothScalesOptional),
+                  T_(betaOptional), (double, epsilon), (int64_t, dstType), T_(yOut), T_(scaleOut))

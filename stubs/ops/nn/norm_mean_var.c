@@ -1,6 +1,8 @@
 /*
  * The mean-and-variance norms of ops-nn norm/: LayerNorm (with LayerNormWithImplMode and FastLayerNorm),
- * LayerNormBackward, GroupNorm, GroupNormBackward, InstanceNorm, BatchNorm and BatchNormBackward (with
+ * LayerNormBackward, GroupNorm, GroupNormSilu (V1 and V2: y = silu(group norm), the silu in float32), GroupNormSwish
+ * (y / (1 + exp(-swishScale * y))),
+ * GroupNormBackward, InstanceNorm, BatchNorm and BatchNormBackward (with
  * FastBatchNormBackward, whose version argument selects a device kernel: one result here).
  *
  * Layout. Every operator reads its input in row-major order as samples x channels x inner elements (inner: the
@@ -28,6 +30,8 @@
 #include "aclnnop/aclnn_fast_batch_norm_backward.h"
 #include "aclnnop/aclnn_group_norm.h"
 #include "aclnnop/aclnn_group_norm_backward.h"
+#include "aclnnop/aclnn_group_norm_silu.h"
+#include "aclnnop/aclnn_group_norm_swish.h"
 #include "aclnnop/aclnn_instance_norm.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
@@ -38,7 +42,7 @@
 #define FLOATS ACLSTUB_DT_FLOATS
 #define MAX_DIMS 8
 
-typedef enum { K_LAYER, K_LAYER_GRAD, K_GROUP, K_GROUP_GRAD, K_INSTANCE, K_BATCH, K_BATCH_GRAD } Kind;
+typedef enum { K_LAYER, K_LAYER_GRAD, K_GROUP, K_GROUP_GRAD, K_INSTANCE, K_BATCH, K_BATCH_GRAD, K_GROUP_SILU } Kind;
 
 typedef struct {
     Kind kind;
@@ -47,6 +51,8 @@ typedef struct {
     int64_t gps, cpg;                   /* groups per sample, channels per group */
     float eps, momentum;
     bool training, nhwc, variance_out;  /* InstanceNorm: NHWC input, writes the variance instead of rstd */
+    bool silu;                          /* GroupNormSilu: y = silu(y); GroupNormSwish: y / (1 + exp(-k y)) */
+    float swish;                        /* k (1 for silu) */
     bool mask[3];                       /* backward: dx, dw, db */
     bool fill_only;                     /* an empty input: the kernel only fills outputs, as the op_api does */
     int num_fills;
@@ -194,6 +200,8 @@ static void group_forward(void *arg, int64_t begin, int64_t end) {
             int64_t a = a0 + j / p->inner;
             t[j] = ((x[j] - mean) * rstd) * f->w[a] + f->b[a];
         }
+        if (p->silu)
+            for (int64_t j = 0; j < L; j++) t[j] = t[j] / (1.0f + expf(-(p->swish * t[j])));
         store_range(f->y, g * L, L, t);
         if (f->mean) store1(f->mean, g, mean);
         if (f->rstd) store1(f->rstd, g, p->variance_out ? var : rstd);
@@ -304,6 +312,9 @@ static void normalise_rows(void *arg, int64_t begin, int64_t end) {
 enum { LN_INPUT, LN_SHAPE, LN_WEIGHT, LN_BIAS, LN_EPS, LN_OUT, LN_MEAN, LN_RSTD, LN_IMPL };
 enum { LB_DY, LB_INPUT, LB_SHAPE, LB_MEAN, LB_RSTD, LB_WEIGHT, LB_BIAS, LB_MASK, LB_DX, LB_DW, LB_DB };
 enum { GN_SELF, GN_GAMMA, GN_BETA, GN_N, GN_C, GN_HXW, GN_GROUP, GN_EPS, GN_OUT, GN_MEAN, GN_RSTD };
+/* GroupNormSilu; V2 has activateSilu at GS_OUT and its outputs one further (GS_ACTIVATE: V1's parameter count) */
+enum { GS_SELF, GS_GAMMA, GS_BETA, GS_GROUP, GS_EPS, GS_OUT, GS_MEAN, GS_RSTD, GS_ACTIVATE };
+enum { GW_X, GW_GAMMA, GW_BETA, GW_GROUPS, GW_FORMAT, GW_EPS, GW_ACTIVATE, GW_SCALE, GW_Y, GW_MEAN, GW_RSTD };
 enum { GB_DY, GB_INPUT, GB_MEAN, GB_RSTD, GB_GAMMA, GB_N, GB_C, GB_HXW, GB_GROUP, GB_MASK, GB_DX, GB_DW, GB_DB };
 enum { IN_X, IN_GAMMA, IN_BETA, IN_FORMAT, IN_EPS, IN_Y, IN_MEAN, IN_VAR };
 enum { BN_INPUT, BN_WEIGHT, BN_BIAS, BN_RMEAN, BN_RVAR, BN_TRAINING, BN_MOMENTUM, BN_EPS, BN_OUT, BN_SMEAN, BN_SINV };
@@ -320,6 +331,12 @@ static aclnnStatus grouped_kernel(const aclStubOpCall *c) {
     int x, w, b, y, mean, rstd;
     if (p->kind == K_LAYER) x = LN_INPUT, w = LN_WEIGHT, b = LN_BIAS, y = LN_OUT, mean = LN_MEAN, rstd = LN_RSTD;
     else if (p->kind == K_GROUP) x = GN_SELF, w = GN_GAMMA, b = GN_BETA, y = GN_OUT, mean = GN_MEAN, rstd = GN_RSTD;
+    else if (p->kind == K_GROUP_SILU && c->op->num_params == GW_RSTD + 1) /* GroupNormSwish */
+        x = GW_X, w = GW_GAMMA, b = GW_BETA, y = GW_Y, mean = GW_MEAN, rstd = GW_RSTD;
+    else if (p->kind == K_GROUP_SILU) {
+        int v2 = c->op->num_params > GS_ACTIVATE; /* V2 has activateSilu before its outputs */
+        x = GS_SELF, w = GS_GAMMA, b = GS_BETA, y = GS_OUT + v2, mean = GS_MEAN + v2, rstd = GS_RSTD + v2;
+    }
     else x = IN_X, w = IN_GAMMA, b = IN_BETA, y = IN_Y, mean = IN_MEAN, rstd = IN_VAR;
     int64_t na = p->gps * p->cpg;
     float *vec = aclStubKernelScratch(c, (size_t)(2 * na + 1) * sizeof(float));
@@ -454,7 +471,7 @@ static aclnnStatus kernel(const aclStubOpCall *c) {
         return OK;
     }
     switch (p->kind) {
-    case K_LAYER: case K_GROUP: case K_INSTANCE: return grouped_kernel(c);
+    case K_LAYER: case K_GROUP: case K_INSTANCE: case K_GROUP_SILU: return grouped_kernel(c);
     case K_LAYER_GRAD: case K_GROUP_GRAD: return grouped_grad_kernel(c);
     case K_BATCH: return batch_kernel(c);
     default: return batch_grad_kernel(c);
@@ -716,6 +733,97 @@ static aclnnStatus group_norm_check(aclStubOpCall *c) {
     return OK;
 }
 
+/* GroupNormSilu and V2: the op_api's rules (Atlas A2/A3): NULL self, out, meanOut, rstdOut; dtypes (gamma and beta
+ * self's or FLOAT, one of them; mean and rstd self's); shapes; group > 0, N > 0, C > 0, eps > 0, C % group == 0 */
+static aclnnStatus group_norm_silu_check(aclStubOpCall *c) {
+    Plan *p = c->plan;
+    *p = (Plan){0};
+    int v2 = c->op->num_params > GS_ACTIVATE, out = GS_OUT + v2, mean = GS_MEAN + v2, rstd = GS_RSTD + v2;
+    const aclStubTensorDesc *self = T(c, GS_SELF), *g = T(c, GS_GAMMA), *b = T(c, GS_BETA);
+    static const int fl[] = {GS_SELF, GS_GAMMA, GS_BETA};
+    ACLSTUB_TRY(check_all_dtypes_in(c, fl, 3, FLOATS));
+    if (g && b) {
+        ACLSTUB_TRY(dtype_same(c, GS_GAMMA, GS_BETA));
+        ACLSTUB_RETURN_ERROR_IF(g->dtype != self->dtype && g->dtype != ACL_FLOAT, c, INVALID,
+                                "gamma's data type must be self's or FLOAT");
+    }
+    ACLSTUB_TRY(aclStubCheckDtypeIs(c, out, self->dtype));
+    ACLSTUB_TRY(aclStubCheckDtypeIs(c, mean, self->dtype));
+    ACLSTUB_TRY(aclStubCheckDtypeIs(c, rstd, self->dtype));
+    if (self->dtype == ACL_FLOAT) {
+        ACLSTUB_TRY(aclStubCheckDtypeIs(c, GS_GAMMA, ACL_FLOAT));
+        ACLSTUB_TRY(aclStubCheckDtypeIs(c, GS_BETA, ACL_FLOAT));
+    }
+    int64_t group = c->v[GS_GROUP].i;
+    ACLSTUB_TRY(min_dim(c, GS_SELF, 2));
+    ACLSTUB_TRY(aclStubCheckMaxDim(c, GS_SELF, MAX_DIMS));
+    ACLSTUB_TRY(same_shape(c, out, GS_SELF));
+    int64_t N = self->dims[0], C = self->dims[1], mv[2] = {N, group};
+    ACLSTUB_TRY(aclStubCheckShape(c, mean, mv, 2));
+    ACLSTUB_TRY(aclStubCheckShape(c, rstd, mv, 2));
+    ACLSTUB_TRY(vector_of(c, GS_GAMMA, C, "C"));
+    ACLSTUB_TRY(vector_of(c, GS_BETA, C, "C"));
+    ACLSTUB_RETURN_ERROR_IF(group <= 0, c, INVALID, "group must be greater than 0, got %lld", (long long)group);
+    ACLSTUB_RETURN_ERROR_IF(N <= 0, c, INVALID, "N (self.shape[0]) must be greater than 0, got %lld", (long long)N);
+    ACLSTUB_RETURN_ERROR_IF(C <= 0, c, INVALID, "C (self.shape[1]) must be greater than 0, got %lld", (long long)C);
+    ACLSTUB_RETURN_ERROR_IF(!(c->v[GS_EPS].f > 0.0), c, INVALID, "eps must be greater than 0, got %g", c->v[GS_EPS].f);
+    ACLSTUB_RETURN_ERROR_IF(C % group != 0, c, INVALID, "C (%lld) must be divisible by group (%lld)", (long long)C,
+                            (long long)group);
+    int64_t HxW = 1;
+    for (uint32_t d = 2; d < self->ndim; d++) HxW *= self->dims[d];
+    group_plan(p, K_GROUP_SILU, N, C, HxW, group);
+    p->eps = (float)c->v[GS_EPS].f;
+    p->silu = !v2 || c->v[GS_OUT].b; /* V2: activateSilu where V1 has out */
+    p->swish = 1.0f;
+    if (aclStubNumel(self) == 0) { /* the op_api fills mean with 0 and rstd with NaN */
+        ACLSTUB_TRY(fill_if(c, mean, 0.0));
+        ACLSTUB_TRY(fill_if(c, rstd, NAN));
+        return finish_fills(c);
+    }
+    return OK;
+}
+
+/* GroupNormSwish (generated entry points): its document's dtype rules (161002: x FLOAT, FLOAT16 or BF16; gamma and
+ * beta one dtype, x's or FLOAT; yOut x's; meanOut and rstdOut gamma's), then its shape rules as the tiling's
+ * (ACLNN_ERR_INNER_TILING_ERROR): x 2-8 dimensions with N, C > 0 and C divisible by numGroups, gamma and beta [C],
+ * yOut x's shape, meanOut and rstdOut [N, numGroups] */
+static aclnnStatus group_norm_swish_check(aclStubOpCall *c) {
+    Plan *p = c->plan;
+    *p = (Plan){0};
+    const aclStubTensorDesc *x = T(c, GW_X), *g = T(c, GW_GAMMA);
+    static const int fl[] = {GW_X, GW_GAMMA, GW_BETA};
+    ACLSTUB_TRY(check_all_dtypes_in(c, fl, 3, FLOATS));
+    ACLSTUB_TRY(dtype_same(c, GW_BETA, GW_GAMMA));
+    ACLSTUB_RETURN_ERROR_IF(g->dtype != x->dtype && g->dtype != ACL_FLOAT, c, INVALID,
+                            "gamma's data type must be x's or FLOAT");
+    ACLSTUB_TRY(aclStubCheckDtypeIs(c, GW_Y, x->dtype));
+    ACLSTUB_TRY(aclStubCheckDtypeIs(c, GW_MEAN, g->dtype));
+    ACLSTUB_TRY(aclStubCheckDtypeIs(c, GW_RSTD, g->dtype));
+    const aclnnStatus TILING = ACLNN_ERR_INNER_TILING_ERROR;
+    int64_t group = c->v[GW_GROUPS].i;
+    ACLSTUB_RETURN_ERROR_IF(x->ndim < 2 || x->ndim > MAX_DIMS, c, TILING, "x has %u dimensions; must have 2 to 8",
+                            x->ndim);
+    int64_t N = x->dims[0], C = x->dims[1];
+    ACLSTUB_RETURN_ERROR_IF(N <= 0 || C <= 0, c, TILING, "x's first two dimensions must be greater than 0");
+    ACLSTUB_RETURN_ERROR_IF(group <= 0 || C % group != 0, c, TILING, "numGroups (%lld) must be positive and divide "
+                            "C (%lld)", (long long)group, (long long)C);
+    const aclStubTensorDesc *b = T(c, GW_BETA), *y = T(c, GW_Y), *m = T(c, GW_MEAN), *r = T(c, GW_RSTD);
+    ACLSTUB_RETURN_ERROR_IF(aclStubNumel(g) != C || aclStubNumel(b) != C, c, TILING, "gamma and beta must have C "
+                            "(%lld) elements", (long long)C);
+    ACLSTUB_RETURN_ERROR_IF(!aclStubShapeEqual(y->dims, y->ndim, x->dims, x->ndim), c, TILING,
+                            "yOut must have x's shape");
+    ACLSTUB_RETURN_ERROR_IF(aclStubNumel(m) != N * group || aclStubNumel(r) != N * group, c, TILING,
+                            "meanOut and rstdOut must have N * numGroups (%lld) elements", (long long)(N * group));
+    int64_t HxW = 1;
+    for (uint32_t d = 2; d < x->ndim; d++) HxW *= x->dims[d];
+    group_plan(p, K_GROUP_SILU, N, C, HxW, group);
+    p->eps = (float)c->v[GW_EPS].f;
+    p->silu = c->v[GW_ACTIVATE].b;
+    p->swish = (float)c->v[GW_SCALE].f;
+    if (aclStubNumel(x) == 0) return aclStubOpNothingToDo(c);
+    return OK;
+}
+
 static aclnnStatus group_norm_grad_check(aclStubOpCall *c) {
     Plan *p = c->plan;
     *p = (Plan){0};
@@ -948,6 +1056,15 @@ static const aclStubParam P_LB[] = {IN("gradOut"), IN("input"), ATTR("normalized
 static const aclStubParam P_GN[] = {IN("self"), OPT("gamma"), OPT("beta"), ATTR("N", ACLSTUB_INT),
                                     ATTR("C", ACLSTUB_INT), ATTR("HxW", ACLSTUB_INT), ATTR("group", ACLSTUB_INT),
                                     ATTR("eps", ACLSTUB_FLOAT), OUT("out"), OUT("meanOut"), OUT("rstdOut")};
+static const aclStubParam P_GS[] = {IN("self"), OPT("gamma"), OPT("beta"), ATTR("group", ACLSTUB_INT),
+                                    ATTR("eps", ACLSTUB_FLOAT), OUT("out"), OUT("meanOut"), OUT("rstdOut")};
+static const aclStubParam P_GS2[] = {IN("self"), OPT("gamma"), OPT("beta"), ATTR("group", ACLSTUB_INT),
+                                     ATTR("eps", ACLSTUB_FLOAT), ATTR("activateSilu", ACLSTUB_BOOL), OUT("out"),
+                                     OUT("meanOut"), OUT("rstdOut")};
+static const aclStubParam P_GW[] = {IN("x"), IN("gamma"), IN("beta"), ATTR("numGroups", ACLSTUB_INT),
+                                    NULLABLE("dataFormatOptional", ACLSTUB_STRING), ATTR("eps", ACLSTUB_FLOAT),
+                                    ATTR("activateSwish", ACLSTUB_BOOL), ATTR("swishScale", ACLSTUB_FLOAT),
+                                    OUT("yOut"), OUT("meanOut"), OUT("rstdOut")};
 static const aclStubParam P_GB[] = {IN("gradOut"), IN("input"), IN("mean"), IN("rstd"), OPT("gamma"),
                                     ATTR("N", ACLSTUB_INT), ATTR("C", ACLSTUB_INT), ATTR("HxW", ACLSTUB_INT),
                                     ATTR("group", ACLSTUB_INT), NULLABLE("outputMask", ACLSTUB_BOOL_ARRAY),
@@ -975,6 +1092,9 @@ DEF(D_LN_FAST, "aclnnFastLayerNorm", P_LN, LN_IMPL, layer_norm_check);
 DEF(D_LB, "aclnnLayerNormBackward", P_LB, ACLSTUB_LEN(P_LB), layer_norm_grad_check);
 DEF(D_GN, "aclnnGroupNorm", P_GN, ACLSTUB_LEN(P_GN), group_norm_check);
 DEF(D_GB, "aclnnGroupNormBackward", P_GB, ACLSTUB_LEN(P_GB), group_norm_grad_check);
+DEF(D_GS, "aclnnGroupNormSilu", P_GS, ACLSTUB_LEN(P_GS), group_norm_silu_check);
+DEF(D_GS2, "aclnnGroupNormSiluV2", P_GS2, ACLSTUB_LEN(P_GS2), group_norm_silu_check);
+DEF(D_GW, "aclnnGroupNormSwish", P_GW, ACLSTUB_LEN(P_GW), group_norm_swish_check);
 DEF(D_IN, "aclnnInstanceNorm", P_IN, ACLSTUB_LEN(P_IN), instance_norm_check);
 DEF(D_BN, "aclnnBatchNorm", P_BN, ACLSTUB_LEN(P_BN), batch_norm_check);
 DEF(D_BB, "aclnnBatchNormBackward", P_BB, ACLSTUB_LEN(P_BB), batch_norm_grad_check);
@@ -1005,3 +1125,10 @@ ACLSTUB_DEFINE_OP(aclnnBatchNormBackward, D_BB, T_(gradOut), T_(input), T_(weigh
 ACLSTUB_DEFINE_OP(aclnnFastBatchNormBackward, D_FBB, T_(gradOut), T_(input), T_(weight), T_(runningMean),
                   T_(runningVar), T_(saveMean), T_(saveInvstd), (bool, training), (double, eps),
                   (const aclBoolArray *, outputMask), (int, version), M_(gradInput), M_(gradWeight), M_(gradBias))
+ACLSTUB_DEFINE_OP(aclnnGroupNormSilu, D_GS, T_(self), T_(gamma), T_(beta), (int64_t, group), (double, eps), M_(out),
+                  M_(meanOut), M_(rstdOut))
+ACLSTUB_DEFINE_OP(aclnnGroupNormSiluV2, D_GS2, T_(self), T_(gamma), T_(beta), (int64_t, group), (double, eps),
+                  (bool, activateSilu), M_(out), M_(meanOut), M_(rstdOut))
+ACLSTUB_DEFINE_OP(aclnnGroupNormSwish, D_GW, T_(x), T_(gamma), T_(beta), (int64_t, numGroups),
+                  (char *, dataFormatOptional), (double, eps), (bool, activateSwish), (double, swishScale), T_(yOut),
+                  T_(meanOut), T_(rstdOut))

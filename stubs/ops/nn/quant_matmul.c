@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "aclstub/op_nz.h"
 #include "aclnnop/aclnn_quant_matmul.h"
 #include "aclnnop/aclnn_quant_matmul_v3.h"
 #include "aclnnop/aclnn_quant_matmul_v4.h"
@@ -337,7 +338,7 @@ static aclnnStatus qmm_run(const aclStubOpCall *call, const QmmArgs *q) {
 enum { Q_X1, Q_X2, Q_SCALE, Q_OFFSET, Q_PERTOKEN, Q_BIAS, Q_T1, Q_T2, Q_OUT, Q_COUNT };
 static const aclStubParam kV4Params[] = {
     [Q_X1] = {"x1", ACLSTUB_INPUT, X_DT},
-    [Q_X2] = {"x2", ACLSTUB_INPUT, X_DT},
+    [Q_X2] = {"x2", ACLSTUB_INPUT, X_DT, NULL, ACLSTUB_NZ_INPUT},
     [Q_SCALE] = {"scale", ACLSTUB_INPUT, SCALE_DT},
     [Q_OFFSET] = {"offset", ACLSTUB_OPTIONAL_INPUT, 0},
     [Q_PERTOKEN] = {"pertokenScaleOptional", ACLSTUB_OPTIONAL_INPUT, 0},
@@ -350,7 +351,7 @@ static const aclStubParam kV4Params[] = {
 enum { Q3_X1, Q3_X2, Q3_SCALE, Q3_OFFSET, Q3_BIAS, Q3_T1, Q3_T2, Q3_OUT };
 static const aclStubParam kV3Params[] = {
     [Q3_X1] = {"x1", ACLSTUB_INPUT, X_DT},
-    [Q3_X2] = {"x2", ACLSTUB_INPUT, X_DT},
+    [Q3_X2] = {"x2", ACLSTUB_INPUT, X_DT, NULL, ACLSTUB_NZ_INPUT},
     [Q3_SCALE] = {"scale", ACLSTUB_INPUT, SCALE_DT},
     [Q3_OFFSET] = {"offset", ACLSTUB_OPTIONAL_INPUT, 0},
     [Q3_BIAS] = {"bias", ACLSTUB_OPTIONAL_INPUT, BIAS_DT},
@@ -400,7 +401,7 @@ ACLSTUB_DEFINE_OP(aclnnQuantMatmulV4, kV4, (const aclTensor *, x1), (const aclTe
 enum { V5_X1, V5_X2, V5_X1S, V5_X2S, V5_YS, V5_X1O, V5_X2O, V5_YO, V5_BIAS, V5_T1, V5_T2, V5_GROUP, V5_OUT };
 static const aclStubParam kV5Params[] = {
     [V5_X1] = {"x1", ACLSTUB_INPUT, X_DT},
-    [V5_X2] = {"x2", ACLSTUB_INPUT, X_DT},
+    [V5_X2] = {"x2", ACLSTUB_INPUT, X_DT, NULL, ACLSTUB_NZ_INPUT},
     [V5_X1S] = {"x1Scale", ACLSTUB_OPTIONAL_INPUT, 0},
     [V5_X2S] = {"x2Scale", ACLSTUB_INPUT, SCALE_DT},
     [V5_YS] = {"yScale", ACLSTUB_OPTIONAL_INPUT, 0},
@@ -532,6 +533,24 @@ ACLSTUB_DEFINE_OP(aclnnQuantMatmulV5, kV5, (const aclTensor *, x1), (const aclTe
                   (const aclTensor *, x2Offset), (const aclTensor *, yOffset), (const aclTensor *, bias),
                   (bool, transposeX1), (bool, transposeX2), (int64_t, groupSize), (aclTensor *, out))
 
+/* aclnnQuantMatmulWeightNz: V5's parameters and computation with x2 in FRACTAL_NZ (required; k and n not 1). */
+static aclnnStatus wnz_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *x2 = aclStubOpTensor(call, V5_X2);
+    ACLSTUB_RETURN_ERROR_IF(!aclStubIsNzFormat(x2->format), call, ACLNN_ERR_PARAM_INVALID,
+                            "the format of x2 must be FRACTAL_NZ, got %d", (int)x2->format);
+    ACLSTUB_RETURN_ERROR_IF(x2->ndim < 2 || x2->dims[x2->ndim - 1] == 1 || x2->dims[x2->ndim - 2] == 1, call,
+                            ACLNN_ERR_PARAM_INVALID, "when the format of x2 is FRACTAL_NZ, the k dimension and n "
+                            "dimension of x2 can not be 1, got %s", shp(0, x2));
+    return v5_check(call);
+}
+static const aclStubOpDef kWnz = {"aclnnQuantMatmulWeightNz", kV5Params, ACLSTUB_LEN(kV5Params), NULL, wnz_check,
+                                  v5_kernel, 0};
+ACLSTUB_DEFINE_OP(aclnnQuantMatmulWeightNz, kWnz, (const aclTensor *, x1), (const aclTensor *, x2),
+                  (const aclTensor *, x1Scale), (const aclTensor *, x2Scale), (const aclTensor *, yScale),
+                  (const aclTensor *, x1Offset), (const aclTensor *, x2Offset), (const aclTensor *, yOffset),
+                  (const aclTensor *, bias), (bool, transposeX1), (bool, transposeX2), (int64_t, groupSize),
+                  (aclTensor *, out))
+
 /* ---- aclnnQuantMatmul, aclnnQuantMatmulV2 ------------------------------------------------------------------------- */
 
 /*
@@ -645,7 +664,7 @@ ACLSTUB_DEFINE_OP(aclnnQuantMatmulV2, kQv2, (const aclTensor *, x1), (const aclT
 enum { W_X, W_WEIGHT, W_SCALE, W_OFFSET, W_QSCALE, W_QOFFSET, W_BIAS, W_GROUP, W_Y, W_INNER };
 static const aclStubParam kWqParams[] = {
     [W_X] = {"x", ACLSTUB_INPUT, DT(ACL_FLOAT16) | DT(ACL_BF16)},
-    [W_WEIGHT] = {"weight", ACLSTUB_INPUT, DT(ACL_INT8) | DT(ACL_INT4) | DT(ACL_INT32)},
+    [W_WEIGHT] = {"weight", ACLSTUB_INPUT, DT(ACL_INT8) | DT(ACL_INT4) | DT(ACL_INT32), NULL, ACLSTUB_NZ_INPUT},
     [W_SCALE] = {"antiquantScale", ACLSTUB_INPUT, DT(ACL_FLOAT16) | DT(ACL_BF16) | DT(ACL_UINT64) | DT(ACL_INT64)},
     [W_OFFSET] = {"antiquantOffsetOptional", ACLSTUB_OPTIONAL_INPUT, DT(ACL_FLOAT16) | DT(ACL_BF16) | DT(ACL_INT32)},
     [W_QSCALE] = {"quantScaleOptional", ACLSTUB_OPTIONAL_INPUT, DT(ACL_UINT64)},
@@ -658,7 +677,7 @@ static const aclStubParam kWqParams[] = {
 enum { W3_GROUP = 7, W3_INNER, W3_Y };
 static const aclStubParam kWq3Params[] = {
     [W_X] = {"x", ACLSTUB_INPUT, DT(ACL_FLOAT16) | DT(ACL_BF16)},
-    [W_WEIGHT] = {"weight", ACLSTUB_INPUT, DT(ACL_INT8) | DT(ACL_INT4) | DT(ACL_INT32)},
+    [W_WEIGHT] = {"weight", ACLSTUB_INPUT, DT(ACL_INT8) | DT(ACL_INT4) | DT(ACL_INT32), NULL, ACLSTUB_NZ_INPUT},
     [W_SCALE] = {"antiquantScale", ACLSTUB_INPUT, DT(ACL_FLOAT16) | DT(ACL_BF16) | DT(ACL_UINT64) | DT(ACL_INT64)},
     [W_OFFSET] = {"antiquantOffsetOptional", ACLSTUB_OPTIONAL_INPUT, DT(ACL_FLOAT16) | DT(ACL_BF16) | DT(ACL_INT32)},
     [W_QSCALE] = {"quantScaleOptional", ACLSTUB_OPTIONAL_INPUT, DT(ACL_UINT64)},

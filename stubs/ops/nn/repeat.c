@@ -4,11 +4,21 @@
  * aclnnRepeatInterleaveTensor repeats the positions 0 .. n-1. The caller passes the output length (outputSize),
  * which must equal the sum of the repeats: a mismatch or a negative count fails the kernel with
  * ACLNN_ERR_PARAM_INVALID (the device's result is undefined there). A gather of slices (aclstub/op_index.h).
+ *
+ * aclnnRepeatInterleaveGrad (ops-nn index/repeat_interleave_grad, a generated API): the backward, yGrad's slices
+ * along axis summed in consecutive groups of repeats[k] (one count: groups of that size). A sum on the reduction
+ * engine (aclstub/op_reduce.h: 16-bit values accumulate in float32, rounded once; the engine's order). out may have
+ * any shape of the right size (the docs: yGrad [64], repeats [2], axis 0 takes an out of [32], [2, 16], ...).
+ * Phase 1 knows only the number of repeats; the kernel checks their values: a negative count, a count that does not
+ * divide the axis, or counts that do not sum to it, or an out of the wrong size fail the launch with
+ * ACLNN_ERR_PARAM_INVALID.
  */
 #include <stdio.h>
 
 #include "aclstub/op_index.h"
+#include "aclstub/op_reduce.h" /* after op_index.h: it declares aclStubIsPrivateFormat again */
 #include "aclnnop/aclnn_repeat_interleave.h"
+#include "aclnnop/aclnn_repeat_interleave_grad.h"
 
 #define MAX_DIM 8
 #define DT ACLSTUB_DT
@@ -54,7 +64,7 @@ static aclnnStatus repeat_run(const aclStubOpCall *call, const aclStubTensorDesc
     const int64_t *counts = NULL;
     int64_t nc = 1;
     if (repeats) {
-        aclStubTensorDesc c = {ACL_INT64, ACL_FORMAT_ND, 1, 0, NULL, {aclStubNumel(repeats)}, {1}};
+        aclStubTensorDesc c = {ACL_INT64, ACL_FORMAT_ND, 1, 0, NULL, {aclStubNumel(repeats)}, {1}, 0, {0}};
         nc = c.dims[0];
         c.data = aclStubKernelScratch(call, (size_t)(nc > 0 ? nc : 1) * sizeof(int64_t));
         if (c.data == NULL) return aclStubKernelOutOfMemory(call);
@@ -191,7 +201,7 @@ static aclnnStatus ri_tensor_check(aclStubOpCall *call) {
 static aclnnStatus ri_tensor_kernel(const aclStubOpCall *call) {
     const aclStubTensorDesc *repeats = T(0);
     int64_t n = aclStubNumel(repeats);
-    aclStubTensorDesc pos = {repeats->dtype, ACL_FORMAT_ND, 1, 0, NULL, {n}, {1}};
+    aclStubTensorDesc pos = {repeats->dtype, ACL_FORMAT_ND, 1, 0, NULL, {n}, {1}, 0, {0}};
     pos.data = aclStubKernelScratch(call, (size_t)n * aclDataTypeSize(repeats->dtype));
     if (pos.data == NULL) return aclStubKernelOutOfMemory(call);
     for (int64_t k = 0; k < n; k++) aclStubStoreDouble((char *)pos.data + k * (int64_t)aclDataTypeSize(repeats->dtype),
@@ -281,3 +291,106 @@ static const aclStubOpDef kJagged = {"aclnnExpandIntoJaggedPermute", kJaggedPara
                                      jagged_kernel, 0};
 ACLSTUB_DEFINE_OP(aclnnExpandIntoJaggedPermute, kJagged, (const aclTensor *, permute), (const aclTensor *, inputOffset),
                   (const aclTensor *, outputOffset), (int64_t, outputSize), (const aclTensor *, outputPermuteOut))
+
+/* ---- aclnnRepeatInterleaveGrad ------------------------------------------------------------------------------ */
+
+enum { RG_GRAD, RG_REPEATS, RG_AXIS, RG_OUT };
+static const aclStubParam kRigParams[] = {
+    [RG_GRAD] = {"yGrad", ACLSTUB_INPUT, ACLSTUB_DT_FLOATS},
+    [RG_REPEATS] = {"repeats", ACLSTUB_INPUT, REPEATS_DT},
+    [RG_AXIS] = {"axis", ACLSTUB_INT},
+    [RG_OUT] = {"out", ACLSTUB_OUTPUT, ACLSTUB_DT_FLOATS, NULL, ACLSTUB_ANY_LAYOUT},
+};
+
+typedef struct {
+    int64_t axis, outer, len, inner;
+} RigPlan;
+
+static aclnnStatus rig_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *g = T(RG_GRAD), *r = T(RG_REPEATS), *out = T(RG_OUT);
+    RigPlan *p = call->plan;
+    ACLSTUB_TRY(aclStubCheckDtypeIs(call, RG_OUT, g->dtype));
+    ACLSTUB_TRY(aclStubCheckMaxDim(call, RG_GRAD, MAX_DIM));
+    ACLSTUB_RETURN_ERROR_IF(aclStubNumel(r) == 0, call, ACLNN_ERR_INNER_TILING_ERROR, "repeats must not be empty");
+    ACLSTUB_RETURN_ERROR_IF(r->ndim > 1, call, INVALID, "repeats must be 0-D or 1-D, got %u-D", r->ndim);
+    int64_t n = g->ndim, axis = call->v[RG_AXIS].i;
+    ACLSTUB_RETURN_ERROR_IF(axis < -(n > 0 ? n : 1) || axis >= (n > 0 ? n : 1), call, INVALID,
+                            "axis %lld is out of range [%lld, %lld)", (long long)axis, (long long)-(n > 0 ? n : 1),
+                            (long long)(n > 0 ? n : 1));
+    if (axis < 0) axis += n > 0 ? n : 1;
+    p->axis = axis;
+    p->len = n > 0 ? g->dims[axis] : 1;
+    p->outer = n > 0 ? aclStubDimProduct(g->dims, 0, axis) : 1;
+    p->inner = n > 0 ? aclStubDimProduct(g->dims, axis + 1, n) : 1;
+    int64_t groups = aclStubNumel(r);
+    if (groups > 1) {
+        ACLSTUB_RETURN_ERROR_IF(aclStubNumel(out) != p->outer * groups * p->inner, call, INVALID,
+                                "out has %lld elements; the sums of %lld groups need %lld", (long long)aclStubNumel(out),
+                                (long long)groups, (long long)(p->outer * groups * p->inner));
+    }
+    if (aclStubNumel(g) == 0 || aclStubNumel(out) == 0) return aclStubOpNothingToDo(call);
+    return OK;
+}
+
+/* out[o, k, i] = the sum of grad[o, j, i] over group k's j, for groups of `size` (size > 0) or of counts cnt */
+static aclnnStatus rig_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *g = T(RG_GRAD), *r = T(RG_REPEATS), *out = T(RG_OUT);
+    const RigPlan *p = call->plan;
+    int64_t n = aclStubNumel(r);
+    int64_t *cnt = aclStubKernelScratch(call, (size_t)n * sizeof(int64_t));
+    if (cnt == NULL) return aclStubKernelOutOfMemory(call);
+    int64_t total = 0;
+    for (int64_t k = 0; k < n; k++) {
+        const void *e = aclStubElemAt(r, k);
+        cnt[k] = r->dtype == ACL_INT64 ? *(const int64_t *)e : *(const int32_t *)e;
+        if (cnt[k] < 0) return aclStubIndexOutOfRange(call, "repeats", cnt[k], k, 0, INT64_MAX);
+        total += cnt[k];
+    }
+    int64_t size = n == 1 ? cnt[0] : 0, groups = n;
+    if (n == 1) {
+        if (size == 0 || p->len % size != 0)
+            return aclStubKernelFail(call, INVALID, "repeats %lld must divide the size %lld of axis %lld",
+                                     (long long)size, (long long)p->len, (long long)p->axis);
+        groups = p->len / size;
+    } else if (total != p->len) {
+        return aclStubKernelFail(call, INVALID, "repeats sum to %lld, the size of axis %lld is %lld", (long long)total,
+                                 (long long)p->axis, (long long)p->len);
+    }
+    if (aclStubNumel(out) != p->outer * groups * p->inner)
+        return aclStubKernelFail(call, INVALID, "out has %lld elements; the sums of %lld groups need %lld",
+                                 (long long)aclStubNumel(out), (long long)groups,
+                                 (long long)(p->outer * groups * p->inner));
+    aclStubTensorDesc src, dst;
+    ACLSTUB_TRY(aclStubContiguousIn(call, g, ACL_DT_UNDEFINED, &src));
+    ACLSTUB_TRY(aclStubOutputBegin(call, out, ACL_DT_UNDEFINED, false, &dst));
+    if (size > 0) { /* one reduction: [outer, groups, size, inner] over dimension 2 */
+        int64_t sd[4] = {p->outer, groups, size, p->inner}, dd[3] = {p->outer, groups, p->inner};
+        aclStubViewReshape(&src, sd, 4);
+        aclStubViewReshape(&dst, dd, 3);
+        aclStubReduce red = {ACLSTUB_RED_SUM, &src, UINT64_C(1) << 2, g->dtype, &dst, NULL, 0, 0, 0};
+        ACLSTUB_TRY(aclStubReduceRun(call, &red));
+    } else { /* a reduction per group: [outer, count, inner] over dimension 1 */
+        int64_t sd[3] = {p->outer, p->len, p->inner}, dd[3] = {p->outer, groups, p->inner};
+        aclStubViewReshape(&src, sd, 3);
+        aclStubViewReshape(&dst, dd, 3);
+        int64_t start = 0;
+        for (int64_t k = 0; k < groups; k++) {
+            aclStubTensorDesc s = src, d = dst;
+            aclStubViewNarrow(&s, 1, start, cnt[k]);
+            aclStubViewNarrow(&d, 1, k, 1);
+            start += cnt[k];
+            if (cnt[k] == 0) {
+                ACLSTUB_TRY(aclStubFill(call, &d, 0.0));
+                continue;
+            }
+            aclStubReduce red = {ACLSTUB_RED_SUM, &s, UINT64_C(1) << 1, g->dtype, &d, NULL, 0, 0, 0};
+            ACLSTUB_TRY(aclStubReduceRun(call, &red));
+        }
+    }
+    return aclStubOutputEnd(call, out, &dst);
+}
+
+static const aclStubOpDef kRig = {"aclnnRepeatInterleaveGrad", kRigParams, ACLSTUB_LEN(kRigParams), NULL,
+                                  rig_check, rig_kernel, sizeof(RigPlan)};
+ACLSTUB_DEFINE_OP(aclnnRepeatInterleaveGrad, kRig, (const aclTensor *, yGrad), (const aclTensor *, repeats),
+                  (int64_t, axis), (const aclTensor *, out))

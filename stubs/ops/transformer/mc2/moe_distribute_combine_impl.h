@@ -11,6 +11,9 @@
  * to float32, added in slot order from +0.0), plus each shared expert's row, plus sharedExpertXOptional[t] (V2),
  * rounded to the data type (round to nearest even). Tokens that take no part (the active mask) are zeros.
  * expandScales, activation and weight scales and the group list are accepted and not used.
+ *
+ * An includer that defines MD_ROW_TAIL(call, t, x, tmp) (aclnnMoeDistributeCombineAddRmsNorm) receives each token's
+ * float32 sum x (h values; tmp is h floats of scratch) and writes its outputs itself; xOut is then (Bs, 1, H).
  */
 #ifndef ACLNN_STUB_MOE_DISTRIBUTE_COMBINE_IMPL_H_
 #define ACLNN_STUB_MOE_DISTRIBUTE_COMBINE_IMPL_H_
@@ -57,8 +60,13 @@ static aclnnStatus check(aclStubOpCall *call) {
                             "xActiveMaskOptional must be (Bs,) or (Bs, K)");
     ACLSTUB_RETURN_ERROR_IF(sx && (sx->dims[0] != p->bs || sx->dims[1] != p->h), call, bad, "sharedExpertXOptional "
                             "must be (Bs, H)");
+#ifdef MD_ROW_TAIL
+    ACLSTUB_RETURN_ERROR_IF(out->ndim != 3 || out->dims[0] != p->bs || out->dims[1] != 1 || out->dims[2] != p->h, call,
+                            bad, "xOut must be (Bs, 1, H) = (%lld, 1, %lld)", (long long)p->bs, (long long)p->h);
+#else
     ACLSTUB_RETURN_ERROR_IF(out->dims[0] != p->bs || out->dims[1] != p->h, call, bad, "xOut must be (Bs, H) = (%lld, "
                             "%lld)", (long long)p->bs, (long long)p->h);
+#endif
 #if MD_V1
     ACLSTUB_RETURN_ERROR_IF(aclStubNumel(assist) < p->bs * p->k, call, bad, "expandIdx holds %lld values; it needs "
                             "Bs * K = %lld", (long long)aclStubNumel(assist), (long long)(p->bs * p->k));
@@ -333,7 +341,12 @@ static aclnnStatus kernel(const aclStubOpCall *call) {
             aclStubRowLoadViewF32(tmp, sx, t);
             for (int64_t j = 0; j < h; j++) acc[j] += tmp[j];
         }
+#ifdef MD_ROW_TAIL
+        MD_ROW_TAIL(call, t, acc, tmp);
+        (void)dst;
+#else
         aclStubRowStoreF32(dst + (size_t)t * c.row_bytes, acc, dt, h);
+#endif
     }
     return OK;
 }

@@ -1,0 +1,26 @@
+/* aclnnInplaceWeightQuantMatmulAllReduceAddRmsNorm (ops-transformer mc2/inplace_matmul_all_reduce_add_rms_norm). */
+#ifndef ACLNNOP_ACLNN_INPLACE_WEIGHT_QUANT_MATMUL_ALL_REDUCE_ADD_RMS_NORM_H_
+#define ACLNNOP_ACLNN_INPLACE_WEIGHT_QUANT_MATMUL_ALL_REDUCE_ADD_RMS_NORM_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+#include "hccl/hccl_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnInplaceWeightQuantMatmulAllReduceAddRmsNormGetWorkspaceSize(
+    const aclTensor *x1, const aclTensor *x2, const aclTensor *bias, const aclTensor *antiquantScale, const
+    aclTensor *antiquantOffset, const aclTensor *residual, const aclTensor *gamma, double epsilon, const char
+    *group, const char *reduceOp, int64_t commTurn, int64_t streamMode, int64_t antiquantGroupSize, const
+    aclTensor *normOut, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnInplaceWeightQuantMatmulAllReduceAddRmsNorm(
+    void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_INPLACE_WEIGHT_QUANT_MATMUL_ALL_REDUCE_ADD_RMS_NORM_H_ */

@@ -1,0 +1,26 @@
+/* aclnnWeightQuantMatmulAllReduce (ops-transformer mc2/matmul_all_reduce). */
+#ifndef ACLNNOP_ACLNN_WEIGHT_QUANT_MATMUL_ALL_REDUCE_H_
+#define ACLNNOP_ACLNN_WEIGHT_QUANT_MATMUL_ALL_REDUCE_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+#include "hccl/hccl_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnWeightQuantMatmulAllReduceGetWorkspaceSize(
+    const aclTensor *x1, const aclTensor *x2, const aclTensor *bias, const aclTensor *antiquantScale, const
+    aclTensor *antiquantOffset, const aclTensor *x3, const char *group, const char *reduceOp, int64_t commTurn,
+    int64_t streamMode, int64_t antiquantGroupSize, const aclTensor *output, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnWeightQuantMatmulAllReduce(void *workspace, uint64_t workspaceSize,
+                                                      aclOpExecutor *executor, const aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_WEIGHT_QUANT_MATMUL_ALL_REDUCE_H_ */
