@@ -731,6 +731,16 @@ def test_rms_norm_backward_matches_autograd():
     _close(dgamma, eg, 1e-5, "dgamma")
 
 
+def test_convert_weight_to_int4pack_packs_eight_to_an_int32():
+    w = torch.randint(-8, 8, (4, 16), dtype=torch.int32)
+    got = tnpu.npu_convert_weight_to_int4pack(w)
+    nib = (w & 0xF).to(torch.int64).reshape(4, 2, 8)
+    want = (nib << (4 * torch.arange(8))).sum(-1)
+    want = torch.where(want >= 2 ** 31, want - 2 ** 32, want).to(torch.int32)
+    assert got.dtype == torch.int32 and got.shape == (4, 2)
+    assert torch.equal(got, want)
+
+
 # ---- what the stub lacks ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", tnpu.MISSING)

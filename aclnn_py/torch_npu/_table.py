@@ -883,6 +883,12 @@ ROWS = [
                    ("gradScalesOut", _ts(a.scales) if a.scales is not None else None, a.grad_y.dtype)],
         ret=lambda a, o: (o["gradExpandedXOut"], o["gradScalesOut"] if a.scales is not None
                           else torch.empty(0, dtype=a.grad_y.dtype, device=a.grad_y.device))),
+    # eight 4-bit values (INT32 weights: int4; FLOAT weights: FLOAT4_E2M1 bits) packed into each value of the
+    # weight's dtype, the first in the low half-byte (an ND weight; a CPU tensor has no NZ storage)
+    Row("npu_convert_weight_to_int4pack",
+        "npu_convert_weight_to_int4pack(Tensor weight, int inner_k_tiles=0) -> Tensor",
+        "aclnnConvertWeightToINT4Pack", lambda a: dict(weight=a.weight),
+        lambda a: [("weightInt4Pack", list(a.weight.shape[:-1]) + [a.weight.shape[-1] // 8], a.weight.dtype)]),
     # -- functions whose operator the stub does not have ------------------------------------------------------------
     Row("npu_format_cast",
         "npu_format_cast(Tensor self, int acl_format, int? customize_dtype=None) -> Tensor",
@@ -896,9 +902,6 @@ ROWS = [
         "float scale_value, Tensor block_table, Tensor context_lens, Tensor(a!) out, *,Tensor? workspace=None) -> ()",
         via=lambda ops, a: _paged_attention(ops, a, [1] * a.query.shape[0],
                                             [int(v) for v in a.context_lens.tolist()])),
-    Row("npu_convert_weight_to_int4pack",
-        "npu_convert_weight_to_int4pack(Tensor weight, int inner_k_tiles=0) -> Tensor",
-        missing="aclnnConvertWeightToINT4Pack (and a torch dtype for packed int4)"),
     Row("npu_moe_gating_top_k_backward",
         "npu_moe_gating_top_k_backward(Tensor x_norm, Tensor grad_y, Tensor expertIdx, *, int renorm=0, "
         "int norm_type=0, float routed_scaling_factor=1.0, float eps=1e-20) -> Tensor",

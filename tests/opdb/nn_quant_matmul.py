@@ -264,6 +264,33 @@ def wq_ref(x, w, scale, offset, qscale, qoffset, bias, group, inner=None):
     return r.to(dt)
 
 
+# ---- BatchMatmulQuant ---------------------------------------------------------------------------------------------
+
+def bq_samples(dtype, rng):
+    h = lambda *s: rng.uniform(-2, 2, s).astype(np.float16)  # noqa: E731
+    n = 20
+    scale, offset = rng.uniform(0.05, 0.5, (n,)), rng.integers(-20, 20, (n,)).astype(np.float32)
+    per_col = np.zeros(32, np.uint64)
+    per_col[:n] = pack_param(scale, offset).numpy().view(np.uint64).reshape(-1)
+    one = pack_param(np.array([0.25]), np.array([3.0])).numpy().view(np.uint64).reshape(-1)
+    return [Sample((h(5, 24), h(24, n), per_col, h(n), False, False), (), "per column, bias"),
+            Sample((h(2, 24, 5), h(2, n, 24), one, None, True, True), (), "batched, transposed, one parameter"),
+            Sample((h(3, 1, 4, 40), h(3, 2, 40, n), per_col, None, False, False), (), "broadcast batch")]
+
+
+def bq_ref(x1, x2, qp, bias, t1, t2):
+    a, b = f32(x1), f32(x2)
+    a, b = (np.swapaxes(a, -1, -2) if t1 else a), (np.swapaxes(b, -1, -2) if t2 else b)
+    v = np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    if bias is not None:
+        v = (v + f32(bias)).astype(np.float32)
+    s, o = param_scale(qp)
+    n = v.shape[-1]
+    s, o = (s[:1], o[:1]) if s.size == 1 else (s[:n], o[:n])
+    q = np.rint((v * s).astype(np.float32) + o.astype(np.float32))
+    return torch.from_numpy(np.clip(q, -128, 127).astype(np.int8))
+
+
 ENTRIES = [
     OpInfo("aclnnQuantMatmulV4", V4_REF, ("float16", "bfloat16", "int8", "int32"), kind="custom",
            samples=v4_samples_tagged, tol=Q_TOL, native16=True),
@@ -275,6 +302,8 @@ ENTRIES = [
     OpInfo("aclnnQuantMatmul", qmv1_ref, ("float16",), kind="custom", samples=qmv1_samples, tol=Q_TOL, native16=True),
     OpInfo("aclnnWeightQuantBatchMatmulV2", wq_ref, ("float16", "bfloat16"), kind="custom", samples=wq_samples,
            tol=Q_TOL, native16=True),
+    OpInfo("aclnnBatchMatmulQuant", bq_ref, ("float16",), kind="custom", samples=bq_samples, native16=True,
+           tol={"int8": (0, 1)}),
     OpInfo("aclnnWeightQuantBatchMatmulV3", lambda *a: wq_ref(*a[:8]), ("float16", "bfloat16"), kind="custom",
            samples=lambda d, r: [Sample(s.operands + (1,), (), s.name) for s in wq_samples(d, r)], tol=Q_TOL,
            native16=True),

@@ -916,7 +916,8 @@ static aclnnStatus tbmm_check(aclStubOpCall *call) {
     ACLSTUB_RETURN_ERROR_IF(!(FLT & ACLSTUB_DT(x1->dtype)), call, ACLNN_ERR_PARAM_INVALID,
                             "x1 has data type %s; supported: %s", aclStubDtypeName(x1->dtype),
                             aclStubDtypeSetName(FLT, buf, sizeof buf));
-    ACLSTUB_RETURN_ERROR_IF(!sdk_nd(x2), call, ACLNN_ERR_PARAM_INVALID, "x2's NZ format is not supported here");
+    ACLSTUB_RETURN_ERROR_IF(!sdk_nd(x2) && call->op->params == kTbmmParams, call, ACLNN_ERR_PARAM_INVALID,
+                            "x2's NZ format is not supported here (aclnnTransposeBatchMatMulWeightNz takes it)");
     if (scale) {
         ACLSTUB_RETURN_ERROR_IF(scale->dtype != ACL_INT64 && scale->dtype != ACL_UINT64, call, ACLNN_ERR_PARAM_INVALID,
                                 "scale must be INT64 or UINT64, got %s", aclStubDtypeName(scale->dtype));
@@ -1074,13 +1075,21 @@ static const aclStubParam kTbmmNzParams[] = {
 };
 static aclnnStatus tbmm_nz_check(aclStubOpCall *call) {
     const aclStubTensorDesc *x1 = aclStubOpTensor(call, T_X1), *x2 = aclStubOpTensor(call, T_X2);
+    const aclStubTensorDesc *out = aclStubOpTensor(call, T_OUT);
     ACLSTUB_TRY(tbmm_check(call));
+    /* CheckDtypeValid's weight-NZ branch (DAV_2201) */
+    ACLSTUB_RETURN_ERROR_IF(x2->format == ACL_FORMAT_FRACTAL_NZ && x1->dtype != out->dtype, call,
+                            ACLNN_ERR_PARAM_INVALID, "x1's dtype [%s] and out's dtype [%s] are not equal in DAV_2201.",
+                            aclStubDtypeName(x1->dtype), aclStubDtypeName(out->dtype));
     ACLSTUB_RETURN_ERROR_IF(x2->format != ACL_FORMAT_FRACTAL_NZ, call, ACLNN_ERR_PARAM_INVALID,
                             "Format of x2 must be FRACTAL_NZ, actual is %d.", (int)x2->format);
     ACLSTUB_RETURN_ERROR_IF(aclStubNumel(x1) == 0 || aclStubNumel(x2) == 0, call, ACLNN_ERR_PARAM_INVALID,
                             "aclnnTransposeBatchMatMulWeightNz do not support empty tensor!");
     ACLSTUB_RETURN_ERROR_IF(aclStubOpTensor(call, T_BIAS) != NULL, call, ACLNN_ERR_PARAM_INVALID,
                             "The bias is not support in TBMM.");
+    /* the graph's TransposeBatchMatMul takes x2's storage as the NZ of its view */
+    ACLSTUB_RETURN_ERROR_IF(!nz_storage_matches(x2), call, ACLNN_ERR_PARAM_INVALID,
+                            "x2's storage shape does not hold its view in FRACTAL_NZ");
     return OK;
 }
 static const aclStubOpDef kTbmmNz = {"aclnnTransposeBatchMatMulWeightNz", kTbmmNzParams, ACLSTUB_LEN(kTbmmNzParams),

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "aclstub/op_nz.h"
+#include "aclnnop/aclnn_batchmatmul_quant.h"
 #include "aclnnop/aclnn_quant_matmul.h"
 #include "aclnnop/aclnn_quant_matmul_v3.h"
 #include "aclnnop/aclnn_quant_matmul_v4.h"
@@ -815,3 +816,106 @@ ACLSTUB_DEFINE_OP(aclnnWeightQuantBatchMatmulV3, kWq3, (const aclTensor *, x), (
                   (const aclTensor *, quantScaleOptional), (const aclTensor *, quantOffsetOptional),
                   (const aclTensor *, biasOptional), (int, antiquantGroupSize), (int, innerPrecise),
                   (const aclTensor *, y))
+
+/* ---- aclnnBatchMatmulQuant ---------------------------------------------------------------------------------------- */
+
+/*
+ * out (INT8) = Quant(x1 @ x2 + bias): FLOAT16 operands multiplied exactly and summed in float32, the FLOAT16 bias
+ * added, then round-half-even(v * scale + offset) saturated to [-128, 127] with the scale and offset of the UINT64
+ * quantisation parameter (aclnnTransQuantParam), one for every column or one for all.
+ */
+enum { BQ_X1, BQ_X2, BQ_PARAM, BQ_BIAS, BQ_T1, BQ_T2, BQ_OUT };
+static const aclStubParam kBqParams[] = {
+    [BQ_X1] = {"x1", ACLSTUB_INPUT, DT(ACL_FLOAT16)},
+    [BQ_X2] = {"x2", ACLSTUB_INPUT, DT(ACL_FLOAT16)},
+    [BQ_PARAM] = {"quantParam", ACLSTUB_INPUT, DT(ACL_UINT64)},
+    [BQ_BIAS] = {"bias", ACLSTUB_OPTIONAL_INPUT, DT(ACL_FLOAT16)},
+    [BQ_T1] = {"transposeX1", ACLSTUB_BOOL},
+    [BQ_T2] = {"transposeX2", ACLSTUB_BOOL},
+    [BQ_OUT] = {"out", ACLSTUB_OUTPUT, DT(ACL_INT8), NULL, ACLSTUB_ANY_LAYOUT},
+};
+
+static aclnnStatus bq_check(aclStubOpCall *call) {
+    const aclStubTensorDesc *x1 = aclStubOpTensor(call, BQ_X1), *x2 = aclStubOpTensor(call, BQ_X2),
+                            *qp = aclStubOpTensor(call, BQ_PARAM), *bias = aclStubOpTensor(call, BQ_BIAS),
+                            *out = aclStubOpTensor(call, BQ_OUT);
+    bool t1 = aclStubOpBool(call, BQ_T1), t2 = aclStubOpBool(call, BQ_T2);
+    ACLSTUB_RETURN_ERROR_IF(x1->ndim < 2 || x2->ndim < 2, call, ACLNN_ERR_PARAM_INVALID,
+                            "x1 %s and x2 %s must have at least 2 dimensions", shp(0, x1), shp(1, x2));
+    uint32_t r = x1->ndim;
+    int64_t k1 = t1 ? x1->dims[r - 2] : x1->dims[r - 1], k2 = t2 ? x2->dims[x2->ndim - 1] : x2->dims[x2->ndim - 2];
+    int64_t m = t1 ? x1->dims[r - 1] : x1->dims[r - 2], n = t2 ? x2->dims[x2->ndim - 2] : x2->dims[x2->ndim - 1];
+    ACLSTUB_RETURN_ERROR_IF(x1->ndim != x2->ndim || x1->ndim > 6, call, ACLNN_ERR_PARAM_INVALID,
+                            "The dims of the two inputs should be same and be less than 7, now they are %s, %s",
+                            shp(0, x1), shp(1, x2));
+    int64_t n16 = (n + 15) / 16 * 16;
+    ACLSTUB_RETURN_ERROR_IF(qp->ndim != 1 || (qp->dims[0] != 1 && qp->dims[0] != n16), call, ACLNN_ERR_PARAM_INVALID,
+                            "quantParam %s must be 1-D with 1 or %lld (n aligned to 16) entries", shp(0, qp),
+                            (long long)n16);
+    ACLSTUB_RETURN_ERROR_IF(bias && (bias->ndim != 1 || bias->dims[0] != n), call, ACLNN_ERR_PARAM_INVALID,
+                            "bias %s must be 1-D with n = %lld entries", shp(0, bias), (long long)n);
+    ACLSTUB_RETURN_ERROR_IF(k1 != k2, call, ACLNN_ERR_PARAM_INVALID, "The k-axis of the two inputs are different %s, %s",
+                            shp(0, x1), shp(1, x2));
+    ACLSTUB_RETURN_ERROR_IF(out->ndim != r || out->dims[r - 2] != m || out->dims[r - 1] != n, call,
+                            ACLNN_ERR_PARAM_INVALID, "The last two dim of out shape %s need equal [%lld, %lld]",
+                            shp(0, out), (long long)m, (long long)n);
+    ACLSTUB_RETURN_ERROR_IF(aclStubNumel(x1) == 0 || aclStubNumel(x2) == 0, call, ACLNN_ERR_PARAM_INVALID,
+                            "aclnnBatchMatmulQuant do not support empty tensor!");
+    /* the stub's rule: out holds the broadcast batch (the op_api's ViewCopy into out) */
+    for (uint32_t d = 0; d + 2 < r; d++) {
+        int64_t a = x1->dims[d], b = x2->dims[d];
+        ACLSTUB_RETURN_ERROR_IF((a != b && a != 1 && b != 1) || out->dims[d] != (a > b ? a : b), call,
+                                ACLNN_ERR_PARAM_INVALID, "the batch dimensions of x1 %s, x2 %s and out %s do not "
+                                "broadcast", shp(0, x1), shp(1, x2), shp(0, out));
+    }
+    return OK;
+}
+
+typedef struct {
+    const aclStubTensorDesc *param, *bias;
+} BqCtx;
+
+static void bq_row(const aclStubMatmul *mm, const aclStubMmRow *row) {
+    const BqCtx *c = mm->ctx;
+    int64_t np = aclStubNumel(c->param);
+    for (int64_t j = 0; j < row->n; j++) {
+        int64_t col = row->j0 + j;
+        float v = row->f[j];
+        if (c->bias) v += aclStubF16ToF32(*(const uint16_t *)aclStubElem1(c->bias, col));
+        uint64_t u;
+        memcpy(&u, aclStubElem1(c->param, np == 1 ? 0 : col), 8);
+        v = v * aclStubQuantParamScale(u) + (float)aclStubQuantParamOffset(u);
+        v = v == v ? __builtin_rintf(v) : 0.0f;
+        v = v < 127.0f ? (v > -128.0f ? v : -128.0f) : 127.0f;
+        *((int8_t *)row->out + j * row->out_cs) = (int8_t)(int32_t)v;
+    }
+}
+
+static aclnnStatus bq_kernel(const aclStubOpCall *call) {
+    const aclStubTensorDesc *x1 = aclStubOpTensor(call, BQ_X1), *x2 = aclStubOpTensor(call, BQ_X2),
+                            *out = aclStubOpTensor(call, BQ_OUT);
+    bool t1 = aclStubOpBool(call, BQ_T1), t2 = aclStubOpBool(call, BQ_T2);
+    uint32_t r = x1->ndim;
+    aclStubMatmul mm;
+    memset(&mm, 0, sizeof mm);
+    mm.nbatch = (int)r - 2;
+    for (int d = 0; d < mm.nbatch; d++) mm.batch[d] = out->dims[d];
+    mm.m = out->dims[r - 2], mm.n = out->dims[r - 1];
+    mm.k = t1 ? x1->dims[r - 2] : x1->dims[r - 1];
+    mm.a = aclStubMatOfView(x1, mm.nbatch, mm.batch, t1, true);
+    mm.b = aclStubMatOfView(x2, mm.nbatch, mm.batch, t2, false);
+    mm.out = aclStubMatOfView(out, mm.nbatch, mm.batch, false, true);
+    mm.add.dtype = ACL_DT_UNDEFINED;
+    mm.compute = ACLSTUB_MM_FP16;
+    mm.result = ACL_FLOAT;
+    mm.alpha = mm.beta = 1.0f;
+    BqCtx c = {aclStubOpTensor(call, BQ_PARAM), aclStubOpTensor(call, BQ_BIAS)};
+    mm.row_fn = bq_row, mm.ctx = &c;
+    return aclStubMatmulRun(call, &mm);
+}
+
+static const aclStubOpDef kBq = {"aclnnBatchMatmulQuant", kBqParams, ACLSTUB_LEN(kBqParams), NULL, bq_check, bq_kernel,
+                                 0};
+ACLSTUB_DEFINE_OP(aclnnBatchMatmulQuant, kBq, (const aclTensor *, x1), (const aclTensor *, x2),
+                  (const aclTensor *, quantParam), (const aclTensor *, bias), (bool, transposeX1),
+                  (bool, transposeX2), (aclTensor *, out))
