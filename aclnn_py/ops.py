@@ -157,9 +157,11 @@ def _make_plan(op: Op, values) -> _Plan:
                          *contiguous_strides(shape)]
                 outputs.append((slot, shape, dt, wanted, result, nbytes, partial))
             slot += 1
-    if any(o[0] is not None and o[5] == 0 for o in outputs) or any(
+    if any(o[0] is not None and o[3] and o[5] == 0 for o in outputs) or any(
             a.size == 0 for a in vars(ns).values() if isinstance(a, np.ndarray)):
-        # with an empty tensor an operator may skip its work altogether, leaving every output untouched
+        # with an empty tensor an operator may skip its work altogether, leaving every output untouched (an empty
+        # output the call does not return is a placeholder of a mode not taken, such as MoeInitRoutingV3's
+        # expandedScaleOut without quantisation: the operator's main use passes it, so it stops nothing)
         outputs = [o[:6] + (o[0] is not None,) for o in outputs]
         meta = [1 if i in _output_flags(op, meta) else m for i, m in enumerate(meta)]
     return _Plan(ffi.new("int64_t[]", meta or [0]), inputs, outputs, slot, _INDEX.get(op.c_name))

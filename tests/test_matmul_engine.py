@@ -4,8 +4,7 @@ bits as contiguous operands, 16-bit operands multiplied exactly and accumulated 
 beside the stub libraries; and the host function aclnnTransQuantParam, whose array QuantMatmulV2 takes."""
 
 import ctypes
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 
 import ml_dtypes
@@ -15,6 +14,8 @@ import pytest
 import aclnn_py
 from aclnn_py import acl, aclnn
 from aclnn_py._native import ffi
+
+from helpers_proc import run_json
 
 # several row tiles (256), column tiles and k chunks (4096), with ragged edges
 M, K, N = 300, 4500, 700
@@ -64,16 +65,53 @@ def test_bf16_products_are_exact_and_accumulated_in_float32():
     assert np.all(np.abs(got - exact) <= 2.0 ** -8 * np.abs(exact) + 2000 * 2.0 ** -24 * bound)
 
 
-def test_openblas_ships_beside_the_stub_libraries():
+BLAS_PROBE = '''
+import numpy as np
+import aclnn_py
+
+def blas_mapped():
+    return any(ln.rstrip().endswith("/libscipy_openblas.so") for ln in open("/proc/self/maps"))
+
+def threads():
+    import os
+    return len(os.listdir("/proc/self/task"))
+
+aclnn_py.backend()
+loaded = {"at_load": blas_mapped()}
+before = threads()
+grad = np.arange(8, dtype=np.float32).reshape(4, 2)
+aclnn_py.moe_token_permute_grad(grad, np.array([3, 0, 1, 3], np.int32), 2)
+loaded["after_other_operator"] = blas_mapped()
+a = np.arange(6, dtype=np.float32).reshape(2, 3)
+out = np.empty((2, 2), np.float32)
+loaded["matmul"] = error(lambda: aclnn_py.run("aclnnMatmul", a, a.T.copy(), 0, out=out))
+loaded["product"] = out.tolist()
+loaded["after_matmul"] = blas_mapped()
+emit(loaded)
+'''
+
+
+def test_openblas_ships_beside_the_stub_libraries_and_loads_on_first_use():
     lib64 = Path(aclnn_py.get_include()).parent / "lib64"
     blas = lib64 / "libscipy_openblas.so"
     assert blas.is_file() and (lib64 / "libscipy_openblas.LICENSE.txt").is_file()
-    # a fresh process loading libnnopbase finds the BLAS beside it through the $ORIGIN rpath
-    code = ("import ctypes, sys; ctypes.CDLL(sys.argv[1]); "
-            "print(any(l.endswith('/libscipy_openblas.so') for l in open('/proc/self/maps').read().split()))")
-    out = subprocess.run([sys.executable, "-c", code, str(lib64 / "libnnopbase.so")], capture_output=True,
-                         text=True, env={"PATH": "/usr/bin:/bin"}, check=True).stdout
-    assert out.strip() == "True"
+    # libnnopbase does not link it: loading the stub, and operators that multiply nothing, leave it unloaded (and
+    # its threads unstarted); the first product loads it from beside libnnopbase
+    r = run_json(BLAS_PROBE, env={"ACLNN_PY_BACKEND": "stub"})
+    assert r == {"at_load": False, "after_other_operator": False, "matmul": None,
+                 "product": [[5.0, 14.0], [14.0, 50.0]], "after_matmul": True}
+
+
+def test_a_missing_blas_fails_the_product_with_the_loaders_reason(tmp_path):
+    for lib in Path(aclnn_py.get_lib_dir()).glob("*.so"):
+        if not lib.name.startswith(("libscipy_openblas", "libgfortran")):
+            shutil.copy2(lib, tmp_path / lib.name)
+    r = run_json(BLAS_PROBE, env={"ACLNN_PY_LIB_DIR": str(tmp_path), "LD_LIBRARY_PATH": ""})
+    assert r["at_load"] is False and r["after_other_operator"] is False and r["after_matmul"] is False
+    err = r["matmul"]
+    # a failed kernel, as on a device: the stream reports it (507015) with the kernel's message
+    assert err["status"] == 507015, err
+    assert "aclnnMatmul" in err["text"] and "libscipy_openblas.so could not be loaded" in err["text"], err
 
 
 BIT46 = 1 << 46
@@ -126,3 +164,26 @@ def test_quant_matmul_v2_takes_the_trans_quant_param_array():
     aclnn_py.run("aclnnQuantMatmulV2", x1, x2, np.ones(3, np.int32), np.array(packed, np.uint64), False, False,
                  out=out)
     np.testing.assert_array_equal(out, np.tile(np.array([3.0, 1.5, 6.0], np.float16), (5, 1)))
+
+
+def test_the_blas_loads_in_a_forked_child_and_its_parent():
+    """The first product of each process loads the BLAS: a child forked before any product, and the parent after."""
+    r = run_json('''
+        import os
+        import numpy as np
+        import aclnn_py
+
+        def product():
+            a = np.arange(6, dtype=np.float32).reshape(2, 3)
+            out = np.empty((2, 2), np.float32)
+            aclnn_py.run("aclnnMatmul", a, a.T.copy(), 0, out=out)
+            return out.tolist()
+
+        aclnn_py.moe_token_permute_grad(np.ones((4, 2), np.float32), np.array([3, 0, 1, 3], np.int32), 2)
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if product() == [[5.0, 14.0], [14.0, 50.0]] else 3)
+        _, code = os.waitpid(pid, 0)
+        emit({"child": os.waitstatus_to_exitcode(code), "parent": product()})
+    ''', env={"ACLNN_PY_BACKEND": "stub"})
+    assert r == {"child": 0, "parent": [[5.0, 14.0], [14.0, 50.0]]}

@@ -299,3 +299,34 @@ def test_misaligned_inputs_of_every_operator(op, monkeypatch):
     lent = _as_tuple(fn(*moved))
     monkeypatch.setenv("ACLNN_PY_ZERO_COPY", "0")
     assert_all_same(lent, _as_tuple(fn(*moved)))
+
+
+# MoeInitRoutingV3 (x 8 x 4, 2 experts per token out of 4): the arguments after expertIdx, and which of the
+# results the call zero-fills before lending them (expandedX, expandedRowIdx, counts, expandedScale).
+V3_ZEROING = [
+    # dropless over every expert, no quantisation: every slot fills a row; the empty expandedScaleOut placeholder
+    # is not returned, so it does not make the call zero its results
+    ((None, None, -1, -1, 4, 0, 1, True, -1, None, 0), [False, False, False]),
+    ((np.array([0.5], np.float32), np.array([0.0], np.float32), -1, -1, 4, 0, 1, True, 0, None, 0),
+     [False, False, False]),
+    # an active range of half the experts: the rows beyond its slots stay unwritten
+    ((None, None, -1, -1, 4, 0, 1, True, -1, [0, 2], 0), [True, False, False]),
+]
+
+
+@pytest.mark.parametrize("rest, zeroed", V3_ZEROING)
+def test_init_routing_v3_zeroes_only_results_it_may_leave_unwritten(monkeypatch, rest, zeroed):
+    from aclnn_py import memory, ops
+
+    seen = []
+    real = memory.host_array
+
+    def spy(shape, dtype, nbytes, zero):
+        seen.append(zero)
+        return real(shape, dtype, nbytes, zero)
+
+    monkeypatch.setattr(ops.memory, "host_array", spy)
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    idx = np.array([[i % 4, (i + 1) % 4] for i in range(8)], np.int32)
+    aclnn_py.moe_init_routing_v3(x, idx, *rest)
+    assert seen[:3] == zeroed

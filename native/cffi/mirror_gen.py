@@ -157,9 +157,12 @@ def _wrapper(index: int, name: str, sig: dict, types: _Types) -> str:
     body.append("    if (" + "\n        || ".join(guard) + ")")
     body.append(f"        return mirror_fallback({index}, args, nargs, kwnames);")
     call = f"{fn}({', '.join(call_args)})"
-    body.append("    Py_BEGIN_ALLOW_THREADS")
-    body.append(f"    {'r = ' if result != 'void' else ''}{call};")
-    body.append("    Py_END_ALLOW_THREADS")
+    if rules.keeps_gil(name):
+        body.append(f"    {'r = ' if result != 'void' else ''}{call};")
+    else:
+        body.append("    Py_BEGIN_ALLOW_THREADS")
+        body.append(f"    {'r = ' if result != 'void' else ''}{call};")
+        body.append("    Py_END_ALLOW_THREADS")
     if result in RESULT_STATUS:
         body.append(f"    if (r != 0)\n        return mirror_status(r, \"{name}\", {RESULT_STATUS[result]});")
         if not outs:

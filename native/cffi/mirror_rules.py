@@ -96,6 +96,20 @@ def extents(name: str, params) -> dict[str, tuple[tuple[str, ...], str, bool]]:
 
 
 # The mirror modules: which C functions and integer constants each one holds.
+# The tensor meta API's own objects (libnnopbase): creating, destroying, initialising and reading them only takes
+# the stub's handle-table locks for a moment and never waits for queued work or calls back into Python, so their
+# compiled wrappers keep the GIL (releasing and retaking it costs more than the call). Executors are not among them:
+# destroying one can wait for its kernel.
+_KEEPS_GIL = re.compile(r"^acl(Create|Destroy|Init|Get)(Tensor|Scalar|IntArray|FloatArray|BoolArray|TensorList|"
+                        r"ScalarList|DataType|Format|ViewShape|ViewOffset|ViewStrides|StorageShape|RawTensorAddr|"
+                        r"IntArraySize|FloatArraySize|BoolArraySize|TensorListSize|ScalarListSize)$")
+
+
+def keeps_gil(name: str) -> bool:
+    """Whether the compiled wrapper of C function `name` calls it without releasing the GIL."""
+    return _KEEPS_GIL.match(name) is not None
+
+
 CONSTANT_PREFIXES = {"acl": ("ACL_", "OK"), "aclnn": ("ACLNN_",)}
 
 

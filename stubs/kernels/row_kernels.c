@@ -53,6 +53,19 @@ F16C_KERNEL static void f16c_store(uint16_t *dst, const float *src, int64_t n) {
     for (; i < n; i++) ((f16 *)dst)[i] = (f16)src[i];
 }
 
+/* dst = float(a) * b with the NaN rule (a's NaN made quiet), FLOAT16 a widened in registers. */
+F16C_KERNEL static void f16c_mul_widen(float *dst, const uint16_t *a, const float *b, int64_t n) {
+    const __m256 quiet = _mm256_castsi256_ps(_mm256_set1_epi32(0x400000));
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(a + i)));
+        __m256 r = _mm256_mul_ps(x, _mm256_loadu_ps(b + i));
+        r = _mm256_blendv_ps(r, _mm256_or_ps(x, quiet), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+        _mm256_storeu_ps(dst + i, r);
+    }
+    for (; i < n; i++) dst[i] = stub_mul_f32((float)((const f16 *)a)[i], b[i]);
+}
+
 /* 8 elements of a FLOAT, BF16 or FLOAT16 row as float32 (dtype is a constant after inlining). */
 F16C_KERNEL static inline __attribute__((always_inline)) __m256 avx2_widen(const char *p, aclDataType dtype) {
     if (dtype == ACL_FLOAT) return _mm256_loadu_ps((const float *)p);
@@ -151,6 +164,7 @@ static bool has_f16c(void) { return false; }
 #define f16c_load(d, s, n) ((void)0)
 #define f16c_add(d, s, n, exact) ((void)0)
 #define f16c_store(d, s, n) ((void)0)
+#define f16c_mul_widen(d, a, b, n) ((void)0)
 static int64_t avx2_sum_terms(char *out, const aclStubTerms *x, aclDataType dtype, int64_t n, bool stream,
                               const aclStubTerms *next) {
     (void)out, (void)x, (void)dtype, (void)n, (void)stream, (void)next;
@@ -324,6 +338,21 @@ ROW_KERNEL void aclStubRowScaleF32(float *restrict dst, const void *restrict src
 
 ROW_KERNEL void aclStubRowMulF32(float *dst, const float *a, const float *b, int64_t n) {
     for (int64_t i = 0; i < n; i++) dst[i] = stub_mul_f32(a[i], b[i]);
+}
+
+ROW_KERNEL void aclStubRowMulWidenF32(float *dst, const void *a, aclDataType dtype, const float *b, int64_t n) {
+    if (dtype == ACL_FLOAT) {
+        const float *s = a;
+        for (int64_t i = 0; i < n; i++) dst[i] = stub_mul_f32(s[i], b[i]);
+    } else if (dtype == ACL_BF16) {
+        const uint16_t *s = a;
+        for (int64_t i = 0; i < n; i++) dst[i] = stub_mul_f32(bf16_to_f32(s[i]), b[i]);
+    } else if (has_f16c()) {
+        f16c_mul_widen(dst, a, b, n);
+    } else {
+        const f16 *s = a;
+        for (int64_t i = 0; i < n; i++) dst[i] = stub_mul_f32((float)s[i], b[i]);
+    }
 }
 
 /* One level of the tree: dst[i] = src[2i] + src[2i+1]. */

@@ -3,46 +3,22 @@
  */
 #include "aclstub/op_linalg.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Fortran LAPACK/BLAS of libscipy_openblas (32-bit integers; the hidden lengths of character arguments last). */
-extern void scipy_openblas_set_num_threads(int n);
-extern void scipy_dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t);
-extern void scipy_zpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t);
-extern void scipy_dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-extern void scipy_zgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-extern void scipy_dgetri_(const int *n, double *a, const int *lda, const int *ipiv, double *work, const int *lwork,
-                          int *info);
-extern void scipy_zgetri_(const int *n, double *a, const int *lda, const int *ipiv, double *work, const int *lwork,
-                          int *info);
-extern void scipy_dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
-                          const int *lwork, int *info);
-extern void scipy_zgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
-                          const int *lwork, int *info);
-extern void scipy_dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda, const double *tau,
-                          double *work, const int *lwork, int *info);
-extern void scipy_zungqr_(const int *m, const int *n, const int *k, double *a, const int *lda, const double *tau,
-                          double *work, const int *lwork, int *info);
-extern void scipy_dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,
-                          const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, int *iwork,
-                          int *info, size_t);
-extern void scipy_zgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,
-                          const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, double *rwork,
-                          int *iwork, int *info, size_t);
-extern void scipy_dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m,
-                         const int *n, const double *alpha, const double *a, const int *lda, double *b, const int *ldb,
-                         size_t, size_t, size_t, size_t);
-extern void scipy_ztrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m,
-                         const int *n, const double *alpha, const double *a, const int *lda, double *b, const int *ldb,
-                         size_t, size_t, size_t, size_t);
+#include "sdk_internal.h"
 
 #define NO_MEMORY (-1000)
+#define NO_BLAS (-1001) /* not reached: the kernels check aclStubLinalgReady first */
 
-static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
-static void blas_init(void) { scipy_openblas_set_num_threads(1); } /* the stub's threads run the batch */
-static void init(void) { pthread_once(&blas_once, blas_init); }
+/* LAPACK of the stub's OpenBLAS (sdk_blas: 32-bit integers; the hidden lengths of character arguments last). */
+static const aclStubBlasApi *lapack(void) { return sdk_blas(NULL); }
+
+aclnnStatus aclStubLinalgReady(const aclStubOpCall *call) {
+    const char *why = NULL;
+    if (sdk_blas(&why) == NULL) return aclStubKernelFail(call, ACLNN_ERR_INNER, "%s", why);
+    return ACLNN_SUCCESS;
+}
 
 /* ---- matrices of views ------------------------------------------------------------------------------------------ */
 
@@ -96,23 +72,25 @@ void aclStubLinalgStore(void *p, aclDataType dt, int64_t rs, int64_t cs, const d
 /* ---- LAPACK -------------------------------------------------------------------------------------------------- */
 
 int aclStubLapackPotrf(bool cplx, bool upper, int64_t n, double *a, int64_t lda) {
-    init();
+    const aclStubBlasApi *L = lapack();
+    if (L == NULL) return NO_BLAS;
     int in = (int)n, ilda = (int)(lda > 1 ? lda : 1), info = 0;
     char uplo = upper ? 'U' : 'L';
     if (cplx)
-        scipy_zpotrf_(&uplo, &in, a, &ilda, &info, 1);
+        L->zpotrf_(&uplo, &in, a, &ilda, &info, 1);
     else
-        scipy_dpotrf_(&uplo, &in, a, &ilda, &info, 1);
+        L->dpotrf_(&uplo, &in, a, &ilda, &info, 1);
     return info;
 }
 
 int aclStubLapackGetrf(bool cplx, int64_t n, double *a, int64_t lda, int *ipiv) {
-    init();
+    const aclStubBlasApi *L = lapack();
+    if (L == NULL) return NO_BLAS;
     int in = (int)n, ilda = (int)(lda > 1 ? lda : 1), info = 0;
     if (cplx)
-        scipy_zgetrf_(&in, &in, a, &ilda, ipiv, &info);
+        L->zgetrf_(&in, &in, a, &ilda, ipiv, &info);
     else
-        scipy_dgetrf_(&in, &in, a, &ilda, ipiv, &info);
+        L->dgetrf_(&in, &in, a, &ilda, ipiv, &info);
     return info;
 }
 
@@ -120,13 +98,14 @@ int aclStubLapackInverse(bool cplx, int64_t n, double *a, int64_t lda) {
     int *ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     if (ipiv == NULL) return NO_MEMORY;
     int info = aclStubLapackGetrf(cplx, n, a, lda, ipiv);
-    if (info == 0) {
+    const aclStubBlasApi *L = lapack();
+    if (info == 0 && L != NULL) {
         int in = (int)n, ilda = (int)(lda > 1 ? lda : 1), lwork = -1;
         double query[2] = {0, 0};
         if (cplx)
-            scipy_zgetri_(&in, a, &ilda, ipiv, query, &lwork, &info);
+            L->zgetri_(&in, a, &ilda, ipiv, query, &lwork, &info);
         else
-            scipy_dgetri_(&in, a, &ilda, ipiv, query, &lwork, &info);
+            L->dgetri_(&in, a, &ilda, ipiv, query, &lwork, &info);
         lwork = (int)query[0] > in ? (int)query[0] : (in > 1 ? in : 1);
         double *work = malloc(sizeof(double) * (size_t)lwork * (cplx ? 2 : 1));
         if (work == NULL) {
@@ -134,9 +113,9 @@ int aclStubLapackInverse(bool cplx, int64_t n, double *a, int64_t lda) {
             return NO_MEMORY;
         }
         if (cplx)
-            scipy_zgetri_(&in, a, &ilda, ipiv, work, &lwork, &info);
+            L->zgetri_(&in, a, &ilda, ipiv, work, &lwork, &info);
         else
-            scipy_dgetri_(&in, a, &ilda, ipiv, work, &lwork, &info);
+            L->dgetri_(&in, a, &ilda, ipiv, work, &lwork, &info);
         free(work);
     }
     free(ipiv);
@@ -144,7 +123,8 @@ int aclStubLapackInverse(bool cplx, int64_t n, double *a, int64_t lda) {
 }
 
 int aclStubLapackQr(bool cplx, int64_t m, int64_t n, double *a, int64_t lda, double *q, int64_t ldq, int64_t qcols) {
-    init();
+    const aclStubBlasApi *L = lapack();
+    if (L == NULL) return NO_BLAS;
     int w = cplx ? 2 : 1;
     int im = (int)m, in = (int)n, ilda = (int)(lda > 1 ? lda : 1), info = 0, k = (int)(m < n ? m : n);
     int iq = (int)qcols, ildq = (int)(ldq > 1 ? ldq : 1);
@@ -152,16 +132,16 @@ int aclStubLapackQr(bool cplx, int64_t m, int64_t n, double *a, int64_t lda, dou
     double query[2] = {0, 0};
     int lwork = -1;
     if (cplx)
-        scipy_zgeqrf_(&im, &in, a, &ilda, NULL, query, &lwork, &info);
+        L->zgeqrf_(&im, &in, a, &ilda, NULL, query, &lwork, &info);
     else
-        scipy_dgeqrf_(&im, &in, a, &ilda, NULL, query, &lwork, &info);
+        L->dgeqrf_(&im, &in, a, &ilda, NULL, query, &lwork, &info);
     int64_t need = (int64_t)query[0];
     if (q != NULL && iq > 0) {
         double q2[2] = {0, 0};
         if (cplx)
-            scipy_zungqr_(&im, &iq, &k, q, &ildq, NULL, q2, &lwork, &info);
+            L->zungqr_(&im, &iq, &k, q, &ildq, NULL, q2, &lwork, &info);
         else
-            scipy_dorgqr_(&im, &iq, &k, q, &ildq, NULL, q2, &lwork, &info);
+            L->dorgqr_(&im, &iq, &k, q, &ildq, NULL, q2, &lwork, &info);
         if ((int64_t)q2[0] > need) need = (int64_t)q2[0];
     }
     if (need < 1) need = 1;
@@ -176,9 +156,9 @@ int aclStubLapackQr(bool cplx, int64_t m, int64_t n, double *a, int64_t lda, dou
     info = 0;
     if (k > 0) {
         if (cplx)
-            scipy_zgeqrf_(&im, &in, a, &ilda, tau, work, &lwork, &info);
+            L->zgeqrf_(&im, &in, a, &ilda, tau, work, &lwork, &info);
         else
-            scipy_dgeqrf_(&im, &in, a, &ilda, tau, work, &lwork, &info);
+            L->dgeqrf_(&im, &in, a, &ilda, tau, work, &lwork, &info);
     }
     if (info == 0 && q != NULL && iq > 0) {
         /* the reflectors below the diagonal into q, then Q formed in place */
@@ -190,9 +170,9 @@ int aclStubLapackQr(bool cplx, int64_t m, int64_t n, double *a, int64_t lda, dou
                 memset(qj, 0, sizeof(double) * (size_t)w * (size_t)m);
         }
         if (cplx)
-            scipy_zungqr_(&im, &iq, &k, q, &ildq, tau, work, &lwork, &info);
+            L->zungqr_(&im, &iq, &k, q, &ildq, tau, work, &lwork, &info);
         else
-            scipy_dorgqr_(&im, &iq, &k, q, &ildq, tau, work, &lwork, &info);
+            L->dorgqr_(&im, &iq, &k, q, &ildq, tau, work, &lwork, &info);
     }
     /* R: the upper triangle, zeros below */
     for (int64_t j = 0; j < n; j++)
@@ -204,7 +184,8 @@ int aclStubLapackQr(bool cplx, int64_t m, int64_t n, double *a, int64_t lda, dou
 
 int aclStubLapackSvd(bool cplx, bool full, int64_t m, int64_t n, double *a, int64_t lda, double *s, double *u,
                      int64_t ldu, double *vt, int64_t ldvt) {
-    init();
+    const aclStubBlasApi *L = lapack();
+    if (L == NULL) return NO_BLAS;
     int w = cplx ? 2 : 1;
     int im = (int)m, in = (int)n, ilda = (int)(lda > 1 ? lda : 1), info = 0;
     int mn = (int)(m < n ? m : n), mx = (int)(m > n ? m : n);
@@ -226,9 +207,9 @@ int aclStubLapackSvd(bool cplx, bool full, int64_t m, int64_t n, double *a, int6
     int lwork = -1;
     if (iwork != NULL && (!cplx || rwork != NULL)) {
         if (cplx)
-            scipy_zgesdd_(&jobz, &im, &in, a, &ilda, s, u, &ildu, vt, &ildvt, query, &lwork, rwork, iwork, &info, 1);
+            L->zgesdd_(&jobz, &im, &in, a, &ilda, s, u, &ildu, vt, &ildvt, query, &lwork, rwork, iwork, &info, 1);
         else
-            scipy_dgesdd_(&jobz, &im, &in, a, &ilda, s, u, &ildu, vt, &ildvt, query, &lwork, iwork, &info, 1);
+            L->dgesdd_(&jobz, &im, &in, a, &ilda, s, u, &ildu, vt, &ildvt, query, &lwork, iwork, &info, 1);
     }
     int64_t need = (int64_t)query[0];
     if (need < 1) need = 1;
@@ -242,9 +223,9 @@ int aclStubLapackSvd(bool cplx, bool full, int64_t m, int64_t n, double *a, int6
     lwork = (int)need;
     info = 0;
     if (cplx)
-        scipy_zgesdd_(&jobz, &im, &in, a, &ilda, s, u, &ildu, vt, &ildvt, work, &lwork, rwork, iwork, &info, 1);
+        L->zgesdd_(&jobz, &im, &in, a, &ilda, s, u, &ildu, vt, &ildvt, work, &lwork, rwork, iwork, &info, 1);
     else
-        scipy_dgesdd_(&jobz, &im, &in, a, &ilda, s, u, &ildu, vt, &ildvt, work, &lwork, iwork, &info, 1);
+        L->dgesdd_(&jobz, &im, &in, a, &ilda, s, u, &ildu, vt, &ildvt, work, &lwork, iwork, &info, 1);
     free(iwork);
     free(rwork);
     free(work);
@@ -253,13 +234,13 @@ int aclStubLapackSvd(bool cplx, bool full, int64_t m, int64_t n, double *a, int6
 
 void aclStubLapackTrsm(bool cplx, bool upper, bool trans, int64_t n, int64_t nrhs, const double *a, int64_t lda,
                        double *b, int64_t ldb) {
-    init();
-    if (n <= 0 || nrhs <= 0) return;
+    const aclStubBlasApi *L = lapack();
+    if (L == NULL || n <= 0 || nrhs <= 0) return;
     int in = (int)n, ir = (int)nrhs, ilda = (int)(lda > 1 ? lda : 1), ildb = (int)(ldb > 1 ? ldb : 1);
     char side = 'L', uplo = upper ? 'U' : 'L', tr = trans ? (cplx ? 'C' : 'T') : 'N', diag = 'N';
     double one[2] = {1.0, 0.0};
     if (cplx)
-        scipy_ztrsm_(&side, &uplo, &tr, &diag, &in, &ir, one, a, &ilda, b, &ildb, 1, 1, 1, 1);
+        L->ztrsm_(&side, &uplo, &tr, &diag, &in, &ir, one, a, &ilda, b, &ildb, 1, 1, 1, 1);
     else
-        scipy_dtrsm_(&side, &uplo, &tr, &diag, &in, &ir, one, a, &ilda, b, &ildb, 1, 1, 1, 1);
+        L->dtrsm_(&side, &uplo, &tr, &diag, &in, &ir, one, a, &ilda, b, &ildb, 1, 1, 1, 1);
 }

@@ -17,19 +17,10 @@
 #include "aclstub/op_matmul.h"
 #include "sdk_internal.h"
 
-/* The BLAS: OpenBLAS of the scipy-openblas32 wheel (32-bit integers, every symbol prefixed scipy_). */
+/* The BLAS (sdk_blas: OpenBLAS of the scipy-openblas32 wheel, opened on first use). */
 #define BLAS_ROW_MAJOR 101
 #define BLAS_NO_TRANS 111
 #define BLAS_TRANS 112
-extern void scipy_cblas_sgemm(int order, int transa, int transb, int m, int n, int k, float alpha, const float *a,
-                              int lda, const float *b, int ldb, float beta, float *c, int ldc);
-extern void scipy_cblas_sgemv(int order, int trans, int m, int n, float alpha, const float *a, int lda, const float *x,
-                              int incx, float beta, float *y, int incy);
-extern void scipy_cblas_dgemv(int order, int trans, int m, int n, double alpha, const double *a, int lda,
-                              const double *x, int incx, double beta, double *y, int incy);
-extern void scipy_cblas_dgemm(int order, int transa, int transb, int m, int n, int k, double alpha, const double *a,
-                              int lda, const double *b, int ldb, double beta, double *c, int ldc);
-extern void scipy_openblas_set_num_threads(int num_threads);
 
 #define TM 256          /* rows of a tile */
 #define TN_MIN 512      /* columns of a tile: at least, */
@@ -38,9 +29,6 @@ extern void scipy_openblas_set_num_threads(int num_threads);
 #define GEMV_PANEL (INT64_C(1) << 18) /* one-row products: k chunks of at most this many elements of b per tile */
 #define MIN_TILE_FLOPS (INT64_C(1) << 20) /* a slot gets at least this much work */
 
-/* The BLAS runs in the calling thread only: the stub's threads share the tiles. */
-static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
-static void blas_init(void) { scipy_openblas_set_num_threads(1); }
 
 const char *aclStubMmComputeName(aclStubMmCompute compute) {
     static const char *const names[] = {"FLOAT", "HFLOAT32", "FLOAT16", "BF16", "INT32"};
@@ -180,6 +168,7 @@ static bool blas_ready(const aclStubMatmul *mm, const aclStubMat *x, int64_t row
 
 typedef struct {
     const aclStubMatmul *mm;
+    const aclStubBlasApi *blas;
     bool is_int;
     bool a_ready, b_ready, direct;
     bool a_trans, b_trans;
@@ -286,9 +275,9 @@ static void gemm(const Plan *pl, int64_t mr, int64_t nc, int64_t kk, const void 
         int incx = ta ? (int)lda : 1;
         int tr = tb ? BLAS_NO_TRANS : BLAS_TRANS, rows = tb ? (int)nc : (int)kk, cols = tb ? (int)kk : (int)nc;
         if (pl->is_int)
-            scipy_cblas_dgemv(BLAS_ROW_MAJOR, tr, rows, cols, 1.0, b, (int)ldb, a, incx, accumulate ? 1.0 : 0.0, c, 1);
+            pl->blas->cblas_dgemv(BLAS_ROW_MAJOR, tr, rows, cols, 1.0, b, (int)ldb, a, incx, accumulate ? 1.0 : 0.0, c, 1);
         else
-            scipy_cblas_sgemv(BLAS_ROW_MAJOR, tr, rows, cols, 1.0f, b, (int)ldb, a, incx, accumulate ? 1.0f : 0.0f, c,
+            pl->blas->cblas_sgemv(BLAS_ROW_MAJOR, tr, rows, cols, 1.0f, b, (int)ldb, a, incx, accumulate ? 1.0f : 0.0f, c,
                               1);
         return;
     }
@@ -297,18 +286,18 @@ static void gemm(const Plan *pl, int64_t mr, int64_t nc, int64_t kk, const void 
         int incy = tb ? 1 : (int)ldb;
         int tr = ta ? BLAS_TRANS : BLAS_NO_TRANS, rows = ta ? (int)kk : (int)mr, cols = ta ? (int)mr : (int)kk;
         if (pl->is_int)
-            scipy_cblas_dgemv(BLAS_ROW_MAJOR, tr, rows, cols, 1.0, a, (int)lda, b, incy, accumulate ? 1.0 : 0.0, c,
+            pl->blas->cblas_dgemv(BLAS_ROW_MAJOR, tr, rows, cols, 1.0, a, (int)lda, b, incy, accumulate ? 1.0 : 0.0, c,
                               (int)ldc);
         else
-            scipy_cblas_sgemv(BLAS_ROW_MAJOR, tr, rows, cols, 1.0f, a, (int)lda, b, incy, accumulate ? 1.0f : 0.0f, c,
+            pl->blas->cblas_sgemv(BLAS_ROW_MAJOR, tr, rows, cols, 1.0f, a, (int)lda, b, incy, accumulate ? 1.0f : 0.0f, c,
                               (int)ldc);
         return;
     }
     if (pl->is_int)
-        scipy_cblas_dgemm(BLAS_ROW_MAJOR, oa, ob, (int)mr, (int)nc, (int)kk, 1.0, a, (int)lda, b, (int)ldb,
+        pl->blas->cblas_dgemm(BLAS_ROW_MAJOR, oa, ob, (int)mr, (int)nc, (int)kk, 1.0, a, (int)lda, b, (int)ldb,
                           accumulate ? 1.0 : 0.0, c, (int)ldc);
     else
-        scipy_cblas_sgemm(BLAS_ROW_MAJOR, oa, ob, (int)mr, (int)nc, (int)kk, 1.0f, a, (int)lda, b, (int)ldb,
+        pl->blas->cblas_sgemm(BLAS_ROW_MAJOR, oa, ob, (int)mr, (int)nc, (int)kk, 1.0f, a, (int)lda, b, (int)ldb,
                           accumulate ? 1.0f : 0.0f, c, (int)ldc);
 }
 
@@ -454,9 +443,12 @@ static void run_slots(void *ctx, int64_t begin, int64_t end) {
 
 aclnnStatus aclStubMatmulRun(const aclStubOpCall *call, const aclStubMatmul *mm) {
     if (mm->m <= 0 || mm->n <= 0) return OK;
-    pthread_once(&blas_once, blas_init);
+    const char *no_blas = NULL;
+    const aclStubBlasApi *blas = sdk_blas(&no_blas);
+    if (blas == NULL) return aclStubKernelFail(call, ACLNN_ERR_INNER, "%s", no_blas);
     Plan pl;
     memset(&pl, 0, sizeof pl);
+    pl.blas = blas;
     pl.mm = mm;
     pl.is_int = mm->compute == ACLSTUB_MM_INT;
     pl.esize_out = aclDataTypeSize(mm->out.dtype);

@@ -69,6 +69,56 @@ void sdk_executor_free(void *ex);
 /* Record "<fmt>" as the calling thread's error message and return status (no operator prefix). */
 aclnnStatus sdk_fail(aclnnStatus status, const char *fmt, ...) STUB_PRINTF(2, 3);
 
+/*
+ * The BLAS (blas.c): OpenBLAS of the scipy-openblas32 wheel (32-bit integers, every symbol prefixed scipy_),
+ * opened on first use. sdk_blas: its functions, or NULL with *error (when error is not NULL) saying why it could
+ * not be loaded. X(return type, name without the prefix, parameters).
+ */
+#define ACLSTUB_BLAS_FUNCTIONS(X)                                                                                     \
+    X(void, openblas_set_num_threads, (int n))                                                                        \
+    X(void, cblas_sgemm, (int order, int transa, int transb, int m, int n, int k, float alpha, const float *a,         \
+                          int lda, const float *b, int ldb, float beta, float *c, int ldc))                           \
+    X(void, cblas_sgemv, (int order, int trans, int m, int n, float alpha, const float *a, int lda, const float *x,   \
+                          int incx, float beta, float *y, int incy))                                                  \
+    X(void, cblas_dgemv, (int order, int trans, int m, int n, double alpha, const double *a, int lda,                \
+                          const double *x, int incx, double beta, double *y, int incy))                               \
+    X(void, cblas_dgemm, (int order, int transa, int transb, int m, int n, int k, double alpha, const double *a,      \
+                          int lda, const double *b, int ldb, double beta, double *c, int ldc))                        \
+    X(void, dpotrf_, (const char *uplo, const int *n, double *a, const int *lda, int *info, size_t))                  \
+    X(void, zpotrf_, (const char *uplo, const int *n, double *a, const int *lda, int *info, size_t))                  \
+    X(void, dgetrf_, (const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info))                   \
+    X(void, zgetrf_, (const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info))                   \
+    X(void, dgetri_, (const int *n, double *a, const int *lda, const int *ipiv, double *work, const int *lwork,       \
+                      int *info))                                                                                     \
+    X(void, zgetri_, (const int *n, double *a, const int *lda, const int *ipiv, double *work, const int *lwork,       \
+                      int *info))                                                                                     \
+    X(void, dgeqrf_, (const int *m, const int *n, double *a, const int *lda, double *tau, double *work,               \
+                      const int *lwork, int *info))                                                                   \
+    X(void, zgeqrf_, (const int *m, const int *n, double *a, const int *lda, double *tau, double *work,               \
+                      const int *lwork, int *info))                                                                   \
+    X(void, dorgqr_, (const int *m, const int *n, const int *k, double *a, const int *lda, const double *tau,         \
+                      double *work, const int *lwork, int *info))                                                     \
+    X(void, zungqr_, (const int *m, const int *n, const int *k, double *a, const int *lda, const double *tau,         \
+                      double *work, const int *lwork, int *info))                                                     \
+    X(void, dgesdd_, (const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,  \
+                      const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, int *iwork,        \
+                      int *info, size_t))                                                                             \
+    X(void, zgesdd_, (const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,  \
+                      const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, double *rwork,     \
+                      int *iwork, int *info, size_t))                                                                 \
+    X(void, dtrsm_, (const char *side, const char *uplo, const char *transa, const char *diag, const int *m,          \
+                     const int *n, const double *alpha, const double *a, const int *lda, double *b, const int *ldb,   \
+                     size_t, size_t, size_t, size_t))                                                                 \
+    X(void, ztrsm_, (const char *side, const char *uplo, const char *transa, const char *diag, const int *m,          \
+                     const int *n, const double *alpha, const double *a, const int *lda, double *b, const int *ldb,   \
+                     size_t, size_t, size_t, size_t))
+typedef struct {
+#define ACLSTUB_BLAS_MEMBER(ret, name, params) ret(*name) params;
+    ACLSTUB_BLAS_FUNCTIONS(ACLSTUB_BLAS_MEMBER)
+#undef ACLSTUB_BLAS_MEMBER
+} aclStubBlasApi;
+const aclStubBlasApi *sdk_blas(const char **error);
+
 /* What is wrong with an operator's table (the text, in why or a literal), or NULL when it is complete and
  * consistent: every parameter named, with a known and supported role, every same-dtype rule naming a tensor. */
 const char *sdk_table_problem(const aclStubOpDef *op, char *why, size_t cap);

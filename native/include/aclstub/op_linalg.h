@@ -45,8 +45,15 @@ ACLSTUB_API void aclStubLinalgLoad(double *dst, int64_t ld, bool cplx, const voi
 ACLSTUB_API void aclStubLinalgStore(void *p, aclDataType dt, int64_t rs, int64_t cs, const double *src, int64_t ld,
                                     bool cplx, aclDataType via, int64_t m, int64_t n);
 
+/*
+ * The LAPACK below is loaded on first use (with the BLAS's threads): a kernel calls aclStubLinalgReady first, which
+ * loads it, or fails the kernel (ACLNN_ERR_INNER, the dynamic loader's reason) and returns that status when the
+ * library cannot be loaded.
+ */
+ACLSTUB_API aclnnStatus aclStubLinalgReady(const aclStubOpCall *call);
+
 /* LAPACK on one matrix (float64, or complex128 when cplx; column-major; n, m, lda < 2^31). Each returns LAPACK's
- * info (0: success), or -1000 when its workspace cannot be allocated. */
+ * info (0: success), or -1000 when its workspace cannot be allocated (-1001 before aclStubLinalgReady succeeded). */
 
 /* a = L L^H (lower) or U^H U (upper), in the triangle of that name (the other is not touched). */
 ACLSTUB_API int aclStubLapackPotrf(bool cplx, bool upper, int64_t n, double *a, int64_t lda);

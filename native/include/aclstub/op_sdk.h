@@ -471,6 +471,8 @@ ACLSTUB_API void aclStubRowScaleF32(float *dst, const void *src, aclDataType dty
 ACLSTUB_API void aclStubRowScaleAddF32(float *dst, const void *src, aclDataType dtype, float w,
                                        int64_t n);                  /* dst += float(src) * w */
 ACLSTUB_API void aclStubRowMulF32(float *dst, const float *a, const float *b, int64_t n); /* dst = a * b (dst may be a) */
+/* dst = float(a) * b, a of dtype FLOAT, FLOAT16 or BF16 widened in the same pass (dst may be b; not a unless FLOAT) */
+ACLSTUB_API void aclStubRowMulWidenF32(float *dst, const void *a, aclDataType dtype, const float *b, int64_t n);
 /* Sum of v[0..n) by an adjacent-pair binary tree (the vector unit's block reductions), n a power of two
  * up to 8192; v is overwritten. */
 ACLSTUB_API float aclStubRowTreeSumF32(float *v, int64_t n);

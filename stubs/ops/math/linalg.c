@@ -100,6 +100,7 @@ static void run_items(void *ctx, int64_t begin, int64_t end) {
 }
 
 static aclnnStatus run_batch(const aclStubOpCall *call, int nb, const int64_t *batch, ItemFn fn, const void *ctx) {
+    ACLSTUB_TRY(aclStubLinalgReady(call));
     Batch b;
     memset(&b, 0, sizeof b);
     b.call = call;

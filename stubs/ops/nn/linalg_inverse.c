@@ -83,6 +83,7 @@ static void items(void *ctx, int64_t begin, int64_t end) {
 }
 
 static aclnnStatus kernel(const aclStubOpCall *call) {
+    ACLSTUB_TRY(aclStubLinalgReady(call)); /* loads the LAPACK, or fails with the reason it cannot be loaded */
     const aclStubTensorDesc *x = aclStubOpTensor(call, P_SELF);
     int64_t count = 1;
     for (uint32_t d = 0; d + 2 < x->ndim; d++) count *= x->dims[d];

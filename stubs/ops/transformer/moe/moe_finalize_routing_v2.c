@@ -236,6 +236,26 @@ F16C_KERNEL static void add_term_f16c(float *acc, const float *row, const float 
     }
     add_term_f16_fast(acc + j, row + j, bias ? bias + j : NULL, add_zero, scale, first, h - j);
 }
+
+/* The same reading a contiguous FLOAT16 expert row directly (widened in the loop: one pass over the row). */
+F16C_KERNEL static void add_term_f16c_row(float *acc, const uint16_t *row, const float *bias, bool add_zero,
+                                          float scale, bool first, int64_t h) {
+    __m256 s = _mm256_set1_ps(scale);
+    int64_t j = 0;
+    for (; j + 8 <= h; j += 8) {
+        __m256 t = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row + j)));
+        if (bias)
+            t = ROUND_HALF(_mm256_add_ps(t, _mm256_loadu_ps(bias + j)));
+        else if (add_zero)
+            t = ROUND_HALF(_mm256_add_ps(t, _mm256_setzero_ps()));
+        t = ROUND_HALF(_mm256_mul_ps(t, s));
+        if (!first) t = ROUND_HALF(_mm256_add_ps(_mm256_loadu_ps(acc + j), t));
+        _mm256_storeu_ps(acc + j, t);
+    }
+    float tail[8];
+    aclStubRowLoadF32(tail, row + j, ACL_FLOAT16, h - j);
+    add_term_f16_fast(acc + j, tail, bias ? bias + j : NULL, add_zero, scale, first, h - j);
+}
 #endif
 
 STUB_CLONED static bool any_nan(const float *v, int64_t h) {
@@ -287,6 +307,10 @@ static void finalize_token(const Ctx *cx, int64_t i, float *acc, float *buf_a, f
         const char *raw = fr_row_ptr(ex, r, &inner);
         if (ex->dtype == ACL_BF16 && (inner == 1 || h == 1) && term != add_term_f32_exact)
             add_term_bf16_row(acc, (const uint16_t *)raw, brow, add_zero, scale, !have, h);
+#if defined(__x86_64__)
+        else if (ex->dtype == ACL_FLOAT16 && (inner == 1 || h == 1) && term == add_term_f16c)
+            add_term_f16c_row(acc, (const uint16_t *)raw, brow, add_zero, scale, !have, h);
+#endif
         else
             term(acc, fr_row_f32(ex, r, h, buf_a), brow, add_zero, scale, !have, h);
         have = true;

@@ -194,11 +194,11 @@ static float device_dot_exact(const float *a, const float *g, int64_t h, int64_t
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#define AVX2_KERNEL __attribute__((target("avx2")))
+#define AVX2_KERNEL __attribute__((target("avx2,f16c")))
 
 static bool has_avx2(void) {
     static int cached = -1;
-    if (cached < 0) cached = __builtin_cpu_supports("avx2");
+    if (cached < 0) cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
     return cached;
 }
 
@@ -209,20 +209,27 @@ AVX2_KERNEL static inline __m256 tree8x8(const __m256 v[8]) {
     return _mm256_add_ps(_mm256_permute2f128_ps(ab, cd, 0x20), _mm256_permute2f128_ps(ab, cd, 0x31));
 }
 
-/* The tree sum of 512 products a[j] * g[j] (fewer than 512 when n < 512: zero-padded). */
-AVX2_KERNEL static float tree512_avx2(const float *a, const float *g, int64_t n) {
+/* Elements [off, off + 8) of a FLOAT, BF16 or FLOAT16 row as float32 (exact; dt is a constant after inlining). */
+AVX2_KERNEL static inline __attribute__((always_inline)) __m256 load8(const void *row, int64_t off, aclDataType dt) {
+    if (dt == ACL_FLOAT) return _mm256_loadu_ps((const float *)row + off);
+    __m128i h = _mm_loadu_si128((const __m128i *)((const uint16_t *)row + off));
+    if (dt == ACL_BF16) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    return _mm256_cvtph_ps(h);
+}
+
+/* The tree sum of 512 products a[j] * g[j] (fewer than 512 when n < 512: zero-padded); a of dtype dt. */
+AVX2_KERNEL static inline __attribute__((always_inline)) float tree512_as(const void *a, aclDataType dt,
+                                                                         const float *g, int64_t n) {
     float pad[TREE];
-    const float *pa = a, *pg = g;
     if (n < TREE) {
-        for (int64_t j = 0; j < TREE; j++) pad[j] = j < n ? a[j] * g[j] : 0.0f;
-        pa = pad;
+        size_t es = dt == ACL_FLOAT ? 4 : 2;
+        for (int64_t j = 0; j < TREE; j++) pad[j] = j < n ? fr_load((const char *)a + j * (int64_t)es, dt) * g[j] : 0.0f;
     }
     __m256 blocks[8], v[8];
     for (int q = 0; q < 8; q++) {
         for (int k = 0; k < 8; k++) {
             int64_t off = (q * 8 + k) * 8;
-            v[k] = n < TREE ? _mm256_loadu_ps(pa + off)
-                            : _mm256_mul_ps(_mm256_loadu_ps(pa + off), _mm256_loadu_ps(pg + off));
+            v[k] = n < TREE ? _mm256_loadu_ps(pad + off) : _mm256_mul_ps(load8(a, off, dt), _mm256_loadu_ps(g + off));
         }
         blocks[q] = tree8x8(v);
     }
@@ -231,18 +238,28 @@ AVX2_KERNEL static float tree512_avx2(const float *a, const float *g, int64_t n)
     return ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
 }
 
-AVX2_KERNEL static float device_dot_avx2(const float *a, const float *g, int64_t h, int64_t chunk) {
+AVX2_KERNEL static inline __attribute__((always_inline)) float device_dot_as(const void *a, aclDataType dt,
+                                                                            const float *g, int64_t h,
+                                                                            int64_t chunk) {
+    size_t es = dt == ACL_FLOAT ? 4 : 2;
     float s = 0.0f;
     for (int64_t c0 = 0; c0 < h; c0 += chunk) {
         int64_t c1 = c0 + chunk < h ? c0 + chunk : h;
         float acc = 0.0f;
         for (int64_t g0 = c0; g0 < c1; g0 += TREE) {
-            float t = tree512_avx2(a + g0, g + g0, c1 - g0 < TREE ? c1 - g0 : TREE);
+            float t = tree512_as((const char *)a + g0 * (int64_t)es, dt, g + g0, c1 - g0 < TREE ? c1 - g0 : TREE);
             acc = g0 == c0 ? t : acc + t;
         }
         s += acc;
     }
     return s;
+}
+
+/* <a, g> as device_dot_exact computes it for NaN-free products, a of dtype dt widened in the products' pass. */
+AVX2_KERNEL static float device_dot_avx2(const void *a, aclDataType dt, const float *g, int64_t h, int64_t chunk) {
+    if (dt == ACL_FLOAT) return device_dot_as(a, ACL_FLOAT, g, h, chunk);
+    if (dt == ACL_BF16) return device_dot_as(a, ACL_BF16, g, h, chunk);
+    return device_dot_as(a, ACL_FLOAT16, g, h, chunk);
 }
 #endif
 
@@ -253,11 +270,24 @@ AVX2_KERNEL static float device_dot_avx2(const float *a, const float *g, int64_t
 static float device_dot(const float *a, const float *g, int64_t h, int64_t chunk) {
 #if defined(__x86_64__)
     if (has_avx2()) {
-        float s = device_dot_avx2(a, g, h, chunk);
+        float s = device_dot_avx2(a, ACL_FLOAT, g, h, chunk);
         if (s == s) return s;
     }
 #endif
     return device_dot_exact(a, g, h, chunk);
+}
+
+/* device_dot of row r of ex (dtype dt, contiguous) read in place: widened in the products' pass where the CPU
+ * allows, else (and for a NaN result, which only the exact path gets right) widened into buf first. */
+static float device_dot_row(const void *row, aclDataType dt, float *buf, const float *g, int64_t h, int64_t chunk) {
+#if defined(__x86_64__)
+    if (has_avx2()) {
+        float s = device_dot_avx2(row, dt, g, h, chunk);
+        if (s == s) return s;
+    }
+#endif
+    aclStubRowLoadF32(buf, row, dt, h);
+    return device_dot_exact(buf, g, h, chunk);
 }
 
 /* gradExpandedX row = gradY row * scale, in float32 (exact products of widened values), narrowed once. */
@@ -302,6 +332,15 @@ static void copy_range(void *arg, int64_t begin, int64_t end) {
     }
 }
 
+/* gradScales[i] = s in dtype dt. */
+static void store_scale_grad(const aclStubTensorDesc *gsc, int64_t i, aclDataType dt, float s) {
+    void *dst = (char *)gsc->data + (gsc->offset + i) * (int64_t)aclDataTypeSize(dt);
+    if (dt == ACL_FLOAT)
+        *(float *)dst = s;
+    else
+        *(uint16_t *)dst = dt == ACL_BF16 ? aclStubF32ToBf16(s) : aclStubF32ToF16(s);
+}
+
 static void scales_range(void *arg, int64_t begin, int64_t end) {
     const Ctx *cx = arg;
     const aclStubOpCall *c = cx->call;
@@ -322,10 +361,14 @@ static void scales_range(void *arg, int64_t begin, int64_t end) {
     float *g_buf = scratch, *x_buf = scratch + h, *b_buf = scratch + 2 * h, *a_buf = scratch + 3 * h;
     int64_t token = -1;
     const float *g = NULL;
+    const void *graw = NULL; /* gradY's row as stored, when contiguous */
     for (int64_t i = begin; i < end; i++) {
         if (i / p->k != token) {
             token = i / p->k;
             g = fr_row_f32(gy, token, h, g_buf);
+            int64_t inner;
+            graw = fr_row_ptr(gy, token, &inner);
+            if (inner != 1 && h != 1) graw = NULL;
         }
         int64_t r = aclStubIndex1(idx, i);
         bool valid = r >= 0 && r < p->rows;
@@ -333,9 +376,21 @@ static void scales_range(void *arg, int64_t begin, int64_t end) {
         if (valid && cx->writer[r] == i) {
             if (dt == ACL_FLOAT) {
                 scale_row((float *)grad_row(c, p, r), g, scale, h);
+            } else if (graw != NULL) { /* one weighted term: widened, multiplied and narrowed in one pass */
+                aclStubTerms x = {&graw, &scale, 1, false};
+                aclStubRowSumTerms(grad_row(c, p, r), &x, 1, dt, h, false, NULL);
             } else {
                 scale_row(a_buf, g, scale, h);
                 aclStubRowStoreF32(grad_row(c, p, r), a_buf, dt, h);
+            }
+        }
+        if (valid && !bias) { /* the expert row read in place */
+            int64_t inner;
+            const char *row = fr_row_ptr(ex, r, &inner);
+            if (inner == 1 || h == 1) {
+                float s = device_dot_row(row, ex->dtype, x_buf, g, h, p->chunk);
+                store_scale_grad(gsc, i, dt, s);
+                continue;
             }
         }
         const float *a = valid ? fr_row_f32(ex, r, h, x_buf) : NULL;
@@ -355,12 +410,7 @@ static void scales_range(void *arg, int64_t begin, int64_t end) {
                 a = brow; /* a dropped slot still gets <bias, gradY> (the kernel's bias-only branch) */
             }
         }
-        float s = a ? device_dot(a, g, h, p->chunk) : 0.0f;
-        void *dst = (char *)gsc->data + (gsc->offset + i) * (int64_t)aclDataTypeSize(dt);
-        if (dt == ACL_FLOAT)
-            *(float *)dst = s;
-        else
-            *(uint16_t *)dst = dt == ACL_BF16 ? aclStubF32ToBf16(s) : aclStubF32ToF16(s);
+        store_scale_grad(gsc, i, dt, a ? device_dot(a, g, h, p->chunk) : 0.0f);
     }
     free(heap);
 }

@@ -143,14 +143,12 @@ static void probs_grad_rows(void *arg, int64_t begin, int64_t end) {
         aclStubRowLoadF32(g, contiguous_row(c->grad, t, p->h, scratch), dt, p->h);
         for (int64_t k = 0; k < p->k; k++) {
             int64_t r = aclStubIndex1(c->idx, t * p->k + k);
-            const float *row = prod;
-            if (r < 0 || r >= p->p)
+            if (r < 0 || r >= p->p) {
                 memset(prod, 0, (size_t)p->h * sizeof(float));
-            else if (dt == ACL_FLOAT && (c->tok->strides[1] == 1 || p->h == 1))
-                row = aclStubElem2(c->tok, r, 0); /* read in place */
-            else
-                aclStubRowLoadF32(prod, contiguous_row(c->tok, r, p->h, scratch), dt, p->h);
-            aclStubRowMulF32(prod, row, g, p->h);
+                aclStubRowMulF32(prod, prod, g, p->h);
+            } else { /* the row read in place when contiguous, widened in the product's pass */
+                aclStubRowMulWidenF32(prod, contiguous_row(c->tok, r, p->h, scratch), dt, g, p->h);
+            }
             float acc = aclStubVectorReduceSumF32(prod, p->h, p->chunk); /* the device's ReduceSum per chunk */
             aclStubRowStoreF32(aclStubElem2(c->pg, t, k), &acc, c->pg->dtype, 1);
         }

@@ -54,8 +54,13 @@ static void probs_range(void *arg, int64_t begin, int64_t end) {
         return;
     }
     float *g_scratch = buf, *x_scratch = buf + h, *prod = buf + 2 * h;
+    bool stream = p->rows * h * (int64_t)aclDataTypeSize(c->tokens_grad->dtype) >= ACLSTUB_STREAM_MIN_BYTES;
     for (int64_t t = begin; t < end; t++) {
         const float *g = aclStubRowViewF32(g_scratch, c->grad, t);
+        /* the raw gradient row, when it is contiguous and of the output's dtype */
+        const void *graw = (c->grad->strides[1] == 1 || h == 1) && c->grad->dtype == c->tokens_grad->dtype
+                               ? aclStubElem2(c->grad, t, 0)
+                               : NULL;
         bool g_finite = all_finite(g, h);
         for (int64_t kk = 0; kk < p->k; kk++) {
             int64_t j = t * p->k + kk, d = aclStubIndex1(c->idx, j);
@@ -63,21 +68,32 @@ static void probs_range(void *arg, int64_t begin, int64_t end) {
             bool owner = valid && c->owner[d - p->start] == j;
             float acc = 0.0f; /* an invalid slot with a finite gradient: a sum of zeros, +0.0 */
             if (owner) {
-                aclStubRowMulAccF32(prod, g, aclStubLoad2F32(c->probs, t, kk), true, h);
-                aclStubRowStoreF32(aclStubElem2(c->tokens_grad, d - p->start, 0), prod, c->tokens_grad->dtype, h);
+                float w = aclStubLoad2F32(c->probs, t, kk);
+                void *dst = aclStubElem2(c->tokens_grad, d - p->start, 0);
+                if (graw != NULL) { /* one weighted term: widened, multiplied and narrowed in one pass */
+                    aclStubTerms x = {&graw, &w, 1, false};
+                    aclStubRowSumTerms(dst, &x, 1, c->grad->dtype, h, stream, NULL);
+                } else {
+                    aclStubRowMulAccF32(prod, g, w, true, h);
+                    aclStubRowStoreF32(dst, prod, c->tokens_grad->dtype, h);
+                }
             }
             if (valid || !g_finite) {
-                const float *x = x_scratch;
-                if (valid)
-                    x = aclStubRowViewF32(x_scratch, c->tokens, d - p->start);
-                else
+                const aclStubTensorDesc *x = c->tokens;
+                if (!valid) {
                     memset(x_scratch, 0, (size_t)h * sizeof(float));
-                aclStubRowMulF32(prod, x, g, h);
+                    aclStubRowMulF32(prod, x_scratch, g, h);
+                } else if (x->strides[1] == 1 || h == 1) { /* widened in the product's pass */
+                    aclStubRowMulWidenF32(prod, aclStubElem2(x, d - p->start, 0), x->dtype, g, h);
+                } else {
+                    aclStubRowMulF32(prod, aclStubRowViewF32(x_scratch, x, d - p->start), g, h);
+                }
                 acc = aclStubVectorReduceSumF32(prod, h, p->chunk);
             }
             aclStubStore2F32(c->probs_grad, t, kk, acc);
         }
     }
+    if (stream) aclStubStreamFence();
     free(buf);
 }
 

@@ -115,6 +115,11 @@ static void write_token_grad(const State *s, Rows *r, int64_t row, float p) {
         aclStubRowScaleF32(dst, r->graw, ACL_FLOAT, p, h);
         return;
     }
+    if (s->grad->dtype == s->out->dtype) { /* one weighted term: widened, multiplied and narrowed in one pass */
+        aclStubTerms x = {&r->graw, &p, 1, false};
+        aclStubRowSumTerms(dst, &x, 1, s->out->dtype, h, false, NULL);
+        return;
+    }
     aclStubRowScaleF32(r->prod, r->graw, s->grad->dtype, p, h);
     aclStubRowStoreF32(dst, r->prod, s->out->dtype, h);
 }
@@ -123,8 +128,7 @@ static void write_token_grad(const State *s, Rows *r, int64_t row, float p) {
  * the chunk sums to +0.0 in order, pad reduces the chunk sums with the same tree. */
 static float probs_grad(const State *s, Rows *r, int64_t row) {
     int64_t h = s->grad->dims[1], chunk = s->plan->chunk;
-    aclStubRowLoadF32(r->prod, rm_load_row(s->permuted, row, 0, h, r->scratch), s->permuted->dtype, h);
-    aclStubRowMulF32(r->prod, r->prod, r->g, h);
+    aclStubRowMulWidenF32(r->prod, rm_load_row(s->permuted, row, 0, h, r->scratch), s->permuted->dtype, r->g, h);
     if (!s->plan->pad) {
         float acc = 0.0f;
         for (int64_t c0 = 0; c0 < h; c0 += chunk)
