@@ -335,13 +335,16 @@ DISTRIBUTED = {
     "aclnnInplaceWeightQuantMatmulAllReduceAddRmsNorm", "aclnnAlltoAllvGroupedMatMul", "aclnnGroupedMatMulAlltoAllv",
     "aclnnDistributeBarrier",
 }
+# Named outside the aclnn* family, so run() and the mirror do not reach it: tested through the C entry points
+# against torch.stft in tests/test_math_misc.py.
+OUTSIDE_ACLNN = {"aclStft"}
 
 
 def test_every_exported_operator_has_an_entry():
     """An operator the stub exports is tested here (as an entry or a variant of one), or is a MoE operator
-    with its own test module, or a distributed operator tested on ranks in its own module."""
+    with its own test module, a distributed operator tested on ranks in its own module, or aclStft (below)."""
     covered = {v for e in ENTRIES for v in e.variants()}
     exported = stub_operators()
-    missing = {n for n in exported - covered if not n.startswith("aclnnMoe") and n not in DISTRIBUTED}
+    missing = {n for n in exported - covered if not n.startswith("aclnnMoe") and n not in DISTRIBUTED | OUTSIDE_ACLNN}
     assert missing == set(), f"exported without an opdb entry: {sorted(missing)}"
     assert covered - exported == set(), f"entries of operators not exported: {sorted(covered - exported)}"
